@@ -1,0 +1,232 @@
+"""The flow of a match (SPEC §2–3) as a pure generator.
+
+`Match(setup).play()` yields a `Delivery` for every message of the match, in the order the
+rules send them, and is sent back each reply: the parsed JSON value, or `NO_REPLY` when the
+participant gave none that could be read (missing, late, not JSON, or gone). It returns the
+`Result`. No I/O, no clock, no randomness: the same setup and replies give the same messages.
+
+    match = Match(setup)
+    game = match.play()
+    delivery = next(game)
+    while True:
+        try:
+            delivery = game.send(reply_to(delivery))
+        except StopIteration as stop:
+            result = stop.value
+            break
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Generator, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Final, NamedTuple
+
+from arena import views
+from arena.cards import Card, shuffled_pack
+from arena.rules import NextPlayer, Rules, StartingPlayer, Table, pond_index, read_ask
+
+# Caps that end a match which cannot finish on its own (SPEC leaves this to the project).
+DEFAULT_MAX_TURNS: Final = 5000  # asks in one match
+DEFAULT_MAX_IDLE_TURNS: Final = 100  # asks in a row after which no card has moved
+
+
+class _NoReply:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NO_REPLY"
+
+
+NO_REPLY: Final = _NoReply()
+"""Sent into the generator when a seat's reply is missing, late, not JSON, or never asked for."""
+
+
+class Outcome(StrEnum):
+    COMPLETED = "completed"
+    DID_NOT_START = "did-not-start"
+    TURN_LIMIT = "turn-limit"  # `max_turns` asks were made
+    STALLED = "stalled"  # `max_idle_turns` asks in a row moved no card
+    INTERRUPTED = "interrupted"  # the arena was stopped mid-match (set by the driver)
+
+
+class Delivery(NamedTuple):
+    seat: int
+    message: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Result:
+    outcome: Outcome
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"outcome": str(self.outcome), "scores": list(self.scores), "ranks": list(self.ranks)}
+
+
+@dataclass(frozen=True)
+class MatchSetup:
+    """Everything a match needs: from it and the replies alone the match replays exactly."""
+
+    rules: Rules
+    names: tuple[str, ...]
+    deck: tuple[Card, ...]  # the shuffled pack, in pond order before the deal
+    starting_player: int
+    limits: Mapping[str, Any] = field(default_factory=dict)  # told to each seat in `init`
+    max_turns: int = DEFAULT_MAX_TURNS
+    max_idle_turns: int = DEFAULT_MAX_IDLE_TURNS
+
+    @classmethod
+    def from_seed(cls, seed: int, names: Sequence[str], rules: Rules, **options: Any) -> MatchSetup:
+        """Shuffle with `random.Random(seed)`, then draw the starting seat from the same generator."""
+        rng = random.Random(seed)
+        deck = shuffled_pack(rng, rules.number_of_decks, rules.knights)
+        if rules.starting_player is StartingPlayer.RANDOM:
+            starting_player = rng.randrange(len(names))
+        else:
+            starting_player = 0
+        return cls(rules, tuple(names), tuple(deck), starting_player, **options)
+
+
+MatchFlow = Generator[Delivery, Any, Result]
+
+
+class Match:
+    """One match in progress. `table` and `events` may be read at any time (e.g. on interrupt)."""
+
+    def __init__(self, setup: MatchSetup) -> None:
+        self.setup = setup
+        self.rules = setup.rules
+        self.table = Table(len(setup.names), list(setup.deck), setup.rules.knights)
+        self.events: list[dict[str, Any]] = []
+        self.sent = 0  # deliveries so far: the transcript index of the next message
+
+    def result(self, outcome: Outcome) -> Result:
+        return Result(outcome, tuple(self.table.books), tuple(self.table.places()))
+
+    def play(self) -> MatchFlow:
+        table, seats = self.table, range(self.table.seats)
+        if len(table.pond) < self.rules.cards_to_deal(table.seats):
+            return self.result(Outcome.DID_NOT_START)
+        table.deal(self.rules.starting_hand_size)
+        for seat in seats:
+            yield from self._tell(seat, views.init(seat, self.setup.names, self.rules, self.setup.limits))
+        for seat in seats:
+            yield from self._tell(seat, views.starting_hand(table, seat))
+        yield from self._check_books_all()
+        outcome = yield from self._turns(self.setup.starting_player)
+        for seat in seats:
+            yield from self._tell(seat, views.match_end(table.books, table.places()))
+        return self.result(outcome)
+
+    def _turns(self, seat: int) -> Generator[Delivery, Any, Outcome]:
+        table, rules = self.table, self.rules
+        turns = idle = 0
+        while True:
+            if table.table_is_empty():
+                return Outcome.COMPLETED
+            if not any(table.hands):
+                # Nobody can ask but the pond holds cards (hand sizes of 0): the seat to move
+                # picks up, and its turn starts again.
+                yield from self._pick_up(seat, max(rules.min_hand_size, 1))
+                yield from self._check_books_all()
+                continue
+            if not table.hands[seat]:
+                seat = (seat + 1) % table.seats
+                continue
+            if turns >= self.setup.max_turns:
+                return Outcome.TURN_LIMIT
+            if idle >= self.setup.max_idle_turns:
+                return Outcome.STALLED
+            turns += 1
+            reply = yield self._deliver(seat, views.ask(table, seat))
+            ask = read_ask(reply, seat, table.seats, table.hands[seat])
+            if ask is None:
+                self._event("invalid-ask", seat=seat)
+                idle += 1
+                seat = (seat + 1) % table.seats
+                continue
+            asked, card = ask
+            moved = yield from self._resolve_ask(seat, asked, card)
+            if moved:
+                idle = 0
+                continue  # a hit: the same seat asks again
+            if table.pond:
+                idle = 0
+                drawn = yield from self._draw(seat, "go-fish")
+            else:
+                idle += 1
+            yield from self._check_books_all()
+            if rules.next_player is NextPlayer.ASKED:
+                seat = asked
+            else:
+                seat = (asked + 1) % table.seats
+
+    def _resolve_ask(self, asker: int, asked: int, card: Card) -> Generator[Delivery, Any, int]:
+        table = self.table
+        moved = table.hand_over(asked, asker, card["rank"])
+        self._event("asked", seat=asker, asked=asked, cardId=card["id"], rank=card["rank"], moved=moved)
+        if moved:
+            yield from self._check_books_all()
+        yield from self._pick_up(asked, self.rules.min_hand_size)
+        for seat in range(table.seats):
+            yield from self._tell(seat, views.hand_update(table, seat, asker, asked, card, moved))
+        return moved
+
+    def _check_books_all(self) -> Generator[Delivery, Any, None]:
+        for seat in range(self.table.seats):
+            yield from self._check_books(seat)
+
+    def _check_books(self, seat: int) -> Generator[Delivery, Any, None]:
+        """Sweep the ranks in order, laying each book and refilling; sweep again until none."""
+        table = self.table
+        found = True
+        while found:
+            found = False
+            rank = table.next_book(seat)
+            while rank is not None:
+                found = True
+                book = table.lay_book(seat, rank)
+                self._event("book-laid", seat=seat, rank=rank, cardIds=[c["id"] for c in book])
+                yield from self._pick_up(seat, self.rules.min_hand_size)
+                rank = table.next_book(seat, after=rank)
+
+    def _pick_up(self, seat: int, target: int) -> Generator[Delivery, Any, None]:
+        """Draw until `seat` holds `target` cards or the pond is empty."""
+        table = self.table
+        while len(table.hands[seat]) < target and table.pond:
+            yield from self._draw(seat, "pick-up")
+
+    def _draw(self, seat: int, kind: str) -> Generator[Delivery, Any, Card]:
+        table = self.table
+        if kind == "go-fish":
+            reply = yield self._deliver(seat, views.go_fish(table))
+        else:
+            reply = yield self._deliver(seat, views.pick_up(table))
+        index = pond_index(reply, len(table.pond))
+        card = table.draw(seat, index)
+        self._event("drew", seat=seat, via=kind, index=index, cardId=card["id"], rank=card["rank"])
+        if kind == "go-fish":
+            yield from self._tell(seat, views.go_fish_result(table, seat, card))
+        else:
+            yield from self._tell(seat, views.pick_up_result(table, seat, card))
+        return card
+
+    def _deliver(self, seat: int, message: dict[str, Any]) -> Delivery:
+        self.sent += 1
+        return Delivery(seat, message)
+
+    def _tell(self, seat: int, message: dict[str, Any]) -> Generator[Delivery, Any, None]:
+        """An informational message: it still waits for a reply, which is ignored."""
+        yield self._deliver(seat, message)
+
+    def _event(self, kind: str, **details: Any) -> None:
+        self.events.append({"event": kind, "at": self.sent, **details})
+
+
+def play(setup: MatchSetup) -> MatchFlow:
+    """Shorthand for `Match(setup).play()`."""
+    return Match(setup).play()

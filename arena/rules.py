@@ -1,0 +1,187 @@
+"""The rules' state and its atomic changes (SPEC §1–3), with no I/O and no randomness.
+
+`Table` holds the hands, the pond and the books. `read_ask` and `pond_index` are the two
+places where a participant's reply becomes a move: everything a reply can be is decided there.
+The order in which these changes happen, and who is told what, is `arena.match`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import StrEnum
+from fractions import Fraction
+from typing import Any
+
+from arena.cards import Card, ranks
+
+FULL_BOOK = 0b1111  # one bit per suit
+
+
+class StartingPlayer(StrEnum):
+    RANDOM = "Random"
+    FIRST_IN_LINE = "First in line"
+
+
+class NextPlayer(StrEnum):
+    ASKED = "Asked"
+    CLOCKWISE = "Clockwise"
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The settings of SPEC §5 `[rules]` and `[deck]`, with the reference arena's defaults."""
+
+    starting_player: StartingPlayer = StartingPlayer.RANDOM
+    starting_hand_size: int = 7
+    min_hand_size: int = 1
+    next_player: NextPlayer = NextPlayer.ASKED
+    number_of_decks: int = 1
+    knights: bool = False
+
+    @property
+    def pack_size(self) -> int:
+        return self.number_of_decks * 4 * len(ranks(self.knights))
+
+    def cards_to_deal(self, seats: int) -> int:
+        return seats * self.starting_hand_size
+
+    def as_seed_names(self) -> dict[str, dict[str, Any]]:
+        """The settings under the seed's own section and key names (config, replay, `init`)."""
+        return {
+            "rules": {
+                "startingPlayer": str(self.starting_player),
+                "startingHandSize": self.starting_hand_size,
+                "minHandSize": self.min_hand_size,
+                "nextPlayer": str(self.next_player),
+            },
+            "deck": {"numberOfDecks": self.number_of_decks, "knights": self.knights},
+        }
+
+    @classmethod
+    def from_seed_names(cls, settings: dict[str, Any]) -> Rules:
+        """The inverse of `as_seed_names` (for replays, whose config was validated when written)."""
+        rules, deck = settings.get("rules", {}), settings.get("deck", {})
+        default = cls()
+        return cls(
+            starting_player=StartingPlayer(rules.get("startingPlayer", default.starting_player)),
+            starting_hand_size=int(rules.get("startingHandSize", default.starting_hand_size)),
+            min_hand_size=int(rules.get("minHandSize", default.min_hand_size)),
+            next_player=NextPlayer(rules.get("nextPlayer", default.next_player)),
+            number_of_decks=int(deck.get("numberOfDecks", default.number_of_decks)),
+            knights=bool(deck.get("knights", default.knights)),
+        )
+
+
+class Table:
+    """Hands, pond and books of one match. Every card is in exactly one of them."""
+
+    def __init__(self, seats: int, pond: list[Card], knights: bool) -> None:
+        self.hands: list[list[Card]] = [[] for _ in range(seats)]
+        self.pond: list[Card] = list(pond)
+        # What seats may know of the pond: each card's deck, kept beside it so that an
+        # `ask` or `go-fish` message copies one list instead of building it card by card.
+        self.pond_decks: list[int] = [card["deck"] for card in self.pond]
+        self.books: list[int] = [0] * seats
+        self.ranks = ranks(knights)
+
+    @property
+    def seats(self) -> int:
+        return len(self.hands)
+
+    def deal(self, hand_size: int) -> None:
+        """Seat 0 takes the first `hand_size` cards of the pond, then seat 1, and so on."""
+        for hand in self.hands:
+            hand.extend(self.pond[:hand_size])
+            del self.pond[:hand_size]
+            del self.pond_decks[:hand_size]
+
+    def draw(self, seat: int, index: int) -> Card:
+        """Move pond card `index` (already wrapped into range) to the end of `seat`'s hand."""
+        card = self.pond.pop(index)
+        del self.pond_decks[index]
+        self.hands[seat].append(card)
+        return card
+
+    def hand_over(self, asked: int, asker: int, rank: int) -> int:
+        """Move every card of `rank` from `asked` to the end of `asker`'s hand; return how many."""
+        given = self.hands[asked]
+        moving = [card for card in given if card["rank"] == rank]
+        if moving:
+            given[:] = [card for card in given if card["rank"] != rank]
+            self.hands[asker].extend(moving)
+        return len(moving)
+
+    def next_book(self, seat: int, after: int = -1) -> int | None:
+        """The lowest rank above `after` of which `seat` holds all four suits, if any."""
+        suits = [0] * 14
+        for card in self.hands[seat]:
+            suits[card["rank"]] |= 1 << card["suit"]
+        for rank in self.ranks:
+            if rank > after and suits[rank] == FULL_BOOK:
+                return rank
+        return None
+
+    def lay_book(self, seat: int, rank: int) -> list[Card]:
+        """Remove the first card of each suit of `rank` in hand order and score the book."""
+        hand = self.hands[seat]
+        book: list[Card] = []
+        taken: set[int] = set()
+        for card in hand:
+            if card["rank"] == rank and card["suit"] not in taken:
+                taken.add(card["suit"])
+                book.append(card)
+        laid = {card["id"] for card in book}
+        hand[:] = [card for card in hand if card["id"] not in laid]
+        self.books[seat] += 1
+        return book
+
+    def table_is_empty(self) -> bool:
+        return not self.pond and not any(self.hands)
+
+    def places(self) -> list[int]:
+        """`ranks[s]` = 1 + the number of seats with more books than seat `s`."""
+        return [1 + sum(other > mine for other in self.books) for mine in self.books]
+
+
+def _integer(value: Any) -> int | None:
+    """A JSON number with an integral value, as an int; anything else (bools too) is None."""
+    if type(value) is int:
+        return value
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return None
+
+
+def read_ask(reply: Any, asker: int, seats: int, hand: list[Card]) -> tuple[int, Card] | None:
+    """The (asked seat, card asked with) of a valid `ask` reply, or None for an invalid ask.
+
+    Valid: a JSON object whose `player` is another seat's index and whose `cardId` is the id
+    of a card in the asker's hand. Integral floats such as `1.0` count as integers (JSON has
+    one number type); extra keys are ignored.
+    """
+    if type(reply) is not dict:
+        return None
+    asked = _integer(reply.get("player"))
+    card_id = _integer(reply.get("cardId"))
+    if asked is None or card_id is None or not 0 <= asked < seats or asked == asker:
+        return None
+    for card in hand:
+        if card["id"] == card_id:
+            return asked, card
+    return None
+
+
+def pond_index(reply: Any, pond_size: int) -> int:
+    """The pond card a `go-fish` or `pick-up` reply draws (SPEC §3), always in range.
+
+    Anything but a finite number counts as 0. Numbers wrap into [0, pond_size) with exact
+    arithmetic (negatives wrap upward), then a fraction is truncated toward zero.
+    """
+    if type(reply) is int:
+        return reply % pond_size
+    if type(reply) is float and math.isfinite(reply):
+        if reply.is_integer():
+            return int(reply) % pond_size
+        return math.floor(Fraction(reply) % pond_size)
+    return 0
