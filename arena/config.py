@@ -1,0 +1,249 @@
+"""`config.toml` (SPEC §5): frozen models, and one clear line for anything wrong with it.
+
+Every check happens here, before any process starts: unknown keys (with a "did you mean"),
+wrong types, impossible values, a deal the pack cannot cover, a program that is not there.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shlex
+import shutil
+import sys
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from arena.errors import ConfigError
+from arena.match import DEFAULT_MAX_IDLE_TURNS, DEFAULT_MAX_TURNS
+from arena.rules import NextPlayer, Rules, StartingPlayer
+
+BotLevel = Literal["random", "easy", "medium", "hard", "expert"]
+BOT_LEVELS: tuple[str, ...] = BotLevel.__args__
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
+
+
+class RulesSection(_Section):
+    startingPlayer: Literal["Random", "First in line"] = "Random"
+    startingHandSize: Annotated[int, Field(ge=0)] = 7
+    minHandSize: Annotated[int, Field(ge=0)] = 1
+    nextPlayer: Literal["Asked", "Clockwise"] = "Asked"
+
+
+class DeckSection(_Section):
+    numberOfDecks: Annotated[int, Field(ge=1, le=64)] = 1
+    knights: bool = False
+
+
+class LimitsSection(_Section):
+    replyTimeout: Annotated[float, Field(gt=0)] = 2.0
+    startupTimeout: Annotated[float, Field(gt=0)] = 10.0  # for the `init` reply
+    timeBank: Annotated[float, Field(ge=0)] = 0.0  # extra seconds per match, spent on late replies
+    closeGrace: Annotated[float, Field(ge=0)] = 0.5  # after `match-end`, before the kill
+    maxTurns: Annotated[int, Field(ge=1)] = DEFAULT_MAX_TURNS
+    maxIdleTurns: Annotated[int, Field(ge=1)] = DEFAULT_MAX_IDLE_TURNS
+    maxLineBytes: Annotated[int, Field(ge=64)] = 1 << 20
+    stderrBytes: Annotated[int, Field(ge=0)] = 1 << 20
+    memoryMiB: Annotated[int | None, Field(ge=16)] = None
+    cpuSeconds: Annotated[int | None, Field(ge=1)] = None
+
+    def told_to_seats(self) -> dict[str, Any]:
+        """The limits that apply to a participant, as sent in `init`."""
+        told: dict[str, Any] = {
+            "replyTimeout": self.replyTimeout,
+            "startupTimeout": self.startupTimeout,
+            "timeBank": self.timeBank,
+            "maxTurns": self.maxTurns,
+            "maxLineBytes": self.maxLineBytes,
+        }
+        if self.memoryMiB is not None:
+            told["memoryMiB"] = self.memoryMiB
+        if self.cpuSeconds is not None:
+            told["cpuSeconds"] = self.cpuSeconds
+        return told
+
+
+class TournamentSection(_Section):
+    seats: Annotated[int | None, Field(ge=2)] = None  # None: everyone in every match
+    duplicate: bool = True  # the same deal under every rotation of the seats
+    reuse: bool = True  # keep participants that ask for it alive between matches
+    inProcessBots: bool = True  # run built-in bots inside the arena
+    scheduler: str | None = None  # a Dask scheduler address
+
+
+class ParticipantSection(_Section):
+    name: Annotated[str, Field(min_length=1, max_length=64)]
+    command: list[str] | str | None = None
+    bot: BotLevel | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_way_to_run(self) -> ParticipantSection:
+        if (self.command is None) == (self.bot is None):
+            raise ValueError("give exactly one of `command` or `bot`")
+        return self
+
+
+class Config(_Section):
+    seed: Annotated[int | None, Field(ge=0, lt=2**63)] = None
+    games: Annotated[int, Field(ge=1)] = 1
+    replays: Annotated[str, Field(min_length=1)] = "replays"
+    rules: RulesSection = RulesSection()
+    deck: DeckSection = DeckSection()
+    limits: LimitsSection = LimitsSection()
+    tournament: TournamentSection = TournamentSection()
+    participants: Annotated[list[ParticipantSection], Field(min_length=2)]
+
+    @property
+    def engine_rules(self) -> Rules:
+        return Rules(
+            starting_player=StartingPlayer(self.rules.startingPlayer),
+            starting_hand_size=self.rules.startingHandSize,
+            min_hand_size=self.rules.minHandSize,
+            next_player=NextPlayer(self.rules.nextPlayer),
+            number_of_decks=self.deck.numberOfDecks,
+            knights=self.deck.knights,
+        )
+
+    @property
+    def seats_per_match(self) -> int:
+        return self.tournament.seats or len(self.participants)
+
+
+class Seat(BaseModel):
+    """A participant ready to run: its name and the argument list that starts it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    command: tuple[str, ...]
+    cwd: Path
+    env: dict[str, str]
+    bot: str | None = None
+
+
+def bot_command(level: str) -> tuple[str, ...]:
+    return (sys.executable, "-m", "arena.bots", level)
+
+
+def load(path: Path, *, seed: int | None = None, games: int | None = None) -> tuple[Config, list[Seat]]:
+    """Read, check and resolve a config file. Raises ConfigError (one line) for anything wrong."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read: {error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    if seed is not None:
+        data["seed"] = seed
+    if games is not None:
+        data["games"] = games
+    try:
+        config = Config.model_validate(data)
+    except ValidationError as error:
+        raise ConfigError(f"{path}: {_first_problem(error, data)}") from None
+    _check_consistency(path, config)
+    return config, [_resolve(path, index, p) for index, p in enumerate(config.participants)]
+
+
+def _check_consistency(path: Path, config: Config) -> None:
+    names = [p.name for p in config.participants]
+    for index, name in enumerate(names):
+        if name in names[:index]:
+            raise ConfigError(f"{path}: participants[{index}].name: {name!r} is used twice; seat names must be unique")
+    seats = config.seats_per_match
+    if seats > len(names):
+        raise ConfigError(
+            f"{path}: tournament.seats: {seats} seats per match but only {len(names)} participants"
+        )
+    rules = config.engine_rules
+    needed, pack = rules.cards_to_deal(seats), rules.pack_size
+    if needed > pack:
+        raise ConfigError(
+            f"{path}: rules.startingHandSize: the deal needs {needed} cards "
+            f"({seats} seats × {rules.starting_hand_size}) but the pack has {pack}"
+        )
+
+
+def _resolve(path: Path, index: int, participant: ParticipantSection) -> Seat:
+    folder = path.resolve().parent
+    key = f"participants[{index}].command"
+    if participant.bot is not None:
+        return Seat(name=participant.name, command=bot_command(participant.bot), cwd=folder,
+                    env=participant.env, bot=participant.bot)
+    command = participant.command
+    if isinstance(command, str):
+        try:
+            command = shlex.split(command)  # split as a shell would, without running one
+        except ValueError as error:
+            raise ConfigError(f"{path}: {key}: cannot split {participant.command!r}: {error}") from None
+    if not command or not command[0].strip():
+        raise ConfigError(f"{path}: {key}: the command is empty")
+    program = command[0]
+    if "/" in program:
+        resolved = (folder / program).resolve()
+        if not resolved.is_file():
+            raise ConfigError(f"{path}: {key}: program {program!r} not found (looked for {resolved})")
+        if not os.access(resolved, os.X_OK):
+            raise ConfigError(f"{path}: {key}: program {program!r} is not executable (chmod +x {resolved})")
+        program = str(resolved)
+    elif shutil.which(program) is None:
+        raise ConfigError(f"{path}: {key}: program {program!r} not found on PATH")
+    return Seat(name=participant.name, command=(program, *command[1:]), cwd=folder, env=participant.env)
+
+
+def _first_problem(error: ValidationError, data: dict[str, Any]) -> str:
+    problem = error.errors(include_url=False)[0]
+    location = [part for part in problem["loc"] if not str(part).startswith(("function-", "union["))]
+    # A union (`command` as list or string) reports under its member types: keep the key only.
+    location = [part for part in location if part not in ("list[str]", "str", "int", "float", "none")]
+    key = _dotted(location) or "(top level)"
+    kind, message = problem["type"], problem["msg"]
+    if kind == "missing":
+        return f"{key}: missing (required)"
+    if kind == "extra_forbidden":
+        return f"{key}: unknown key{_did_you_mean(location)}"
+    if kind == "value_error":
+        message = message.removeprefix("Value error, ")
+    got = problem.get("input")
+    if kind not in ("value_error",) and not isinstance(got, (dict, list)):
+        message += f" (got {got!r})"
+    return f"{key}: {message}"
+
+
+def _dotted(location: list[Any]) -> str:
+    text = ""
+    for part in location:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _did_you_mean(location: list[Any]) -> str:
+    model: type[BaseModel] | None = Config
+    for part in location[:-1]:
+        if isinstance(part, int) or model is None:
+            continue
+        annotation = model.model_fields[str(part)].annotation if str(part) in model.model_fields else None
+        model = _model_in(annotation)
+    if model is None:
+        return ""
+    close = difflib.get_close_matches(str(location[-1]), list(model.model_fields), n=1)
+    return f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(model.model_fields)}"
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for argument in getattr(annotation, "__args__", ()):
+        found = _model_in(argument)
+        if found is not None:
+            return found
+    return None

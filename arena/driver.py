@@ -1,0 +1,207 @@
+"""A match driver: joins the rules engine to the participants and turns faults into data.
+
+`run_match` feeds every `Delivery` of a `Match` to its seat's participant, hands the engine
+the reply (or `NO_REPLY`), and records each exchange. Whatever a participant does, the match
+goes on; whatever happens (end, interrupt, an internal error), every process is stopped and
+reaped before `run_match` returns or raises.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from arena.config import LimitsSection, Seat
+from arena.match import NO_REPLY, Match, MatchSetup, Outcome, Result
+from arena.transport import (
+    Answer,
+    Fault,
+    FaultKind,
+    InProcessParticipant,
+    Participant,
+    ResourceLimits,
+    SubprocessParticipant,
+    close_all,
+)
+
+# The environment a participant gets: these variables of the arena's own, when set, and the
+# ARENA_* ones below; nothing else leaks to untrusted code. Config `env` adds to it.
+PASSED_ENVIRONMENT = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "USER", "LOGNAME")
+
+
+class MatchInterrupted(Exception):
+    """The arena was interrupted mid-match; `record` holds what was played (outcome interrupted)."""
+
+    def __init__(self, record: MatchRecord) -> None:
+        super().__init__("match interrupted")
+        self.record = record
+
+
+@dataclass
+class SeatClock:
+    """Per-seat time: the reply timeout, plus a bank spent by replies that run over it."""
+
+    reply: float
+    startup: float
+    bank: float
+    spent: list[float] = field(default_factory=list)
+
+    def allowed(self, message_type: str) -> float:
+        return self.startup if message_type == "init" else self.reply + self.bank
+
+    def charge(self, message_type: str, seconds: float) -> None:
+        self.spent.append(seconds)
+        if message_type != "init":
+            self.bank = max(0.0, self.bank - max(0.0, seconds - self.reply))
+
+    def summary(self) -> dict[str, Any]:
+        if not self.spent:
+            return {"replies": 0}
+        ordered = sorted(self.spent)
+        p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+        return {
+            "replies": len(ordered),
+            "meanMs": round(statistics.fmean(ordered) * 1000, 3),
+            "p95Ms": round(p95 * 1000, 3),
+            "maxMs": round(ordered[-1] * 1000, 3),
+        }
+
+
+@dataclass
+class MatchRecord:
+    """Everything a replay holds about one played match."""
+
+    setup: MatchSetup
+    commands: list[list[str]]
+    result: Result = Result(Outcome.INTERRUPTED, (), ())
+    transcript: list[dict[str, Any]] = field(default_factory=list)
+    faults: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    timings: list[dict[str, Any]] = field(default_factory=list)
+    logs: list[str] = field(default_factory=list)
+    started_at: str = ""
+    seconds: float = 0.0
+
+    def fault_counts(self) -> list[dict[str, int]]:
+        counts: list[Counter[str]] = [Counter() for _ in self.setup.names]
+        for fault in self.faults:
+            counts[fault["seat"]][fault["kind"]] += 1
+        return [dict(c) for c in counts]
+
+
+def participant_env(seat: int, name: str, extra: Mapping[str, str]) -> dict[str, str]:
+    env = {key: os.environ[key] for key in PASSED_ENVIRONMENT if key in os.environ}
+    env.update(PYTHONUNBUFFERED="1", ARENA_SEAT=str(seat), ARENA_NAME=name)
+    env.update(extra)
+    return env
+
+
+def make_participants(
+    seats: Sequence[Seat], limits: LimitsSection, *, in_process_bots: bool = False
+) -> list[Participant]:
+    """One participant per seat, in seat order (not yet started)."""
+    resources = ResourceLimits(
+        memory_bytes=limits.memoryMiB * 2**20 if limits.memoryMiB else None,
+        cpu_seconds=limits.cpuSeconds,
+    )
+    made: list[Participant] = []
+    for index, seat in enumerate(seats):
+        if seat.bot is not None and in_process_bots:
+            from arena.bots import BOTS  # stdlib-only; imported late so the engine does not need it
+
+            made.append(InProcessParticipant(BOTS[seat.bot]().handle))
+            continue
+        made.append(
+            SubprocessParticipant(
+                seat.command,
+                seat.cwd,
+                participant_env(index, seat.name, seat.env),
+                line_cap=limits.maxLineBytes,
+                stderr_cap=limits.stderrBytes,
+                limits=resources,
+            )
+        )
+    return made
+
+
+def run_match(
+    setup: MatchSetup,
+    participants: Sequence[Participant],
+    limits: LimitsSection,
+    commands: Sequence[Sequence[str]],
+) -> MatchRecord:
+    """Play one match to its end. Raises MatchInterrupted on Ctrl-C (processes already stopped)."""
+    record = MatchRecord(setup, [list(c) for c in commands])
+    record.started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    clocks = [SeatClock(limits.replyTimeout, limits.startupTimeout, limits.timeBank) for _ in participants]
+    match = Match(setup)
+    began = time.monotonic()
+    try:
+        for participant in participants:  # all start together: their start-up overlaps
+            participant.start()
+        for seat, participant in enumerate(participants):
+            start_fault = getattr(participant, "start_fault", None)
+            if start_fault is not None:
+                record.faults.append({"seat": seat, "at": 0, **start_fault.as_json()})
+        record.result = _play(match, participants, clocks, record)
+    except KeyboardInterrupt:
+        record.result = match.result(Outcome.INTERRUPTED)
+        raise MatchInterrupted(record) from None
+    finally:
+        close_all(participants, limits.closeGrace)
+        record.seconds = time.monotonic() - began
+        record.events = match.events
+        record.timings = [clock.summary() for clock in clocks]
+        record.logs = [p.stderr_text() for p in participants]
+    return record
+
+
+def _play(
+    match: Match, participants: Sequence[Participant], clocks: list[SeatClock], record: MatchRecord
+) -> Result:
+    transcript, faults = record.transcript, record.faults
+    game = match.play()
+    try:
+        delivery = next(game)
+        while True:
+            seat, message = delivery
+            kind = message["type"]
+            clock = clocks[seat]
+            answer = participants[seat].exchange(orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE), clock.allowed(kind))
+            entry: dict[str, Any] = {"seat": seat, "message": message, "reply": None}
+            if answer.delivered:
+                clock.charge(kind, answer.seconds)
+                if answer.value is not NO_REPLY:
+                    entry["reply"] = answer.value
+            else:
+                entry["delivered"] = False
+            _note(entry, faults, seat, len(transcript), answer)
+            transcript.append(entry)
+            delivery = game.send(answer.value)
+    except StopIteration as stop:
+        result: Result = stop.value
+        return result
+
+
+def _note(entry: dict[str, Any], faults: list[dict[str, Any]], seat: int, at: int, answer: Answer) -> None:
+    if answer.unsolicited is not None:
+        entry["unsolicited"] = _fault_entry(answer.unsolicited, faults, seat, at)
+    if answer.fault is not None:
+        entry["noReply"] = _fault_entry(answer.fault, faults, seat, at)
+
+
+def _fault_entry(fault: Fault, faults: list[dict[str, Any]], seat: int, at: int) -> dict[str, Any]:
+    data = fault.as_json()
+    faults.append({"seat": seat, "at": at, **data})
+    return data
+
+
+__all__ = ["MatchInterrupted", "MatchRecord", "make_participants", "run_match", "FaultKind"]

@@ -1,0 +1,64 @@
+"""Writing files so that nothing is ever half-written or overwritten.
+
+Every file goes to a temporary name in its folder, is flushed to disk, then linked to its
+final name, which fails rather than replace an existing file; `new_path` picks a free name.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+
+from arena.errors import WriteError
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def safe_part(text: str, limit: int = 24) -> str:
+    """A piece of a file name from untrusted text: no separators, no dots at the start."""
+    cleaned = _UNSAFE.sub("_", text).strip("._") or "x"
+    return cleaned[:limit]
+
+
+def write_new(folder: Path, stem: str, suffix: str, data: bytes) -> Path:
+    """Write `data` atomically as `folder/stem+suffix`, or `stem-2`, `stem-3`, … if taken."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".writing-", suffix=suffix)
+        try:
+            with os.fdopen(handle, "wb") as file:
+                file.write(data)
+                file.flush()
+                os.fsync(file.fileno())
+            for attempt in range(1, 10_000):
+                target = folder / f"{stem}{'' if attempt == 1 else f'-{attempt}'}{suffix}"
+                try:
+                    os.link(temporary, target)
+                    return target
+                except FileExistsError:
+                    continue
+            raise WriteError(f"{folder}: no free file name for {stem}{suffix}")
+        finally:
+            os.unlink(temporary)
+    except OSError as error:
+        raise WriteError(f"cannot write into {folder}: {error.strerror or error}") from None
+
+
+def replace(path: Path, data: bytes) -> None:
+    """Write `data` atomically over `path` (for files the arena owns and rewrites, e.g. standings)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".writing-", suffix=path.suffix)
+        try:
+            with os.fdopen(handle, "wb") as file:
+                file.write(data)
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except OSError as error:
+        raise WriteError(f"cannot write {path}: {error.strerror or error}") from None

@@ -1,0 +1,245 @@
+"""The replay file (SPEC §6): its models, writing it, reading it and verifying it.
+
+A replay holds the effective settings, the shuffled deck, the starting seat and every
+message with its reply; from those alone `verify` plays the match again with the engine and
+checks that every message and the result come out the same.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from arena import __version__
+from arena.cards import new_pack
+from arena.config import LimitsSection
+from arena.driver import MatchRecord
+from arena.errors import ReplayError
+from arena.files import safe_part, write_new
+from arena.match import NO_REPLY, Match, MatchSetup, Outcome
+from arena.rules import Rules
+
+FORMAT = "gofish-arena-replay/1"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class CardModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: int
+    card: str
+    deck: int
+    suit: int
+    rank: int
+
+
+class FaultModel(_Model):
+    kind: str
+    detail: str
+    raw: str | None = None
+    exitCode: int | None = None
+
+
+class EntryModel(_Model):
+    seat: int
+    message: dict[str, Any]
+    reply: Any
+    delivered: bool = True
+    noReply: FaultModel | None = None
+    unsolicited: FaultModel | None = None
+
+
+class PlayerModel(_Model):
+    seat: int
+    name: str
+    command: list[str]
+
+
+class ResultModel(_Model):
+    outcome: Literal["completed", "did-not-start", "turn-limit", "stalled", "interrupted"]
+    scores: list[int]
+    ranks: list[int]
+
+
+class ConfigModel(_Model):
+    rules: dict[str, Any]
+    deck: dict[str, Any]
+    limits: dict[str, Any]
+
+
+class ReplayModel(_Model):
+    """The replay file. Keys beyond these (events, faults, timings, logs) are informative."""
+
+    format: str
+    config: ConfigModel
+    seed: int | None
+    players: list[PlayerModel]
+    startingPlayer: int
+    deck: list[CardModel]
+    transcript: list[EntryModel]
+    result: ResultModel
+
+
+def build(record: MatchRecord, *, seed: int | None, limits: LimitsSection, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The replay document of a played match."""
+    setup = record.setup
+    return {
+        "format": FORMAT,
+        "arena": f"gofish-arena {__version__}",
+        "config": {**setup.rules.as_seed_names(), "limits": limits.model_dump()},
+        "seed": seed,
+        "players": [
+            {"seat": seat, "name": name, "command": record.commands[seat]}
+            for seat, name in enumerate(setup.names)
+        ],
+        "startingPlayer": setup.starting_player,
+        **(extra or {}),
+        "startedAt": record.started_at,
+        "durationSeconds": round(record.seconds, 3),
+        "result": record.result.as_json(),
+        "faultCounts": record.fault_counts(),
+        "faults": record.faults,
+        "timings": record.timings,
+        "deck": list(setup.deck),
+        "events": record.events,
+        "transcript": record.transcript,
+    }
+
+
+_ONE_PER_LINE = ("deck", "events", "transcript", "faults")
+
+
+def dumps(replay: dict[str, Any]) -> bytes:
+    """Readable JSON: one card, event or transcript entry per line."""
+    parts = []
+    for key, value in replay.items():
+        if key in _ONE_PER_LINE and isinstance(value, list) and value:
+            items = b",\n    ".join(_dump(item) for item in value)
+            parts.append(b'  "%s": [\n    %s\n  ]' % (key.encode(), items))
+        else:
+            parts.append(b'  "%s": %s' % (key.encode(), _dump(value)))
+    return b"{\n" + b",\n".join(parts) + b"\n}\n"
+
+
+def _dump(value: Any) -> bytes:
+    try:
+        return orjson.dumps(value)
+    except (orjson.JSONEncodeError, TypeError):
+        # A reply with an integer beyond 64 bits or a lone surrogate: the standard module
+        # writes both; numbers beyond a double's range were read as infinities and count as
+        # nothing, so they are written as null.
+        return json.dumps(_finite(value), ensure_ascii=True, allow_nan=False).encode()
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_finite(item) for item in value]
+    return value
+
+
+def file_stem(stamp: str, game: int, names: list[str] | tuple[str, ...]) -> str:
+    return f"{stamp}-g{game:04d}-" + "-vs-".join(safe_part(name, 16) for name in names)[:120]
+
+
+def write(folder: Path, stem: str, replay: dict[str, Any], logs: list[str]) -> Path:
+    """Write the replay (and each seat's non-empty stderr log beside it), never overwriting."""
+    path = write_new(folder, stem, ".json", dumps(replay))
+    for seat, log in enumerate(logs):
+        if log:
+            write_new(folder, f"{path.stem}.seat{seat}", ".stderr.log", log.encode("utf-8", "replace"))
+    return path
+
+
+def read(path: Path) -> dict[str, Any]:
+    """Load and check the shape of a replay file. Raises ReplayError."""
+    try:
+        data = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise ReplayError(f"{path}: no such file") from None
+    except (OSError, ValueError) as error:
+        raise ReplayError(f"{path}: not a JSON replay: {error}") from None
+    try:
+        ReplayModel.model_validate(data)
+    except ValidationError as error:
+        problem = error.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        raise ReplayError(f"{path}: {where}: {problem['msg']}") from None
+    return data  # type: ignore[no-any-return]
+
+
+def setup_of(replay: dict[str, Any]) -> MatchSetup:
+    """The match setup a replay records."""
+    config = replay["config"]
+    rules = Rules.from_seed_names(config)
+    limits = LimitsSection.model_validate(config.get("limits", {}))
+    return MatchSetup(
+        rules=rules,
+        names=tuple(player["name"] for player in replay["players"]),
+        deck=tuple(replay["deck"]),
+        starting_player=replay["startingPlayer"],
+        limits=limits.told_to_seats(),
+        max_turns=limits.maxTurns,
+        max_idle_turns=limits.maxIdleTurns,
+    )
+
+
+def verify(replay: dict[str, Any]) -> str | None:
+    """Play the recorded replies again; the first difference as a sentence, or None."""
+    setup = setup_of(replay)
+    rules = setup.rules
+    expected_pack = sorted(orjson.dumps(card) for card in new_pack(rules.number_of_decks, rules.knights))
+    if sorted(orjson.dumps(card) for card in setup.deck) != expected_pack:
+        return "deck: not the pack of these settings, shuffled"
+    if not 0 <= setup.starting_player < len(setup.names):
+        return f"startingPlayer: {setup.starting_player} is not a seat"
+    transcript = replay["transcript"]
+    match = Match(setup)
+    game = match.play()
+    index = 0
+    try:
+        delivery = next(game)
+        while True:
+            if index >= len(transcript):
+                if replay["result"]["outcome"] == Outcome.INTERRUPTED:
+                    break
+                return f"transcript[{index}]: missing; the engine sends {_show(delivery)}"
+            entry = transcript[index]
+            recorded = (entry["seat"], entry["message"])
+            if recorded != (delivery.seat, delivery.message):
+                return (
+                    f"transcript[{index}]: recorded {_show(recorded)}, "
+                    f"the engine sends {_show(delivery)}"
+                )
+            fed = NO_REPLY if "noReply" in entry or entry.get("delivered") is False else entry["reply"]
+            index += 1
+            delivery = game.send(fed)
+    except StopIteration as stop:
+        result = stop.value.as_json()
+    else:
+        result = match.result(Outcome.INTERRUPTED).as_json()
+    if index != len(transcript):
+        return f"transcript[{index}]: recorded, but the match is over by then"
+    if result != replay["result"]:
+        return f"result: recorded {_json(replay['result'])}, the engine gives {_json(result)}"
+    return None
+
+
+def _show(delivery: tuple[int, Any]) -> str:
+    seat, message = delivery
+    return f"seat {seat} ← {_json(message, 160)}"
+
+
+def _json(value: Any, limit: int = 240) -> str:
+    text = _dump(value).decode()
+    return text if len(text) <= limit else text[:limit] + "…"

@@ -1,0 +1,18 @@
+"""Untrusted text on the way to a terminal: shown as itself, never as markup or escapes."""
+
+from __future__ import annotations
+
+import re
+
+from rich.text import Text
+
+# C0 and C1 control characters (ESC among them), DEL, and bidirectional overrides.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def inert(text: str, limit: int = 80) -> Text:
+    """A rich Text of `text` with control characters shown as `?`, cut to `limit`."""
+    cleaned = _CONTROL.sub("?", text)
+    if len(cleaned) > limit:
+        cleaned = cleaned[: limit - 1] + "…"
+    return Text(cleaned)
