@@ -156,7 +156,7 @@ class Match:
                 continue  # a hit: the same seat asks again
             if table.pond:
                 idle = 0
-                drawn = yield from self._draw(seat, "go-fish")
+                yield from self._draw(seat, "go-fish")
             else:
                 idle += 1
             yield from self._check_books_all()
