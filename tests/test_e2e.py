@@ -1,0 +1,106 @@
+"""End to end: the real `arena` CLI on each example config, with real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIGS = sorted((ROOT / "configs").glob("*.toml"))
+
+
+def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+
+
+def copy_config(config: Path, tmp_path: Path) -> Path:
+    """The config as it stands, but writing its replays under tmp_path."""
+    text = config.read_text()
+    replays = tmp_path / "replays"
+    lines = [line for line in text.splitlines() if not line.startswith("replays")]
+    copied = config.parent / f".test-{tmp_path.name}-{config.name}"
+    copied.write_text(f'replays = "{replays}"\n' + "\n".join(lines) + "\n")
+    return copied
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+@pytest.mark.parametrize("config", CONFIGS, ids=[c.stem for c in CONFIGS])
+def test_each_example_config_plays_and_its_replay_verifies(config: Path, tmp_path: Path) -> None:
+    copied = copy_config(config, tmp_path)
+    try:
+        # From another working directory: paths in a config are relative to the config file.
+        played = arena("run", str(copied), cwd=tmp_path)
+    finally:
+        copied.unlink()
+    assert played.returncode == 0, played.stderr
+    replays = sorted((tmp_path / "replays").glob("*.json"))
+    assert len(replays) == 1
+    data = json.loads(replays[0].read_text())
+    assert data["result"]["outcome"] == "completed"
+    assert data["faults"] == [], data["faults"]
+    names = [p["name"] for p in data["players"]]
+    for name in names:
+        assert name in played.stdout
+    assert sum(data["result"]["scores"]) == len(data["deck"]) // 4
+    verified = arena("replay", "verify", str(replays[0]), cwd=tmp_path)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "ok" in verified.stdout
+
+
+def test_a_tampered_replay_is_refused_at_its_first_difference(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text(
+        'seed = 5\n[[participants]]\nname = "a"\nbot = "random"\n[[participants]]\nname = "b"\nbot = "random"\n'
+    )
+    assert arena("run", str(config), cwd=tmp_path).returncode == 0
+    [replay] = (tmp_path / "replays").glob("*.json")
+    data = json.loads(replay.read_text())
+    index = next(i for i, e in enumerate(data["transcript"]) if e["message"]["type"] == "ask")
+    entry = data["transcript"][index]
+    entry["reply"] = {"player": entry["seat"], "cardId": -1}  # an invalid ask instead of the real one
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(data))
+    refused = arena("replay", "verify", str(tampered), cwd=tmp_path)
+    assert refused.returncode == 1
+    assert f"transcript[{index + 1}]" in refused.stderr
+
+    data = json.loads(replay.read_text())
+    data["result"]["scores"][0] += 1
+    tampered.write_text(json.dumps(data))
+    refused = arena("replay", "verify", str(tampered), cwd=tmp_path)
+    assert refused.returncode == 1
+    assert "result" in refused.stderr
+
+    data = json.loads(replay.read_text())
+    data["deck"][0], data["deck"][1] = data["deck"][1], data["deck"][0]
+    tampered.write_text(json.dumps(data))
+    assert arena("replay", "verify", str(tampered), cwd=tmp_path).returncode == 1
+
+
+def test_runs_never_overwrite_earlier_replays(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text(
+        'seed = 5\n[[participants]]\nname = "a"\nbot = "random"\n[[participants]]\nname = "b"\nbot = "random"\n'
+    )
+    for _ in range(2):
+        assert arena("run", str(config), cwd=tmp_path).returncode == 0
+    replays = sorted((tmp_path / "replays").glob("*.json"))
+    assert len(replays) == 2
+    first, second = (json.loads(p.read_text()) for p in replays)
+    assert first["transcript"] == second["transcript"]  # same seed, deterministic bots
+
+
+def test_games_and_seed_options_play_seed_plus_i(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('[[participants]]\nname = "a"\nbot = "easy"\n[[participants]]\nname = "b"\nbot = "easy"\n')
+    played = arena("run", str(config), "--seed", "100", "--games", "3", cwd=tmp_path)
+    assert played.returncode == 0, played.stderr
+    seeds = sorted(json.loads(p.read_text())["seed"] for p in (tmp_path / "replays").glob("*.json"))
+    assert seeds == [100, 101, 102]
