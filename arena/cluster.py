@@ -1,0 +1,316 @@
+"""Running a tournament's matches on a Dask cluster (`arena run --scheduler tcp://HOST:PORT`).
+
+The tournament hands matches to a standard `concurrent.futures.Executor`; this module gives
+it one whose tasks run on the workers of a Dask scheduler. The workers only play: every
+task returns its finished match to the client, which writes the replays and the results
+file itself, as with local processes.
+
+Before the run, and again on every worker that joins later (a restarted one too), each
+worker is checked for what the participants need: the config folder they run in, each
+program and each file of the config folder their command names (the same bytes as on the
+client), and for the arena itself and its built-in bots the same `arena.__version__`.
+
+A worker that dies mid-match is the scheduler's business: it hands the match to another
+worker (up to `distributed.scheduler.allowed-failures` times, 3 by default), and the client
+gets exactly one result per match. A task that raises is not retried: the match would fail
+the same way again.
+
+Dask is an optional extra (`pip install 'gofish-arena[dask]'`); it is imported only here, and
+only when a cluster is asked for.
+
+    ClusterError (a ConfigError)   no Dask, no scheduler, no worker, or a worker that lacks
+                                   what a participant needs; one line, exit 2
+    MatchLost (an ArenaError)      a match that took down every worker it was given
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import hashlib
+import os
+import shutil
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import arena
+from arena.config import Seat
+from arena.errors import ArenaError, ConfigError
+
+# Dask's own types are not annotated; these names say what is meant where `Any` is used.
+Client = Any
+Future = Any
+
+INSTALL_HINT = "pip install 'gofish-arena[dask]'"
+CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler
+WORKER_WAIT = 30.0  # seconds to wait for the first worker to join
+
+
+class ClusterError(ConfigError):
+    """A cluster that cannot run this config: one line naming the scheduler or the worker."""
+
+
+class MatchLost(ArenaError):
+    """A match whose task killed every worker it ran on (the scheduler gave up on it)."""
+
+
+NeedKind = Literal["arena", "folder", "program", "file"]
+
+
+@dataclass(frozen=True)
+class Need:
+    """One thing a participant needs on the machine that runs it, and how to recognise it."""
+
+    participant: str  # the seat name, or "" for the arena itself
+    kind: NeedKind
+    target: str  # a path, a program name, or "" for the arena
+
+    def observe(self) -> str:
+        """What this machine has for the need, as a short text to compare with another's."""
+        if self.kind == "arena":
+            return f"gofish-arena {arena.__version__}"
+        if self.kind == "folder":
+            return "present" if os.path.isdir(self.target) else "missing"
+        if self.kind == "program":
+            found = shutil.which(self.target)  # a bare name on PATH, or an absolute path
+            return "present" if found else "missing"
+        return _fingerprint(Path(self.target))
+
+    def describe(self) -> str:
+        owner = f"participant {self.participant!r}" if self.participant else "the arena"
+        what = {"arena": "", "folder": f": folder {self.target}", "program": f": program {self.target}",
+                "file": f": file {self.target}"}[self.kind]
+        return owner + what
+
+
+def _fingerprint(path: Path) -> str:
+    try:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    except FileNotFoundError:
+        return "missing"
+    except OSError as error:
+        return f"unreadable ({error.strerror or error})"
+    executable = " executable" if os.access(path, os.X_OK) else ""
+    return f"sha256 {digest}{executable}"
+
+
+def needs_of(seats: Sequence[Seat], *, in_process_bots: bool) -> tuple[Need, ...]:
+    """Everything the participants of `seats` need on a worker, in a stable order.
+
+    What a command names by path (`./bot`, `bots/alice.py`, `/opt/bots/bob`) must be the same
+    bytes on the worker as on the client; a program named bare (`python3`, `node`) need only be
+    on the worker's PATH, since machines may build their interpreters differently.
+    """
+    needs: list[Need] = [Need("", "arena", "")]
+    for seat in seats:
+        needs.append(Need(seat.name, "folder", str(seat.cwd)))
+        if seat.bot is not None:
+            needs.append(Need(seat.name, "arena", ""))
+            if not in_process_bots:  # the arena's own interpreter, whatever its build
+                needs.append(Need(seat.name, "program", seat.command[0]))
+            continue
+        program, *arguments = seat.command
+        needs.append(Need(seat.name, "file" if "/" in program else "program", program))
+        for argument in arguments:  # a script the interpreter runs, a data file it loads
+            candidate = _file_named(seat.cwd, argument)
+            if candidate is not None:
+                needs.append(Need(seat.name, "file", str(candidate)))
+    return tuple(dict.fromkeys(needs))
+
+
+def _file_named(folder: Path, argument: str) -> Path | None:
+    if not argument or "\0" in argument or argument.startswith("-"):
+        return None
+    try:
+        candidate = (folder / argument).resolve()
+        return candidate if candidate.is_file() else None
+    except (OSError, ValueError):
+        return None
+
+
+def observe_all(needs: tuple[Need, ...]) -> tuple[str, ...]:
+    return tuple(need.observe() for need in needs)
+
+
+def first_mismatch(worker: str, needs: tuple[Need, ...], expected: tuple[str, ...], seen: tuple[str, ...]) -> str | None:
+    """The first need a worker lacks, as one line naming the worker and the program; or None."""
+    for need, want, got in zip(needs, expected, seen, strict=True):
+        if want != got:
+            return f"worker {worker}: {need.describe()}: {got} there, {want} on the client"
+    return None
+
+
+# On a worker: the needs already checked in this process (a restarted worker checks again).
+_checked: dict[tuple[Need, ...], str | None] = {}
+_checked_lock = threading.Lock()
+
+
+def _check_here(needs: tuple[Need, ...], expected: tuple[str, ...]) -> None:
+    with _checked_lock:
+        if needs not in _checked:
+            from distributed import get_worker
+
+            _checked[needs] = first_mismatch(get_worker().address, needs, expected, observe_all(needs))
+        problem = _checked[needs]
+    if problem is not None:
+        raise ClusterError(problem)
+
+
+def run_checked(needs: tuple[Need, ...], expected: tuple[str, ...], fn: Callable[..., Any], *args: Any) -> Any:
+    """A task on a worker: check (once per worker process) what the participants need, then run."""
+    _check_here(needs, expected)
+    return fn(*args)
+
+
+class DaskExecutor(cf.Executor):
+    """A `concurrent.futures.Executor` whose tasks run on a Dask cluster.
+
+    Every submission is a distinct task (never merged with an equal one), first checks its
+    worker, and resolves a plain `concurrent.futures.Future`, so `as_completed`, `wait` and
+    `cancel` behave as with a process pool. `shutdown(cancel_futures=True)` cancels what has
+    not finished; a match already running on a worker plays on to its end (Dask cannot stop
+    a running task) and its result is dropped.
+    """
+
+    def __init__(self, client: Client, needs: tuple[Need, ...], expected: tuple[str, ...]) -> None:
+        self._client = client
+        self._needs = needs
+        self._expected = expected
+        self._pending: dict[Future, cf.Future[Any]] = {}  # keeps each Dask task alive until done
+        self._lock = threading.Lock()
+        self._shut = False
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> cf.Future[Any]:
+        if kwargs:
+            raise TypeError("DaskExecutor.submit takes positional arguments only")
+        with self._lock:
+            if self._shut:
+                raise RuntimeError("cannot schedule new futures after shutdown")
+            task = self._client.submit(run_checked, self._needs, self._expected, fn, *args, pure=False)
+            mine: cf.Future[Any] = cf.Future()
+            self._pending[task] = mine
+        mine.add_done_callback(lambda done: _on_cancel(done, task))
+        task.add_done_callback(self._settle)
+        return mine
+
+    def _settle(self, task: Future) -> None:
+        """Runs in a Dask callback thread when a task ends, whichever way."""
+        with self._lock:
+            mine = self._pending.pop(task, None)
+        if mine is None or mine.done():
+            return
+        status = task.status
+        try:
+            if status == "finished":
+                mine.set_result(task.result())
+            elif status == "cancelled":
+                mine.cancel()
+            else:
+                mine.set_exception(_translate(task.exception()))
+        except cf.InvalidStateError:
+            pass  # the caller cancelled it meanwhile
+        except BaseException as error:  # noqa: BLE001 - whatever it is, the caller must see it
+            try:
+                mine.set_exception(error)
+            except cf.InvalidStateError:
+                pass
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        with self._lock:
+            self._shut = True
+            outstanding = list(self._pending.items())
+        if cancel_futures:
+            for _task, mine in outstanding:
+                mine.cancel()  # and so its task, through _on_cancel
+        if wait:
+            cf.wait([mine for _, mine in outstanding])
+
+
+def _on_cancel(mine: cf.Future[Any], task: Future) -> None:
+    if mine.cancelled():
+        mine.set_running_or_notify_cancel()  # wakes `wait` and `as_completed`, as a pool does
+        if not task.done():
+            task.cancel()
+
+
+def _translate(error: BaseException | None) -> BaseException:
+    from distributed.scheduler import KilledWorker
+
+    if isinstance(error, KilledWorker):
+        return MatchLost(
+            f"a match was lost: every worker that ran it died ({error}); "
+            "see the workers' logs (memory limits?), then run again with --resume"
+        )
+    return error if error is not None else ArenaError("a cluster task failed without an error")
+
+
+@contextmanager
+def cluster_executor(
+    address: str,
+    seats: Sequence[Seat],
+    *,
+    in_process_bots: bool,
+    connect_timeout: float = CONNECT_TIMEOUT,
+    worker_wait: float = WORKER_WAIT,
+) -> Iterator[DaskExecutor]:
+    """Connect to the scheduler at `address`, check every worker, and yield an executor.
+
+    Raises ClusterError (one line) when Dask is not installed, the scheduler cannot be
+    reached, no worker joins within `worker_wait` seconds, or a worker lacks what a
+    participant needs. The connection is closed on the way out; outstanding tasks are
+    cancelled unless the executor was shut down with `wait=True` first.
+    """
+    client = connect(address, connect_timeout)
+    try:
+        needs = needs_of(seats, in_process_bots=in_process_bots)
+        expected = observe_all(needs)
+        check_workers(client, address, needs, expected, worker_wait)
+        executor = DaskExecutor(client, needs, expected)
+        try:
+            yield executor
+        finally:
+            executor.shutdown(wait=False, cancel_futures=True)
+    finally:
+        client.close()
+
+
+def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> Client:
+    """A client of the scheduler at `address`. Raises ClusterError."""
+    try:
+        from distributed import Client as DaskClient
+    except ImportError:
+        raise ClusterError(f"--scheduler needs Dask, which is not installed: {INSTALL_HINT}") from None
+    try:
+        client: Client = DaskClient(address, timeout=timeout, set_as_default=False)  # type: ignore[no-untyped-call]
+        return client
+    except (OSError, TimeoutError, ValueError) as error:
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise ClusterError(f"cannot reach the Dask scheduler at {address}: {reason}") from None
+
+
+def check_workers(
+    client: Client, address: str, needs: tuple[Need, ...], expected: tuple[str, ...], worker_wait: float
+) -> list[str]:
+    """Check every worker now connected; the workers' addresses. Raises ClusterError."""
+    try:
+        client.wait_for_workers(1, timeout=worker_wait)
+    except TimeoutError:
+        raise ClusterError(f"the Dask scheduler at {address} has no worker (waited {worker_wait:g} s)") from None
+    seen: dict[str, Any] = client.run(observe_all, needs, on_error="return")
+    for worker in sorted(seen):
+        observed = seen[worker]
+        if isinstance(observed, BaseException):
+            raise ClusterError(
+                f"worker {worker}: cannot check it ({type(observed).__name__}: {observed}); "
+                "is gofish-arena installed there?"
+            )
+        problem = first_mismatch(worker, needs, expected, tuple(observed))
+        if problem is not None:
+            raise ClusterError(problem)
+    return sorted(seen)
+
+
+__all__ = ["ClusterError", "DaskExecutor", "MatchLost", "Need", "cluster_executor", "needs_of"]
