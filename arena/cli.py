@@ -141,6 +141,28 @@ def replay_verify(file: Annotated[Path, typer.Argument(help="A replay JSON file.
     out.print(Text(f"{file}: ok ({entries} messages, outcome {data['result']['outcome']})"))
 
 
+@app.command()
+def schema(
+    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Write one file per schema into this folder.")] = None,
+) -> None:
+    """Print the JSON Schema of every message, every reply and the replay file (one document)."""
+    import json
+
+    from arena import schema as schema_module
+
+    if out_dir is None:
+        typer.echo(json.dumps(schema_module.document(), indent=2, ensure_ascii=False))
+        return
+    files = schema_module.files()
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for name, document in files.items():
+            (out_dir / name).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    except OSError as error:
+        fail(f"cannot write schemas to {out_dir}: {error}", 1)
+    out.print(Text(f"wrote {len(files)} schemas to {out_dir}"))
+
+
 def main() -> None:
     try:
         app()
