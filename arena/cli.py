@@ -163,6 +163,30 @@ def schema(
     out.print(Text(f"wrote {len(files)} schemas to {out_dir}"))
 
 
+@app.command(context_settings={"allow_interspersed_args": False})
+def check(
+    command: Annotated[list[str], typer.Argument(metavar="COMMAND", help="The participant's program and its arguments, after `--`.")],
+    timeout: Annotated[float, typer.Option(help="Seconds allowed for each reply.")] = 2.0,
+    startup_timeout: Annotated[float, typer.Option(help="Seconds from start to the init reply.")] = 10.0,
+) -> None:
+    """Check a participant program against the protocol; exit 0 only if it is compliant."""
+    from arena import check as check_module
+
+    if timeout <= 0 or startup_timeout <= 0:
+        fail("--timeout and --startup-timeout must be positive", 2)
+    cwd = Path.cwd()
+    try:
+        resolved = check_module.resolve_command(command, cwd)
+    except ConfigError as error:
+        fail(str(error), 2)
+    limits = config_module.LimitsSection(replyTimeout=timeout, startupTimeout=startup_timeout)
+    report = check_module.run_checks(resolved, cwd, limits)
+    for part in check_module.render(report):
+        out.print(part)
+    raise typer.Exit(0 if report.passed else 1)
+
+
+
 def main() -> None:
     try:
         app()

@@ -1,0 +1,567 @@
+"""`arena check`: drive one participant through scripted matches and say what it got wrong.
+
+The checked program sits on seat 0 of real matches played by the engine (`arena.match`);
+the other seats are a seeded random opponent computed in-process. Each scenario is a fresh
+process started by `arena.transport`, exactly as `arena run` would start it. Every reply the
+program gives is judged the way the rules would take it (`arena.rules.read_ask`,
+`pond_index`), and anything the rules would treat as invalid becomes a `Problem` with the
+reason in words: an ask with a rank instead of a card id, an ask of itself, a pond index that
+is not a number, a line that is not JSON, silence, a crash, debug prints on stdout.
+
+Nothing here prints or raises because of what the program did: `run_checks` returns a
+`CheckReport`, and `render` turns it into rich tables for the CLI to print.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import shutil
+import statistics
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Final
+
+import orjson
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from arena.cards import Card, describe
+from arena.config import LimitsSection
+from arena.driver import participant_env
+from arena.errors import ConfigError
+from arena.match import NO_REPLY, Match, MatchSetup
+from arena.rules import NextPlayer, Rules, StartingPlayer, read_ask
+from arena.terminal import inert
+from arena.transport import Answer, FaultKind, SubprocessParticipant, close_all, cut
+
+CHECKED_SEAT: Final = 0
+UNKNOWN_MESSAGE: Final = {
+    "type": "future-message",
+    "note": "a message type this participant does not know",
+}
+EXIT_GRACE: Final = 0.5  # seconds for the program to exit after its stdin is closed
+STDERR_SHOWN: Final = 1200  # characters of stderr shown for a scenario that failed
+
+
+class Verdict(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    about: str
+    setup: MatchSetup
+    unknown_message: bool = False  # send UNKNOWN_MESSAGE right after the starting hand
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reply that the arena would count as invalid (or output it would discard)."""
+
+    kind: str
+    why: str
+    message_type: str
+    at: int  # 1-based number of the message (to the checked seat) within its scenario
+    reply: str | None = None  # what the program wrote, cut
+
+
+@dataclass
+class ScenarioReport:
+    name: str
+    about: str
+    verdict: Verdict = Verdict.PASSED
+    messages: int = 0
+    outcome: str = ""
+    startup: float | None = None  # spawn to `init` reply, seconds
+    latencies: list[float] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    stderr_tail: str = ""
+
+
+@dataclass
+class CheckReport:
+    command: list[str]
+    scenarios: list[ScenarioReport]
+
+    @property
+    def passed(self) -> bool:
+        return all(s.verdict is Verdict.PASSED for s in self.scenarios)
+
+    @property
+    def startup(self) -> float | None:
+        return next((s.startup for s in self.scenarios if s.startup is not None), None)
+
+    @property
+    def latencies(self) -> list[float]:
+        return [seconds for s in self.scenarios for seconds in s.latencies]
+
+
+# -- the command ---------------------------------------------------------------------------
+
+
+def resolve_command(command: Sequence[str], cwd: Path) -> list[str]:
+    """The argument list to run: a program with a `/` resolved against `cwd`, a bare one on PATH.
+
+    Raises ConfigError (one line) when there is no command or its program cannot be run.
+    """
+    if not command or not command[0].strip():
+        raise ConfigError("no command given: arena check -- COMMAND [ARGS...]")
+    program = command[0]
+    if "/" in program:
+        resolved = (cwd / program).resolve()
+        if not resolved.is_file():
+            raise ConfigError(f"program {program!r} not found (looked for {resolved})")
+        if not os.access(resolved, os.X_OK):
+            raise ConfigError(f"program {program!r} is not executable (chmod +x {resolved})")
+        program = str(resolved)
+    elif shutil.which(program) is None:
+        raise ConfigError(f"program {program!r} not found on PATH")
+    return [program, *command[1:]]
+
+
+# -- the scenarios -------------------------------------------------------------------------
+
+
+def scenarios(limits: LimitsSection) -> list[Scenario]:
+    """The situations every participant is put through, the normal match first."""
+    told = limits.told_to_seats()
+    first = StartingPlayer.FIRST_IN_LINE
+
+    def seeded(seed: int, seats: int, rules: Rules) -> MatchSetup:
+        names = ("you", *(f"random-{seat}" for seat in range(1, seats)))
+        return MatchSetup.from_seed(seed, names, rules, limits=told)
+
+    return [
+        Scenario("normal match", "2 seats, the default rules", seeded(1, 2, Rules())),
+        Scenario(
+            "empty pond",
+            "the whole pack dealt: every ask sees an empty pond, a miss draws nothing",
+            seeded(2, 2, Rules(starting_player=first, starting_hand_size=26)),
+        ),
+        Scenario(
+            "several decks",
+            "3 decks, 3 seats, Clockwise: duplicate cards, ids up to 155",
+            seeded(3, 3, Rules(number_of_decks=3, next_player=NextPlayer.CLOCKWISE)),
+        ),
+        Scenario(
+            "knights", "a 56-card pack with knights (rank 11)", seeded(4, 2, Rules(knights=True))
+        ),
+        Scenario(
+            "empty hands",
+            "startingHandSize 0: an empty starting hand, pick-up before the first ask",
+            seeded(5, 2, Rules(starting_player=first, starting_hand_size=0)),
+        ),
+        Scenario(
+            "unknown message",
+            f"a {UNKNOWN_MESSAGE['type']!r} message after the starting hand wants a JSON reply",
+            seeded(6, 2, Rules()),
+            unknown_message=True,
+        ),
+    ]
+
+
+class RandomOpponent:
+    """The other seats: a seeded random player, computed in-process."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def reply(self, message: dict[str, Any]) -> Any:
+        kind = message["type"]
+        if kind == "ask":
+            sizes = message["opponentsHandSizes"]
+            others = [seat for seat, size in enumerate(sizes) if size is not None]
+            holding = [seat for seat in others if sizes[seat]]
+            return {
+                "player": self.rng.choice(holding or others),
+                "cardId": self.rng.choice(message["hand"])["id"],
+            }
+        if kind == "go-fish":
+            return self.rng.randrange(len(message["pond"]))
+        if kind == "pick-up":
+            return self.rng.randrange(message["pond"])
+        return None
+
+
+# -- judging one reply ---------------------------------------------------------------------
+
+
+def _show(value: Any) -> str:
+    try:
+        return cut(orjson.dumps(value).decode(), 80)
+    except (orjson.JSONEncodeError, TypeError):
+        return cut(repr(value), 80)
+
+
+def _whole(value: Any) -> int | None:
+    """A JSON number with an integral value as an int (as the rules read one), else None."""
+    if type(value) is int or (type(value) is float and value.is_integer()):
+        return int(value)
+    return None
+
+
+def ask_problem(reply: Any, seat: int, seats: int, hand: Sequence[Card]) -> tuple[str, str] | None:
+    """Why `reply` to `ask` is invalid, as (kind, reason); None when the rules accept it."""
+    if read_ask(reply, seat, seats, list(hand)) is not None:
+        return None
+    if type(reply) is not dict:
+        return (
+            "ask-not-an-object",
+            f'an ask reply is an object {{"player": seat, "cardId": id}}, got {_show(reply)}',
+        )
+    player, card_id = _whole(reply.get("player")), reply.get("cardId")
+    if "player" not in reply:
+        return "ask-no-player", f"no `player` key (keys: {', '.join(map(str, reply)) or 'none'})"
+    if player is None:
+        return (
+            "ask-player-not-a-seat",
+            f"player must be a seat number, got {_show(reply['player'])}",
+        )
+    if not 0 <= player < seats:
+        return "ask-player-not-a-seat", f"player {player} is not a seat (seats are 0..{seats - 1})"
+    if player == seat:
+        return "ask-itself", f"asks itself (you are seat {seat}); ask another seat"
+    if "cardId" not in reply:
+        return "ask-no-card-id", f"no `cardId` key (keys: {', '.join(map(str, reply))})"
+    if type(card_id) is dict and "id" in card_id:
+        return "ask-card-not-id", "cardId is a whole card; send only its `id`"
+    if _whole(card_id) is None:
+        return (
+            "ask-card-id-not-a-number",
+            f"cardId must be the id (a number) of a card in your hand, got {_show(card_id)}",
+        )
+    same_rank = [card for card in hand if card["rank"] == card_id]
+    if same_rank:
+        card = same_rank[0]
+        return "ask-rank-not-id", (
+            f"cardId {_show(card_id)} is a rank, not a card id: to ask for the rank of your "
+            f"{describe(card)}, send its id {card['id']}"
+        )
+    ids = ", ".join(str(card["id"]) for card in hand[:8]) + (", …" if len(hand) > 8 else "")
+    return (
+        "ask-card-not-in-hand",
+        f"cardId {_show(card_id)} is not the id of a card in your hand (ids: {ids})",
+    )
+
+
+def pond_index_problem(reply: Any) -> tuple[str, str] | None:
+    """Why `reply` to `go-fish` / `pick-up` is not a pond index; None when it is a finite number."""
+    if type(reply) is int or (type(reply) is float and math.isfinite(reply)):
+        return None
+    return "pond-index-not-a-number", f"a pond index is a number, got {_show(reply)} (counts as 0)"
+
+
+_FAULT_KINDS: Final = {
+    FaultKind.START_FAILED: "start-failed",
+    FaultKind.TIMEOUT: "timeout",
+    FaultKind.NOT_JSON: "not-json",
+    FaultKind.LINE_TOO_LONG: "line-too-long",
+    FaultKind.CRASHED: "crashed",
+}
+
+
+def answer_problems(message: dict[str, Any], answer: Answer, at: int, seats: int) -> list[Problem]:
+    """Everything wrong with one exchange with the checked seat."""
+    kind = message["type"]
+    found: list[Problem] = []
+    if answer.unsolicited is not None:
+        found.append(
+            Problem(
+                "stdout-before-asked",
+                "wrote to stdout before this message was sent (discarded); "
+                "replies go to stdout one line per message, logs and debug prints to stderr",
+                kind,
+                at,
+                answer.unsolicited.raw.rstrip() if answer.unsolicited.raw else None,
+            )
+        )
+    fault = answer.fault
+    if fault is not None:
+        why = fault.detail
+        if fault.kind is FaultKind.EXITED:
+            name = "exited" if fault.exit_code == 0 else "crashed"
+            why = (
+                why.partition("; stderr: ")[0] + " before replying"
+            )  # the tail is shown whole below
+        else:
+            name = _FAULT_KINDS.get(fault.kind, str(fault.kind))
+        if fault.kind is FaultKind.NOT_JSON:
+            why += "; one JSON value per line, debug prints go to stderr"
+        if fault.kind is FaultKind.TIMEOUT:
+            why += "; every message wants one reply line, even those that need no decision"
+        found.append(Problem(name, why, kind, at, fault.raw))
+        return found
+    if answer.value is NO_REPLY:
+        return found
+    if kind == "ask":
+        problem = ask_problem(answer.value, CHECKED_SEAT, seats, message["hand"])
+    elif kind in ("go-fish", "pick-up"):
+        problem = pond_index_problem(answer.value)
+    else:
+        problem = None
+    if problem is not None:
+        found.append(Problem(problem[0], problem[1], kind, at, _show(answer.value)))
+    return found
+
+
+# -- running -------------------------------------------------------------------------------
+
+
+def run_checks(command: Sequence[str], cwd: Path, limits: LimitsSection) -> CheckReport:
+    """Run every scenario with a fresh process of `command`; the rest are skipped if the first
+    (the normal match) could not be played to its end."""
+    reports: list[ScenarioReport] = []
+    for index, scenario in enumerate(scenarios(limits)):
+        if index and reports[0].outcome == "stopped":
+            reports.append(
+                ScenarioReport(
+                    scenario.name,
+                    scenario.about,
+                    Verdict.SKIPPED,
+                    outcome="the normal match did not finish",
+                )
+            )
+            continue
+        reports.append(run_scenario(scenario, command, cwd, limits))
+    return CheckReport(list(command), reports)
+
+
+def run_scenario(
+    scenario: Scenario, command: Sequence[str], cwd: Path, limits: LimitsSection
+) -> ScenarioReport:
+    """Play one scenario with a new process on seat 0. Always stops and reaps the process."""
+    report = ScenarioReport(scenario.name, scenario.about)
+    setup = scenario.setup
+    seats = len(setup.names)
+    opponents = {seat: RandomOpponent(seat * 1000 + len(report.name)) for seat in range(1, seats)}
+    participant = SubprocessParticipant(
+        command, cwd, participant_env(CHECKED_SEAT, setup.names[0], {})
+    )
+    spawned = time.monotonic()
+    participant.start()
+    try:
+        if participant.start_fault is not None:
+            report.problems.append(
+                Problem("start-failed", participant.start_fault.detail, "init", 0)
+            )
+            report.outcome = "stopped"
+        else:
+            report.outcome = _play(scenario, participant, opponents, limits, report, spawned)
+        if report.outcome != "stopped":
+            _watch_exit(participant, report)
+    finally:
+        close_all([participant], 0)
+    if report.problems and any(p.kind in ("crashed", "exited", "timeout") for p in report.problems):
+        report.stderr_tail = participant.log.last(STDERR_SHOWN)
+    if report.problems or report.outcome == "stopped":
+        report.verdict = Verdict.FAILED
+    return report
+
+
+def _play(
+    scenario: Scenario,
+    participant: SubprocessParticipant,
+    opponents: dict[int, RandomOpponent],
+    limits: LimitsSection,
+    report: ScenarioReport,
+    spawned: float,
+) -> str:
+    """Drive the engine; the outcome, or "stopped" when the participant is gone."""
+    seats = len(scenario.setup.names)
+    game = Match(scenario.setup).play()
+    try:
+        delivery = next(game)
+        while True:
+            seat, message = delivery
+            if seat != CHECKED_SEAT:
+                delivery = game.send(opponents[seat].reply(message))
+                continue
+            reply = _exchange(participant, message, limits, report, seats, spawned)
+            if (
+                participant.alive
+                and scenario.unknown_message
+                and message["type"] == "starting-hand"
+            ):
+                _exchange(participant, UNKNOWN_MESSAGE, limits, report, seats, spawned)
+            if not participant.alive:
+                game.close()
+                return "stopped"
+            delivery = game.send(reply)
+    except StopIteration as stop:
+        return str(stop.value.outcome)
+
+
+def _exchange(
+    participant: SubprocessParticipant,
+    message: dict[str, Any],
+    limits: LimitsSection,
+    report: ScenarioReport,
+    seats: int,
+    spawned: float,
+) -> Any:
+    kind = message["type"]
+    timeout = limits.startupTimeout if kind == "init" else limits.replyTimeout
+    report.messages += 1
+    answer = participant.exchange(orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE), timeout)
+    if answer.fault is None and answer.value is not NO_REPLY:
+        if kind == "init":
+            report.startup = time.monotonic() - spawned
+        else:
+            report.latencies.append(answer.seconds)
+    report.problems.extend(answer_problems(message, answer, report.messages, seats))
+    return answer.value
+
+
+def _watch_exit(participant: SubprocessParticipant, report: ScenarioReport) -> None:
+    """After the match: close stdin and note a program that lingers or exits with an error."""
+    participant.end_input()
+    process = participant.proc
+    if process is None:
+        return
+    deadline = time.monotonic() + EXIT_GRACE
+    while process.poll() is None and time.monotonic() < deadline:
+        participant.drain_stderr()
+        time.sleep(0.005)
+    code = process.poll()
+    if code is None:
+        report.warnings.append(
+            f"still running {EXIT_GRACE:g} s after its stdin was closed (killed)"
+        )
+    elif code != 0:
+        participant.drain_stderr()
+        tail = participant.log.last(200).strip().splitlines()
+        last = f": {tail[-1]}" if tail else ""
+        report.warnings.append(f"exited with status {code} after its stdin was closed{last}")
+
+
+# -- the report ----------------------------------------------------------------------------
+
+
+def _ms(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    if seconds < 0.001:
+        return f"{seconds * 1e6:.0f} µs"
+    return f"{seconds * 1000:.1f} ms" if seconds < 10 else f"{seconds:.1f} s"
+
+
+def _median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+_VERDICT_STYLE: Final = {
+    Verdict.PASSED: "green",
+    Verdict.FAILED: "bold red",
+    Verdict.SKIPPED: "yellow",
+}
+
+
+def render(report: CheckReport) -> list[RenderableType]:
+    """The report as rich renderables, to be printed in order."""
+    parts: list[RenderableType] = [
+        Text("arena check: ").append_text(inert(" ".join(report.command), 200))
+    ]
+    checks = Table(title="checks", title_justify="left")
+    for column in ("check", "result", "messages", "median reply", "max reply", "what happened"):
+        checks.add_column(
+            column,
+            justify="right" if column in ("messages", "median reply", "max reply") else "left",
+        )
+    for scenario in report.scenarios:
+        happened = Text(scenario.about)
+        if scenario.outcome:
+            happened.append(f"\noutcome: {scenario.outcome}")
+        if scenario.problems:
+            count = len(scenario.problems)
+            happened.append(f"\n{count} invalid repl{'y' if count == 1 else 'ies'}", style="red")
+        for warning in scenario.warnings:
+            happened.append("\nwarning: ", style="yellow").append_text(inert(warning, 200))
+        checks.add_row(
+            scenario.name,
+            Text(str(scenario.verdict), style=_VERDICT_STYLE[scenario.verdict]),
+            str(scenario.messages),
+            _ms(_median(scenario.latencies)),
+            _ms(max(scenario.latencies, default=None)),
+            happened,
+        )
+    parts.append(checks)
+    latencies = report.latencies
+    parts.append(
+        Text(
+            f"start-up (spawn to init reply): {_ms(report.startup)}   "
+            f"reply latency: median {_ms(_median(latencies))}, max {_ms(max(latencies, default=None))} "
+            f"over {len(latencies)} replies"
+        )
+    )
+    problems = _problem_table(report)
+    if problems is not None:
+        parts.append(problems)
+    for scenario in report.scenarios:
+        if scenario.stderr_tail.strip():
+            parts.append(
+                Group(
+                    Text(f"stderr of the program, last lines ({scenario.name}):", style="bold"),
+                    inert_block(scenario.stderr_tail),
+                )
+            )
+    failed = [s for s in report.scenarios if s.verdict is not Verdict.PASSED]
+    if failed:
+        parts.append(
+            Text(
+                f"FAIL: {len(failed)} of {len(report.scenarios)} checks did not pass; "
+                "the arena would count each invalid reply above against this participant",
+                style="bold red",
+            )
+        )
+    else:
+        parts.append(Text(f"PASS: all {len(report.scenarios)} checks passed", style="bold green"))
+    return parts
+
+
+def _problem_table(report: CheckReport) -> Table | None:
+    """Invalid replies, one row per (check, kind) with the first example and a count."""
+    rows: list[tuple[str, Problem, int]] = []
+    for scenario in report.scenarios:
+        counts = Counter(problem.kind for problem in scenario.problems)
+        seen: set[str] = set()
+        for problem in scenario.problems:
+            if problem.kind not in seen:
+                seen.add(problem.kind)
+                rows.append((scenario.name, problem, counts[problem.kind]))
+    if not rows:
+        return None
+    table = Table(title="invalid replies (first of each kind)", title_justify="left")
+    for column in ("check", "message", "problem", "reply", "why", "times"):
+        table.add_column(column, justify="right" if column == "times" else "left")
+    for name, problem, count in rows:
+        table.add_row(
+            name,
+            f"#{problem.at} {problem.message_type}",
+            problem.kind,
+            inert(problem.reply, 60) if problem.reply is not None else Text("-"),
+            inert(problem.why, 400),
+            str(count),
+        )
+    return table
+
+
+def inert_block(text: str) -> Text:
+    """Untrusted multi-line text (a stderr tail), each line made inert."""
+    lines = text.rstrip("\n").splitlines()[-15:]
+    block = Text()
+    for number, line in enumerate(lines):
+        if number:
+            block.append("\n")
+        block.append_text(inert(line, 200))
+    return block

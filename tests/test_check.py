@@ -1,0 +1,316 @@
+"""`arena check`: the reasons it gives for invalid replies, the situations it plays, and the
+real command run against a good bot and a gallery of broken ones (`tests/checkbots/`)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena import check
+from arena.cards import Card, new_pack
+from arena.config import LimitsSection
+from arena.errors import ConfigError
+from arena.match import Match
+from arena.rules import read_ask
+
+ARENA = str(Path(sys.executable).parent / "arena")
+ROOT = Path(__file__).parent.parent
+BOTS = Path(__file__).parent / "checkbots"
+PACK = new_pack(1, knights=False)
+# id 18 is the 6 of hearts (rank 5); id 0 the ace of spades (rank 0); id 51 the king of clubs.
+HAND: list[Card] = [PACK[18], PACK[0], PACK[51]]
+
+
+# -- the reasons ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reply", "kind", "words"),
+    [
+        ({"player": 1, "cardId": 5}, "ask-rank-not-id", "cardId 5 is a rank, not a card id"),
+        ({"player": 1, "cardId": 13}, "ask-rank-not-id", "send its id 51"),
+        ({"player": 0, "cardId": 18}, "ask-itself", "asks itself (you are seat 0)"),
+        ({"player": 2, "cardId": 18}, "ask-player-not-a-seat", "seats are 0..1"),
+        ({"player": -1, "cardId": 18}, "ask-player-not-a-seat", "player -1 is not a seat"),
+        ({"player": "bob", "cardId": 18}, "ask-player-not-a-seat", 'got "bob"'),
+        ({"player": True, "cardId": 18}, "ask-player-not-a-seat", "got true"),
+        ({"cardId": 18}, "ask-no-player", "no `player` key"),
+        ({"player": 1}, "ask-no-card-id", "no `cardId` key"),
+        ({"player": 1, "cardId": 7}, "ask-card-not-in-hand", "ids: 18, 0, 51"),
+        ({"player": 1, "cardId": "18"}, "ask-card-id-not-a-number", 'got "18"'),
+        ({"player": 1, "cardId": dict(PACK[18])}, "ask-card-not-id", "send only its `id`"),
+        ([1, 18], "ask-not-an-object", "got [1,18]"),
+        (None, "ask-not-an-object", "got null"),
+    ],
+)
+def test_an_invalid_ask_is_explained(reply: Any, kind: str, words: str) -> None:
+    problem = check.ask_problem(reply, 0, 2, HAND)
+    assert problem is not None
+    assert problem[0] == kind
+    assert words in problem[1]
+
+
+@pytest.mark.parametrize(
+    "reply", [{"player": 1, "cardId": 18}, {"player": 1.0, "cardId": 0.0, "why": "extra"}]
+)
+def test_a_valid_ask_has_no_problem(reply: Any) -> None:
+    assert check.ask_problem(reply, 0, 2, HAND) is None
+
+
+def test_an_ask_is_judged_exactly_as_the_rules_judge_it() -> None:
+    candidates = [None, 1, "x", [], {}, True]
+    for player in [-1, 0, 1, 2, 1.0, 1.5, True, "1", None]:
+        for card_id in [0, 5, 18, 18.0, 51, 52, 13, True, "18", None, dict(PACK[18])]:
+            candidates.append({"player": player, "cardId": card_id})
+    for reply in candidates:
+        accepted = read_ask(reply, 0, 2, HAND) is not None
+        assert (check.ask_problem(reply, 0, 2, HAND) is None) is accepted, reply
+
+
+@pytest.mark.parametrize("reply", [0, 3, -1, 2.5, 10**20])
+def test_a_number_is_a_pond_index(reply: Any) -> None:
+    assert check.pond_index_problem(reply) is None
+
+
+@pytest.mark.parametrize("reply", ["3", None, True, [0], float("inf")])
+def test_anything_else_is_not_a_pond_index(reply: Any) -> None:
+    problem = check.pond_index_problem(reply)
+    assert problem is not None and problem[0] == "pond-index-not-a-number"
+    assert "counts as 0" in problem[1]
+
+
+def test_a_relative_program_is_resolved_against_the_working_folder(tmp_path: Path) -> None:
+    (tmp_path / "bots").mkdir()
+    program = tmp_path / "bots" / "bot"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(program.stat().st_mode | stat.S_IXUSR)
+    assert check.resolve_command(["bots/bot", "--fast"], tmp_path) == [str(program), "--fast"]
+    assert check.resolve_command(["python3", "x.py"], tmp_path) == ["python3", "x.py"]
+    with pytest.raises(ConfigError, match="not executable"):
+        program.chmod(0o644)
+        check.resolve_command(["bots/bot"], tmp_path)
+    with pytest.raises(ConfigError, match="not found"):
+        check.resolve_command(["./missing"], tmp_path)
+    with pytest.raises(ConfigError, match="no command"):
+        check.resolve_command([], tmp_path)
+
+
+# -- the situations ---------------------------------------------------------------------------
+
+
+def seat_zero_messages(scenario: check.Scenario) -> list[dict[str, Any]]:
+    """What seat 0 is sent when every seat plays the checker's random opponent."""
+    players = [check.RandomOpponent(seat) for seat in range(len(scenario.setup.names))]
+    game = Match(scenario.setup).play()
+    sent = []
+    try:
+        seat, message = next(game)
+        while True:
+            if seat == 0:
+                sent.append(message)
+            seat, message = game.send(players[seat].reply(message))
+    except StopIteration as stop:
+        assert stop.value.outcome == "completed", scenario.name
+    return sent
+
+
+SCENARIOS = {scenario.name: scenario for scenario in check.scenarios(LimitsSection())}
+
+
+def test_the_scenarios_are_the_ones_announced() -> None:
+    assert list(SCENARIOS) == [
+        "normal match",
+        "empty pond",
+        "several decks",
+        "knights",
+        "empty hands",
+        "unknown message",
+    ]
+    assert [s.unknown_message for s in SCENARIOS.values()] == [False] * 5 + [True]
+
+
+def test_the_empty_pond_scenario_asks_with_an_empty_pond() -> None:
+    asks = [m for m in seat_zero_messages(SCENARIOS["empty pond"]) if m["type"] == "ask"]
+    assert asks and all(m["pond"] == [] for m in asks)
+
+
+def test_the_several_decks_scenario_deals_duplicate_cards_to_three_seats() -> None:
+    sent = seat_zero_messages(SCENARIOS["several decks"])
+    assert len(sent[0]["players"]) == 3
+    decks = {card["deck"] for m in sent if m["type"] == "ask" for card in m["hand"]}
+    assert decks == {0, 1, 2}
+    assert max(card["id"] for m in sent if m["type"] == "ask" for card in m["hand"]) > 104
+
+
+def test_the_knights_scenario_shows_knights() -> None:
+    sent = seat_zero_messages(SCENARIOS["knights"])
+    assert sent[0]["settings"]["deck"]["knights"] is True
+    assert any(card["rank"] == 11 for m in sent if "hand" in m for card in m["hand"])
+
+
+def test_the_empty_hands_scenario_picks_up_before_the_first_ask() -> None:
+    sent = seat_zero_messages(SCENARIOS["empty hands"])
+    types = [m["type"] for m in sent]
+    assert sent[1] == {"type": "starting-hand", "hand": []}
+    assert types.index("pick-up") < types.index("ask")
+    assert any(0 in m["opponentsHandSizes"] for m in sent if m["type"] == "ask")
+
+
+def test_init_tells_the_limits_of_the_check() -> None:
+    limits = LimitsSection(replyTimeout=0.25, startupTimeout=3)
+    init = seat_zero_messages(check.scenarios(limits)[0])[0]
+    assert init["settings"]["limits"]["replyTimeout"] == 0.25
+    assert init["settings"]["limits"]["startupTimeout"] == 3
+
+
+# -- the command, for real ----------------------------------------------------------------------
+
+
+@functools.cache
+def run_check(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "220"}  # wide enough that no reason is wrapped
+    done = subprocess.run(
+        [ARENA, "check", *argv],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert "Traceback (most recent call last)" not in done.stderr
+    return done
+
+
+def bot(name: str, *options: str) -> subprocess.CompletedProcess[str]:
+    return run_check(*options, "--", "python3", f"tests/checkbots/{name}.py")
+
+
+def survivors(path: str) -> list[int]:
+    """Processes still running whose command line mentions `path`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            try:
+                if path.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def row(output: str, check_name: str) -> str:
+    """The table row of one check."""
+    return next(line for line in output.splitlines() if line.startswith(f"│ {check_name} "))
+
+
+def test_a_good_bot_passes_every_check() -> None:
+    done = bot("good")
+    assert done.returncode == 0, done.stdout
+    for name in SCENARIOS:
+        assert "│ passed │" in row(done.stdout, name)
+    assert "outcome: completed" in done.stdout
+    assert "start-up (spawn to init reply): " in done.stdout
+    assert "reply latency: median " in done.stdout
+    assert "invalid replies" not in done.stdout
+    assert "PASS: all 6 checks passed" in done.stdout
+    assert survivors("checkbots/good.py") == []
+
+
+def test_garbage_fails_with_not_json() -> None:
+    done = bot("garbage")
+    assert done.returncode == 1
+    assert "not-json" in done.stdout
+    assert "ok, got it" in done.stdout
+    assert "FAIL: 6 of 6 checks did not pass" in done.stdout
+
+
+def test_a_silent_bot_times_out_and_the_rest_is_skipped() -> None:
+    started = time.monotonic()
+    done = bot("silent", "--timeout", "0.3", "--startup-timeout", "0.5")
+    assert time.monotonic() - started < 10
+    assert done.returncode == 1
+    assert "│ failed " in row(done.stdout, "normal match")
+    assert "timeout" in done.stdout and "no reply within 0.5 s" in done.stdout
+    assert "│ skipped │" in row(done.stdout, "knights")
+    assert "start-up (spawn to init reply): -" in done.stdout
+    assert survivors("checkbots/silent.py") == []
+
+
+def test_a_crash_after_init_is_reported_with_its_stderr() -> None:
+    done = bot("crash_after_init", "--timeout", "1")
+    assert done.returncode == 1
+    assert "#2 starting-hand" in done.stdout
+    assert "crashed" in done.stdout and "process ended (exit code 1) before replying" in done.stdout
+    assert "stderr of the program, last lines (normal match):" in done.stdout
+    assert "KeyError: 'cards'" in done.stdout
+
+
+def test_asking_with_ranks_is_named_as_such() -> None:
+    done = bot("ranks")
+    assert done.returncode == 1
+    assert "ask-rank-not-id" in done.stdout
+    assert "is a rank, not a card id: to ask for the rank of your" in done.stdout
+
+
+def test_debug_prints_on_stdout_are_reported() -> None:
+    done = bot("debug_prints")
+    assert done.returncode == 1
+    assert "not-json" in done.stdout and "thinking about" in done.stdout
+    assert "stdout-before-asked" in done.stdout
+    assert "debug prints go to stderr" in done.stdout
+
+
+def test_asking_itself_is_reported() -> None:
+    done = bot("asks_itself")
+    assert done.returncode == 1
+    assert "ask-itself" in done.stdout and "asks itself (you are seat 0)" in done.stdout
+
+
+def test_a_string_pond_index_is_reported() -> None:
+    done = bot("pond_string")
+    assert done.returncode == 1
+    assert "pond-index-not-a-number" in done.stdout
+    assert "│ passed │" in row(done.stdout, "empty pond")  # no draw there: nothing to get wrong
+
+
+def test_a_bot_that_chokes_on_an_unknown_message_fails_only_that_check() -> None:
+    done = bot("strict_types")
+    assert done.returncode == 1
+    assert "│ failed " in row(done.stdout, "unknown message")
+    assert "#3 future-message" in done.stdout
+    assert "unknown message type future-message" in done.stdout
+    assert "FAIL: 1 of 6 checks did not pass" in done.stdout
+
+
+def test_a_relative_program_path_runs_from_the_working_folder(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    program = tmp_path / "sub" / "good.py"
+    program.write_text(f"#!{sys.executable}\n" + (BOTS / "good.py").read_text())
+    program.chmod(0o755)
+    done = run_check("--timeout", "1", "--", "sub/good.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        ((), "Missing argument"),
+        (("--",), "Missing argument"),
+        (("--", "no-such-program-here"), "program 'no-such-program-here' not found on PATH"),
+        (("--", "./no-such-file.py"), "not found"),
+        (("--timeout", "0", "--", "python3"), "must be positive"),
+    ],
+)
+def test_a_usage_error_exits_2(argv: tuple[str, ...], words: str) -> None:
+    done = run_check(*argv)
+    assert done.returncode == 2
+    assert words in done.stderr
