@@ -48,6 +48,7 @@ UNKNOWN_MESSAGE: Final = {
 }
 EXIT_GRACE: Final = 0.5  # seconds for the program to exit after its stdin is closed
 STDERR_SHOWN: Final = 1200  # characters of stderr shown for a scenario that failed
+STOPPED: Final = "stopped"  # the outcome of a scenario whose program was gone before the end
 
 
 class Verdict(StrEnum):
@@ -323,7 +324,7 @@ def run_checks(command: Sequence[str], cwd: Path, limits: LimitsSection) -> Chec
     (the normal match) could not be played to its end."""
     reports: list[ScenarioReport] = []
     for index, scenario in enumerate(scenarios(limits)):
-        if index and reports[0].outcome == "stopped":
+        if index and reports[0].outcome == STOPPED:
             reports.append(
                 ScenarioReport(
                     scenario.name,
@@ -355,16 +356,16 @@ def run_scenario(
             report.problems.append(
                 Problem("start-failed", participant.start_fault.detail, "init", 0)
             )
-            report.outcome = "stopped"
+            report.outcome = STOPPED
         else:
             report.outcome = _play(scenario, participant, opponents, limits, report, spawned)
-        if report.outcome != "stopped":
+        if report.outcome != STOPPED:
             _watch_exit(participant, report)
     finally:
         close_all([participant], 0)
     if report.problems and any(p.kind in ("crashed", "exited", "timeout") for p in report.problems):
         report.stderr_tail = participant.log.last(STDERR_SHOWN)
-    if report.problems or report.outcome == "stopped":
+    if report.problems or report.outcome == STOPPED:
         report.verdict = Verdict.FAILED
     return report
 
@@ -396,7 +397,7 @@ def _play(
                 _exchange(participant, UNKNOWN_MESSAGE, limits, report, seats, spawned)
             if not participant.alive:
                 game.close()
-                return "stopped"
+                return STOPPED
             delivery = game.send(reply)
     except StopIteration as stop:
         return str(stop.value.outcome)
@@ -479,9 +480,12 @@ def render(report: CheckReport) -> list[RenderableType]:
             justify="right" if column in ("messages", "median reply", "max reply") else "left",
         )
     for scenario in report.scenarios:
-        happened = Text(scenario.about)
-        if scenario.outcome:
-            happened.append(f"\noutcome: {scenario.outcome}")
+        if scenario.verdict is Verdict.SKIPPED:
+            happened = Text(f"not run: {scenario.outcome}")
+        elif scenario.outcome == STOPPED:
+            happened = Text(f"{scenario.about}\nstopped early: the program was gone")
+        else:
+            happened = Text(f"{scenario.about}\noutcome: {scenario.outcome}")
         if scenario.problems:
             count = len(scenario.problems)
             happened.append(f"\n{count} invalid repl{'y' if count == 1 else 'ies'}", style="red")
