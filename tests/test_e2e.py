@@ -14,6 +14,11 @@ ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = sorted((ROOT / "configs").glob("*.toml"))
 
 
+def replay_files(folder: Path) -> list[Path]:
+    """The replays in a folder (beside them may lie standings and results files)."""
+    return sorted(p for p in folder.glob("*.json") if '"transcript"' in p.read_text())
+
+
 def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "arena.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=120
@@ -40,7 +45,7 @@ def test_each_example_config_plays_and_its_replay_verifies(config: Path, tmp_pat
     finally:
         copied.unlink()
     assert played.returncode == 0, played.stderr
-    replays = sorted((tmp_path / "replays").glob("*.json"))
+    replays = replay_files(tmp_path / "replays")
     assert len(replays) == 1
     data = json.loads(replays[0].read_text())
     assert data["result"]["outcome"] == "completed"
@@ -60,7 +65,7 @@ def test_a_tampered_replay_is_refused_at_its_first_difference(tmp_path: Path) ->
         'seed = 5\n[[participants]]\nname = "a"\nbot = "random"\n[[participants]]\nname = "b"\nbot = "random"\n'
     )
     assert arena("run", str(config), cwd=tmp_path).returncode == 0
-    [replay] = (tmp_path / "replays").glob("*.json")
+    [replay] = replay_files(tmp_path / "replays")
     data = json.loads(replay.read_text())
     index = next(i for i, e in enumerate(data["transcript"]) if e["message"]["type"] == "ask")
     entry = data["transcript"][index]
@@ -91,7 +96,7 @@ def test_runs_never_overwrite_earlier_replays(tmp_path: Path) -> None:
     )
     for _ in range(2):
         assert arena("run", str(config), cwd=tmp_path).returncode == 0
-    replays = sorted((tmp_path / "replays").glob("*.json"))
+    replays = replay_files(tmp_path / "replays")
     assert len(replays) == 2
     first, second = (json.loads(p.read_text()) for p in replays)
     assert first["transcript"] == second["transcript"]  # same seed, deterministic bots
@@ -102,5 +107,5 @@ def test_games_and_seed_options_play_seed_plus_i(tmp_path: Path) -> None:
     config.write_text('[[participants]]\nname = "a"\nbot = "easy"\n[[participants]]\nname = "b"\nbot = "easy"\n')
     played = arena("run", str(config), "--seed", "100", "--games", "3", cwd=tmp_path)
     assert played.returncode == 0, played.stderr
-    seeds = sorted(json.loads(p.read_text())["seed"] for p in (tmp_path / "replays").glob("*.json"))
+    seeds = sorted(json.loads(p.read_text())["seed"] for p in replay_files(tmp_path / "replays"))
     assert seeds == [100, 101, 102]
