@@ -26,6 +26,7 @@ only when a cluster is asked for.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import dataclasses
 import hashlib
 import os
 import shutil
@@ -173,6 +174,9 @@ class DaskExecutor(cf.Executor):
     `cancel` behave as with a process pool. `shutdown(cancel_futures=True)` cancels what has
     not finished; a match already running on a worker plays on to its end (Dask cannot stop
     a running task) and its result is dropped.
+
+    A `runner.MatchTask` asking to keep its participants alive for the worker's next match is
+    sent without that wish: a Dask worker outlives the run, and nothing would stop them.
     """
 
     def __init__(self, client: Client, needs: tuple[Need, ...], expected: tuple[str, ...]) -> None:
@@ -186,17 +190,19 @@ class DaskExecutor(cf.Executor):
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> cf.Future[Any]:
         if kwargs:
             raise TypeError("DaskExecutor.submit takes positional arguments only")
+        args = tuple(_without_reuse(argument) for argument in args)
         with self._lock:
             if self._shut:
                 raise RuntimeError("cannot schedule new futures after shutdown")
             task = self._client.submit(run_checked, self._needs, self._expected, fn, *args, pure=False)
             mine: cf.Future[Any] = cf.Future()
             self._pending[task] = mine
+        what = _describe(args)
         mine.add_done_callback(lambda done: _on_cancel(done, task))
-        task.add_done_callback(self._settle)
+        task.add_done_callback(lambda ended: self._settle(ended, what))
         return mine
 
-    def _settle(self, task: Future) -> None:
+    def _settle(self, task: Future, what: str) -> None:
         """Runs in a Dask callback thread when a task ends, whichever way."""
         with self._lock:
             mine = self._pending.pop(task, None)
@@ -209,7 +215,7 @@ class DaskExecutor(cf.Executor):
             elif status == "cancelled":
                 mine.cancel()
             else:
-                mine.set_exception(_translate(task.exception()))
+                mine.set_exception(_translate(task.exception(), what))
         except cf.InvalidStateError:
             pass  # the caller cancelled it meanwhile
         except BaseException as error:  # noqa: BLE001 - whatever it is, the caller must see it
@@ -221,12 +227,25 @@ class DaskExecutor(cf.Executor):
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         with self._lock:
             self._shut = True
-            outstanding = list(self._pending.items())
+            outstanding = list(self._pending.values())
         if cancel_futures:
-            for _task, mine in outstanding:
+            for mine in outstanding:
                 mine.cancel()  # and so its task, through _on_cancel
         if wait:
-            cf.wait([mine for _, mine in outstanding])
+            cf.wait(outstanding)
+
+
+def _without_reuse(argument: Any) -> Any:
+    # Any frozen task dataclass with a `reuse` wish (`runner.MatchTask`), duck-typed so that
+    # this module does not pull the match runner into every worker's first import.
+    if dataclasses.is_dataclass(argument) and not isinstance(argument, type) and getattr(argument, "reuse", False) is True:
+        return dataclasses.replace(argument, reuse=False)
+    return argument
+
+
+def _describe(args: tuple[Any, ...]) -> str:
+    game = getattr(args[0], "game", None) if args else None
+    return f"game {game + 1}" if isinstance(game, int) else "a task"
 
 
 def _on_cancel(mine: cf.Future[Any], task: Future) -> None:
@@ -236,45 +255,68 @@ def _on_cancel(mine: cf.Future[Any], task: Future) -> None:
             task.cancel()
 
 
-def _translate(error: BaseException | None) -> BaseException:
+def _translate(error: BaseException | None, what: str) -> BaseException:
     from distributed.scheduler import KilledWorker
 
     if isinstance(error, KilledWorker):
         return MatchLost(
-            f"a match was lost: every worker that ran it died ({error}); "
+            f"{what}: every worker that ran it died ({error}); "
             "see the workers' logs (memory limits?), then run again with --resume"
         )
-    return error if error is not None else ArenaError("a cluster task failed without an error")
+    return error if error is not None else ArenaError(f"{what}: failed on the cluster without an error")
+
+
+@dataclass
+class Cluster:
+    """A connection to a checked Dask cluster; `executor()` gives an executor on it."""
+
+    address: str
+    client: Client
+    needs: tuple[Need, ...]
+    expected: tuple[str, ...]
+    workers: list[str]
+    slots: int  # worker threads when the run began: matches that can run at once
+
+    def executor(self) -> DaskExecutor:
+        return DaskExecutor(self.client, self.needs, self.expected)
 
 
 @contextmanager
-def cluster_executor(
+def open_cluster(
     address: str,
     seats: Sequence[Seat],
     *,
     in_process_bots: bool,
     connect_timeout: float = CONNECT_TIMEOUT,
     worker_wait: float = WORKER_WAIT,
-) -> Iterator[DaskExecutor]:
-    """Connect to the scheduler at `address`, check every worker, and yield an executor.
+) -> Iterator[Cluster]:
+    """Connect to the scheduler at `address` and check every worker for what `seats` need.
 
     Raises ClusterError (one line) when Dask is not installed, the scheduler cannot be
     reached, no worker joins within `worker_wait` seconds, or a worker lacks what a
-    participant needs. The connection is closed on the way out; outstanding tasks are
-    cancelled unless the executor was shut down with `wait=True` first.
+    participant needs. The connection is closed on the way out, which cancels every task
+    still outstanding.
     """
     client = connect(address, connect_timeout)
     try:
         needs = needs_of(seats, in_process_bots=in_process_bots)
         expected = observe_all(needs)
-        check_workers(client, address, needs, expected, worker_wait)
-        executor = DaskExecutor(client, needs, expected)
+        workers = check_workers(client, address, needs, expected, worker_wait)
+        threads = client.nthreads()
+        yield Cluster(address, client, needs, expected, workers, max(1, sum(threads.values())))
+    finally:
+        client.close()
+
+
+@contextmanager
+def cluster_executor(address: str, seats: Sequence[Seat], *, in_process_bots: bool) -> Iterator[DaskExecutor]:
+    """One executor on a checked cluster (see `open_cluster`), shut down on the way out."""
+    with open_cluster(address, seats, in_process_bots=in_process_bots) as cluster:
+        executor = cluster.executor()
         try:
             yield executor
         finally:
             executor.shutdown(wait=False, cancel_futures=True)
-    finally:
-        client.close()
 
 
 def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> Client:
@@ -313,4 +355,4 @@ def check_workers(
     return sorted(seen)
 
 
-__all__ = ["ClusterError", "DaskExecutor", "MatchLost", "Need", "cluster_executor", "needs_of"]
+__all__ = ["Cluster", "ClusterError", "DaskExecutor", "MatchLost", "Need", "cluster_executor", "needs_of", "open_cluster"]
