@@ -1,0 +1,323 @@
+"""The built-in bots, from a coin-flipper to a card counter, on the SDK and the standard library.
+
+    python -m arena.bots LEVEL        # play one match over stdin/stdout
+
+Levels (seed 000's, plus `random` from seed 004 and `expert`):
+
+- `random`: a random card of its hand, a random other seat, a random pond index;
+- `easy`: a random rank it holds, a random seat that has cards;
+- `medium`: easy, but first asks a seat that asked for one of its ranks in the last eight asks,
+  and avoids a seat that said go fish for the rank in those asks;
+- `hard`: remembers every ask; asks a seat known to hold one of its ranks, else the rank it
+  holds most of, avoiding a seat that said go fish for it since that seat last drew;
+- `expert`: counts cards: from every public event it keeps how many cards of each rank each
+  seat must hold, and which ranks a seat cannot hold beyond the cards it has drawn since, and
+  asks where the chance of a hit, weighed against telling the table what it holds, is best.
+
+Every bot sees only what any seat is told: its own hand and draws, the `hand-update`s, the
+hand sizes and the pond size. Its only randomness is the SDK's seeded `rng`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Sequence
+
+from arena.sdk import Ask, AskSeen, Bot, Card
+
+__all__ = ["BOTS", "EasyBot", "ExpertBot", "HardBot", "MediumBot", "RandomBot", "main"]
+
+
+class RandomBot(Bot):
+    """The seed's `participant-TEMP`: the SDK's defaults are exactly that."""
+
+
+class EasyBot(Bot):
+    def choose_ask(self) -> Ask:
+        held = self.ranks_in_hand()
+        rank = self.rng.choice(sorted(held))
+        return Ask(self.rng.choice(self.others_with_cards()), held[rank][0].id)
+
+
+class Memory:
+    """What a sequence of asks says out loud: who holds which rank, who said go fish for it.
+
+    A seat that asked for a rank holds it (and still does after a hit); a seat that handed a
+    rank over or said go fish for it holds none of it then. A go-fish answer stands until that
+    seat draws, because the card drawn could be anything.
+    """
+
+    def __init__(self, seats: int, asks: Iterable[AskSeen]) -> None:
+        self.holds: list[set[int]] = [set() for _ in range(seats)]
+        self.denied: list[set[int]] = [set() for _ in range(seats)]
+        for seen in asks:
+            self.holds[seen.asker].add(seen.rank)
+            self.denied[seen.asker].discard(seen.rank)
+            self.holds[seen.asked].discard(seen.rank)
+            if seen.moved == 0:
+                self.denied[seen.asked].add(seen.rank)
+            if seen.went_fishing:
+                self.denied[seen.asker].clear()
+
+    def known_ask(self, bot: Bot) -> Ask | None:
+        """An ask that the table has said will hit, if there is one."""
+        held = bot.ranks_in_hand()
+        for seat in bot.others_with_cards():
+            for rank in sorted(self.holds[seat] & held.keys()):
+                return Ask(seat, held[rank][0].id)
+        return None
+
+    def seat_for(self, bot: Bot, rank: int) -> int:
+        """A random seat with cards that has not said go fish for `rank` (any, if all have)."""
+        seats = bot.others_with_cards()
+        fresh = [seat for seat in seats if rank not in self.denied[seat]]
+        return bot.rng.choice(fresh or seats)
+
+
+class MediumBot(Bot):
+    window = 8  # asks remembered
+
+    def choose_ask(self) -> Ask:
+        memory = Memory(self.seats, self.asks[-self.window :])
+        known = memory.known_ask(self)
+        if known is not None:
+            return known
+        held = self.ranks_in_hand()
+        rank = self.rng.choice(sorted(held))
+        return Ask(memory.seat_for(self, rank), held[rank][0].id)
+
+
+class HardBot(Bot):
+    def choose_ask(self) -> Ask:
+        memory = Memory(self.seats, self.asks)
+        known = memory.known_ask(self)
+        if known is not None:
+            return known
+        held = self.ranks_in_hand()
+        most = max(len(cards) for cards in held.values())
+        rank = self.rng.choice(sorted(r for r, cards in held.items() if len(cards) == most))
+        return Ask(memory.seat_for(self, rank), held[rank][0].id)
+
+
+class CardCount:
+    """Per seat and rank: the cards that seat must hold, and how many unseen cards could be it.
+
+    `least[s][r]` is how many cards of rank `r` seat `s` is known to hold (it asked with one,
+    it was handed some). `room[s][r]` caps how many of its other cards can be of rank `r`:
+    0 just after it said go fish for `r` or handed `r` over, one more for every card it has
+    drawn unseen since, and `None` (no cap) when nothing is known. Hand sizes and the pond are
+    followed here too, because a book laid with one deck is visible to a counter.
+    """
+
+    def __init__(self, me: int, sizes: list[int], pond: int, min_hand: int, decks: int) -> None:
+        self.me = me
+        self.least = [[0] * 14 for _ in sizes]
+        self.room: list[list[int | None]] = [[None] * 14 for _ in sizes]
+        self.sizes = list(sizes)
+        self.pond = pond
+        self.min_hand = min_hand
+        # With several decks four cards of a rank need not be four suits, nor its last book:
+        # the counter then never assumes a book.
+        self.book_size = 4 if decks == 1 else 10**9
+        self.booked: set[int] = set()  # ranks whose book another seat has laid
+        self.books_seen = 0  # books laid by other seats that `booked` accounts for
+
+    def drew_unseen(self, seat: int, cards: int = 1) -> None:
+        self.sizes[seat] += cards
+        self.room[seat] = [None if room is None else room + cards for room in self.room[seat]]
+
+    def saw(self, seen: AskSeen) -> None:
+        """Apply one `hand-update`, and the draws that the rules make follow from it."""
+        asker, asked, rank, moved = seen.asker, seen.asked, seen.rank, seen.moved
+        least = self.least
+        least[asker][rank] = max(least[asker][rank], 1) + moved
+        self.sizes[asker] += moved
+        self.sizes[asked] -= moved
+        least[asked][rank] = 0
+        self.room[asked][rank] = 0
+        if least[asker][rank] >= self.book_size:
+            # With one deck, holding four of a rank is holding its book: it was laid at once.
+            least[asker][rank] = 0
+            self.room[asker][rank] = 0
+            self.sizes[asker] -= self.book_size
+            if asker != self.me:
+                self.booked.add(rank)
+                self.books_seen += 1
+            self._refill(asker)
+        if moved:
+            self._refill(asked)
+        if seen.went_fishing:
+            self.pond -= 1
+            self.drew_unseen(asker)
+
+    def _refill(self, seat: int) -> None:
+        cards = min(max(self.min_hand - self.sizes[seat], 0), self.pond)
+        if cards > 0:
+            self.pond -= cards
+            self.drew_unseen(seat, cards)
+
+    def refresh(
+        self, sizes: Sequence[int], pond: int, books_elsewhere: int, keep: set[int]
+    ) -> None:
+        """Exact sizes are known (at an `ask`): account for books laid unseen.
+
+        Cards are conserved, so the pack less every hand, the pond and our own books is the
+        number of books the other seats have laid (`books_elsewhere`). Each new one is of a
+        rank we do not hold (`keep`): the one the table was closest to completing.
+        """
+        self.pond = pond
+        for seat, size in enumerate(sizes):
+            if size > self.sizes[seat]:
+                self.drew_unseen(seat, 1)
+            self.sizes[seat] = size
+        while self.book_size == 4 and self.books_seen < books_elsewhere:
+            self.books_seen += 1
+            open_ranks = [r for r in range(14) if r not in keep and r not in self.booked]
+            if not open_ranks:
+                break
+            rank = max(open_ranks, key=lambda r: (sum(known[r] for known in self.least), -r))
+            self.booked.add(rank)
+            for seat in range(len(sizes)):
+                self.least[seat][rank] = 0
+                self.room[seat][rank] = 0
+        for seat, size in enumerate(sizes):
+            known = self.least[seat]
+            for rank in sorted(range(14), key=lambda r: -known[r]):
+                if sum(known) <= size:
+                    break
+                if rank not in keep:
+                    known[rank] = 0
+                    self.room[seat][rank] = 0
+
+    def unpinned(self, seat: int) -> int:
+        """Cards of `seat` whose rank no public event has told."""
+        return max(self.sizes[seat] - sum(self.least[seat]), 0)
+
+    def could_hold(self, seat: int, rank: int) -> int:
+        room = self.room[seat][rank]
+        free = self.unpinned(seat)
+        return free if room is None else min(room, free)
+
+
+class ExpertBot(Bot):
+    """Weighs each ask by what it gains and by what it tells the table.
+
+    The weights were tuned against `hard` in seeded 2-seat matches (bench/bot_strength.py):
+    the chance of a hit alone is a poor guide, because cards won by a hit that does not finish
+    a book are on show, and the seat that draws the rank's last card takes them all.
+    """
+
+    hit_weight = 0.6  # a hit keeps the turn
+    book_weight = 1.0  # a hit that finishes the book banks it
+    tell_weight = 0.4  # per card of the rank held: a miss tells the table we hold it
+    show_weight = 0.2  # per card held after a hit that leaves the book unfinished
+    held_weight = 0.05  # per card held: between equals, the rank nearest its book
+
+    def reset(self) -> None:
+        super().reset()
+        self.count = CardCount(0, [], 0, 1, 1)
+
+    def on_start(self) -> None:
+        decks = self._rule("deck", "numberOfDecks", 1)
+        min_hand = self._rule("rules", "minHandSize", 1)
+        self.count = CardCount(self.seat, self.hand_sizes, self.pond_size, min_hand, decks)
+
+    def on_ask_seen(self, seen: AskSeen) -> None:
+        self.count.saw(seen)
+        self.count.sizes[self.seat] = len(self.hand)
+
+    def on_draw(self, card: Card, via: str) -> None:
+        self.count.pond = self.pond_size
+        self.count.sizes[self.seat] = len(self.hand)
+
+    def choose_ask(self) -> Ask:
+        held = self.ranks_in_hand()
+        pack = self._rule("deck", "numberOfDecks", 1) * 4 * (14 if self._knights() else 13)
+        on_table = sum(self.hand_sizes) + self.pond_size + 4 * len(self.books_laid)
+        keep = set(held) | set(self.books_laid)
+        self.count.refresh(self.hand_sizes, self.pond_size, (pack - on_table) // 4, keep)
+        best: tuple[float, int, int] | None = None
+        for rank in sorted(held):
+            for seat in self.others_with_cards():
+                value = self._value(seat, rank, len(held[rank]))
+                if best is None or value > best[0] + 1e-12:
+                    best = (value, seat, held[rank][0].id)
+        assert best is not None  # the SDK only asks while the hand holds a card
+        return Ask(best[1], best[2])
+
+    def _value(self, seat: int, rank: int, mine: int) -> float:
+        count, others = self.count, self.others()
+        copies = 4 * self._rule("deck", "numberOfDecks", 1) - 4 * self.books_laid.count(rank)
+        pinned = [count.least[s][rank] for s in others]
+        # Cards of the rank that no public event places: in the pond or unseen in some hand.
+        loose = max(copies - mine - sum(pinned), 0)
+        places = count.pond + sum(count.could_hold(s, rank) for s in others)
+        slots = count.could_hold(seat, rank)
+        there = count.least[seat][rank]
+        miss = 0.0 if there else _none_among(loose, places, slots)
+        elsewhere = sum(pinned) - there
+        book = 0.0 if elsewhere else _all_among(loose, places, slots)
+        expected = there + (loose * slots / places if places else 0.0)
+        told = count.least[self.seat][rank] > 0
+        return (
+            self.hit_weight * (1.0 - miss)
+            + self.book_weight * book
+            - self.tell_weight * miss * (0 if told else mine)
+            - self.show_weight * (1.0 - miss - book) * (mine + expected)
+            + self.held_weight * mine
+        )
+
+    def _knights(self) -> bool:
+        return bool(self.settings.get("deck", {}).get("knights", False))
+
+    def _rule(self, section: str, key: str, default: int) -> int:
+        return int(self.settings.get(section, {}).get(key, default))
+
+
+def _none_among(cards: int, places: int, slots: int) -> float:
+    """Chance that none of `cards` cards, spread at random over `places` places, is in `slots`."""
+    if cards <= 0 or slots <= 0:
+        return 1.0
+    chance = 1.0
+    for i in range(cards):
+        if places - slots - i <= 0:
+            return 0.0
+        chance *= (places - slots - i) / (places - i)
+    return chance
+
+
+def _all_among(cards: int, places: int, slots: int) -> float:
+    """Chance that all `cards` cards, spread at random over `places` places, are in `slots`."""
+    if cards <= 0:
+        return 1.0
+    if slots < cards or places <= 0:
+        return 0.0
+    chance = 1.0
+    for i in range(cards):
+        chance *= (slots - i) / (places - i)
+    return chance
+
+
+BOTS: dict[str, type[Bot]] = {
+    "random": RandomBot,
+    "easy": EasyBot,
+    "medium": MediumBot,
+    "hard": HardBot,
+    "expert": ExpertBot,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m arena.bots LEVEL`: play over stdin/stdout. Exit 2 for an unknown level."""
+    from arena.sdk import run
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 1 or args[0] not in BOTS:
+        print(f"usage: python -m arena.bots {{{','.join(BOTS)}}}", file=sys.stderr)
+        return 2
+    run(BOTS[args[0]]())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

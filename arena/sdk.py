@@ -1,0 +1,296 @@
+"""The bot writer's SDK: subclass `Bot`, override `choose_ask`, end your script with `run(MyBot())`.
+
+Standard library only, so a bot needs nothing but Python 3.11. The protocol is in
+`docs/protocol.md`; this module speaks it for you:
+
+    from arena.sdk import Ask, Bot, run
+
+    class MostHeld(Bot):
+        def choose_ask(self) -> Ask:
+            rank, cards = max(self.ranks_in_hand().items(), key=lambda item: len(item[1]))
+            return Ask(self.rng.choice(self.others_with_cards()), cards[0].id)
+
+    if __name__ == "__main__":
+        run(MostHeld())
+
+What the SDK keeps for you, from public information only:
+
+- `hand`: your cards, replaced by every message that carries a `hand`;
+- `hand_sizes`: every seat's card count (exact at each of your `ask`s, followed between them
+  from the hand-overs and go-fish draws everyone is told about);
+- `pond_size`: cards left in the pond, kept the same way;
+- `asks`: every `hand-update` so far as an `AskSeen` (who asked whom with which card, how many
+  cards moved, whether the asker went fishing);
+- `books_laid`: the ranks of the books you laid (cards that left your hand without a hand-over);
+- `rng`: a `random.Random` seeded from your seat and the ids of your starting hand, so a bot
+  that draws its randomness only from it plays the same match the same way on every run.
+
+A `Bot` that overrides nothing plays like the seed's random participant.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import traceback
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple, TextIO
+
+__all__ = ["Ask", "AskSeen", "Bot", "Card", "run"]
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """One card as the arena shows it (`glyph` is the wire's `card` field)."""
+
+    id: int
+    rank: int
+    suit: int
+    deck: int
+    glyph: str
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> Card:
+        return cls(
+            id=int(value["id"]),
+            rank=int(value["rank"]),
+            suit=int(value["suit"]),
+            deck=int(value.get("deck", 0)),
+            glyph=str(value.get("card", "")),
+        )
+
+
+class Ask(NamedTuple):
+    """The reply to `ask`: ask `seat` for every card of the rank of your card `card_id`."""
+
+    seat: int
+    card_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class AskSeen:
+    """One resolved ask, as `hand-update` tells it to every seat."""
+
+    asker: int
+    asked: int
+    card: Card  # the card asked with: the asker held it
+    moved: int  # cards handed over; 0 means the asked seat said go fish
+    went_fishing: bool  # a miss while the pond had cards: the asker drew one (unseen by others)
+
+    @property
+    def rank(self) -> int:
+        return self.card.rank
+
+
+class Bot:
+    """A Go Fish player. Override `choose_ask`, and whichever hooks you need.
+
+    Per-match state belongs in `reset()` (call `super().reset()` first): it runs at every
+    `init`, so a bot kept alive between matches (`reuse = True`) starts each one clean.
+    """
+
+    # Reply `{"reuse": true}` to `init`: ask the arena to keep this process for later matches.
+    reuse: ClassVar[bool] = False
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.seat = 0
+        self.names: list[str] = []
+        self.settings: dict[str, Any] = {}
+        self.hand: list[Card] = []
+        self.hand_sizes: list[int] = []
+        self.pond_size = 0
+        self.asks: list[AskSeen] = []
+        self.books_laid: list[int] = []
+        self.scores: list[int] | None = None  # set by `match-end`
+        self.rng = random.Random(0)
+        self._known_cards: dict[int, Card] = {}  # a card never changes within a match
+
+    # --- what to override -------------------------------------------------------------
+
+    def choose_ask(self) -> Ask:
+        """Your turn: which seat to ask, with which card of your hand (never empty here)."""
+        card = self.rng.choice(self.hand)
+        return Ask(self.rng.choice(self.others()), card.id)
+
+    def choose_pond_index(self, pond_size: int) -> int:
+        """Which pond card to take (go-fish or pick-up). The pond's order is hidden from everyone."""
+        return self.rng.randrange(pond_size) if pond_size > 0 else 0
+
+    def on_start(self) -> None:
+        """The starting hand has arrived (`self.hand`, `self.rng` are set)."""
+
+    def on_ask_seen(self, seen: AskSeen) -> None:
+        """An ask was resolved (`self.asks`, `self.hand_sizes` already include it)."""
+
+    def on_draw(self, card: Card, via: str) -> None:
+        """You took `card` from the pond; `via` is `"go-fish"` or `"pick-up"`."""
+
+    def on_match_end(self, scores: list[int], ranks: list[int]) -> None:
+        """The match is over."""
+
+    # --- helpers ----------------------------------------------------------------------
+
+    @property
+    def seats(self) -> int:
+        return len(self.hand_sizes)
+
+    def others(self) -> list[int]:
+        return [seat for seat in range(self.seats) if seat != self.seat]
+
+    def others_with_cards(self) -> list[int]:
+        """Seats worth asking; all other seats if none seems to hold a card (sizes are estimates)."""
+        holding = [seat for seat in self.others() if self.hand_sizes[seat] > 0]
+        return holding or self.others()
+
+    def ranks_in_hand(self) -> dict[int, list[Card]]:
+        """Your cards grouped by rank, in hand order."""
+        groups: dict[int, list[Card]] = defaultdict(list)
+        for card in self.hand:
+            groups[card.rank].append(card)
+        return dict(groups)
+
+    def log(self, *parts: object) -> None:
+        """Write a line to your log (stderr): stdout is reserved for replies."""
+        print(*parts, file=sys.stderr, flush=True)
+
+    # --- the protocol -----------------------------------------------------------------
+
+    def handle(self, message: dict[str, Any]) -> Any:
+        """The reply to one arena message. `run` and the arena's in-process bots both call this."""
+        kind = message.get("type")
+        if kind == "init":
+            return self._init(message)
+        if "hand" in message and kind != "hand-update":
+            self._sync_hand(self._cards(message["hand"]), handed_over=None)
+        if kind == "starting-hand":
+            self.rng = random.Random(f"{self.seat}:{sorted(card.id for card in self.hand)}")
+            self.on_start()
+        elif kind == "ask":
+            self._table_seen(message)
+            seat, card_id = self.choose_ask()
+            return {"player": int(seat), "cardId": int(card_id)}
+        elif kind in ("go-fish", "pick-up"):
+            pond = message.get("pond")
+            self.pond_size = len(pond) if isinstance(pond, list) else int(pond or 0)
+            return int(self.choose_pond_index(self.pond_size))
+        elif kind in ("go-fish-result", "pick-up-result"):
+            self.pond_size = max(self.pond_size - 1, 0)
+            for card in self._cards(message.get("card")):
+                self.on_draw(card, "go-fish" if kind == "go-fish-result" else "pick-up")
+        elif kind == "hand-update":
+            self._hand_update(message)
+        elif kind == "match-end":
+            self.scores = list(message.get("scores") or [])
+            self.on_match_end(self.scores, list(message.get("ranks") or []))
+        return None
+
+    def _cards(self, values: Any) -> list[Card]:
+        if not isinstance(values, list):
+            return []
+        cards = []
+        for value in values:
+            card = self._known_cards.get(value["id"])
+            if card is None:
+                card = self._known_cards[value["id"]] = Card.from_json(value)
+            cards.append(card)
+        return cards
+
+    def _init(self, message: dict[str, Any]) -> Any:
+        self.reset()
+        self.seat = int(message.get("seat", 0))
+        players = message.get("players") or []
+        self.names = [str(player.get("name", "")) for player in players]
+        self.settings = dict(message.get("settings") or {})
+        rules, deck = self.settings.get("rules", {}), self.settings.get("deck", {})
+        # Until the first `ask`, everyone holds the deal and the pond holds the rest.
+        dealt = int(rules.get("startingHandSize", 7))
+        pack = int(deck.get("numberOfDecks", 1)) * 4 * (14 if deck.get("knights") else 13)
+        self.hand_sizes = [dealt] * len(players)
+        self.pond_size = max(pack - dealt * len(players), 0)
+        self.rng = random.Random(self.seat)
+        return {"reuse": True} if self.reuse else None
+
+    def _table_seen(self, message: dict[str, Any]) -> None:
+        """`ask` shows the exact hand sizes (ours is the `null` entry) and the pond."""
+        sizes = message.get("opponentsHandSizes")
+        if isinstance(sizes, list) and None in sizes:
+            self.seat = sizes.index(None)
+            self.hand_sizes = [len(self.hand) if n is None else int(n) for n in sizes]
+        self.pond_size = len(message.get("pond") or [])
+
+    def _hand_update(self, message: dict[str, Any]) -> None:
+        card = self._cards([message["card"]])[0]
+        asker, asked = int(message["askingPlayer"]), int(message["playerAsked"])
+        moved = int(message.get("result") or 0)
+        given = (card.rank, moved) if asked == self.seat else None
+        self._sync_hand(self._cards(message.get("hand")), handed_over=given)
+        sizes = self.hand_sizes
+        if moved:
+            sizes[asker] += moved
+            sizes[asked] -= moved
+            # The asked seat refills toward minHandSize before anyone is told (SPEC §2.7).
+            floor = int(self.settings.get("rules", {}).get("minHandSize", 1))
+            refill = min(max(floor - sizes[asked], 0), self.pond_size)
+            sizes[asked] += refill
+            self.pond_size -= refill
+        went_fishing = moved == 0 and self.pond_size > 0
+        if went_fishing and asker != self.seat:
+            # The asker draws after this message; our own draw is counted by `go-fish-result`.
+            sizes[asker] += 1
+            self.pond_size -= 1
+        sizes[self.seat] = len(self.hand)
+        seen = AskSeen(asker, asked, card, moved, went_fishing)
+        self.asks.append(seen)
+        self.on_ask_seen(seen)
+
+    def _sync_hand(self, hand: list[Card], handed_over: tuple[int, int] | None) -> None:
+        """Replace the hand; cards that left it other than by a hand-over went into books."""
+        kept = {card.id for card in hand}
+        left: dict[int, int] = defaultdict(int)
+        for card in self.hand:
+            if card.id not in kept:
+                left[card.rank] += 1
+        if handed_over is not None:
+            rank, moved = handed_over
+            left[rank] -= moved
+        for rank, count in sorted(left.items()):
+            self.books_laid.extend([rank] * (count // 4))
+        self.hand = hand
+        if self.hand_sizes:
+            self.hand_sizes[self.seat] = len(hand)
+
+
+def run(bot: Bot, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
+    """Play over stdin/stdout until end of input, or `match-end` unless the bot has `reuse`.
+
+    One JSON value per line each way, flushed at once. While the bot's code runs, `print`
+    goes to stderr, so a debug print can never be taken for a reply. A bot that raises
+    answers `null` (an invalid ask loses the turn; a bad pond index counts as 0) and the
+    traceback goes to stderr.
+    """
+    source = stdin if stdin is not None else sys.stdin
+    replies = stdout if stdout is not None else sys.stdout
+    while line := source.readline():
+        line = line.strip()
+        if not line:
+            continue
+        message: Any = None
+        saved, sys.stdout = sys.stdout, sys.stderr
+        try:
+            message = json.loads(line)
+            reply = bot.handle(message) if isinstance(message, dict) else None
+            text = json.dumps(reply, allow_nan=False)
+        except Exception:  # noqa: BLE001 - a bug in the bot must cost a reply, not the match
+            traceback.print_exc(file=sys.stderr)
+            text = "null"
+        finally:
+            sys.stdout = saved
+        replies.write(text + "\n")
+        replies.flush()
+        if isinstance(message, dict) and message.get("type") == "match-end" and not bot.reuse:
+            return
