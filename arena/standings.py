@@ -1,0 +1,220 @@
+"""Standings of a tournament: counts, win shares with their uncertainty, ratings, pairwise.
+
+Pure: matches in, numbers out. `Standings.add` takes one match at a time (live standings);
+`Standings.of` replays a list of matches in game order, so the final figures do not depend on
+the order in which parallel workers finished.
+
+- **wins** split a shared first place: when w seats tie for the most books each gets 1/w;
+- **win share** is wins / matches, with a 95 % Wilson score interval;
+- **rating** is OpenSkill's Plackett–Luce model (mu, sigma) over the places of every match,
+  in game order; `ordinal` = mu - 3 sigma is the conservative figure it sorts by;
+- **pairwise**: for two participants, the share of their common matches in which the first
+  placed ahead of the second (an equal place counts half);
+- **faults**: per kind as the replays record them, and `invalidAsks` from the `invalid-ask`
+  events; `crashes` counts `exited`, `crashed` and `start-failed`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from openskill.models import PlackettLuce
+
+Z95 = 1.959963984540054  # the two-sided 95 % quantile of the normal distribution
+CRASH_KINDS = ("exited", "crashed", "start-failed")
+FORMAT = "gofish-arena-standings/1"
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """One finished match as standings need it."""
+
+    game: int
+    names: tuple[str, ...]  # in seat order
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    faults: tuple[Mapping[str, int], ...] = ()
+    invalid_asks: tuple[int, ...] = ()
+
+    @classmethod
+    def from_line(cls, line: Mapping[str, Any]) -> MatchResult:
+        """From a `results.jsonl` line."""
+        return cls(
+            game=int(line["game"]),
+            names=tuple(line["seating"]),
+            scores=tuple(line["scores"]),
+            ranks=tuple(line["ranks"]),
+            faults=tuple(line.get("faults") or ()),
+            invalid_asks=tuple(line.get("invalidAsks") or ()),
+        )
+
+
+def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion; (0, 1) with no trials.
+
+    `successes` may be fractional (split wins): the formula only needs the observed share.
+    """
+    if trials <= 0:
+        return 0.0, 1.0
+    share = successes / trials
+    z2 = z * z
+    centre = (share + z2 / (2 * trials)) / (1 + z2 / trials)
+    half = z * math.sqrt(share * (1 - share) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def win_shares(ranks: Sequence[int]) -> list[float]:
+    """Each seat's part of the win: 1/w for each of the w seats in first place, else 0."""
+    best = min(ranks)
+    winners = sum(1 for rank in ranks if rank == best)
+    return [1 / winners if rank == best else 0.0 for rank in ranks]
+
+
+@dataclass
+class Row:
+    """One participant's figures so far."""
+
+    name: str
+    matches: int = 0
+    wins: float = 0.0
+    books: int = 0
+    places: int = 0
+    invalid_asks: int = 0
+    faults: dict[str, int] = field(default_factory=dict)
+    mu: float = 0.0
+    sigma: float = 0.0
+
+    @property
+    def win_share(self) -> float:
+        return self.wins / self.matches if self.matches else 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson(self.wins, self.matches)
+
+    @property
+    def mean_books(self) -> float:
+        return self.books / self.matches if self.matches else 0.0
+
+    @property
+    def mean_place(self) -> float:
+        return self.places / self.matches if self.matches else 0.0
+
+    @property
+    def ordinal(self) -> float:
+        return self.mu - 3 * self.sigma
+
+    def fault(self, kind: str) -> int:
+        return self.faults.get(kind, 0)
+
+    @property
+    def crashes(self) -> int:
+        return sum(self.fault(kind) for kind in CRASH_KINDS)
+
+    def as_json(self) -> dict[str, Any]:
+        low, high = self.interval
+        return {
+            "name": self.name,
+            "matches": self.matches,
+            "wins": round(self.wins, 6),
+            "winShare": round(self.win_share, 6),
+            "winShare95": [round(low, 6), round(high, 6)],
+            "meanBooks": round(self.mean_books, 6),
+            "meanPlace": round(self.mean_place, 6),
+            "rating": {"mu": round(self.mu, 6), "sigma": round(self.sigma, 6), "ordinal": round(self.ordinal, 6)},
+            "faults": {
+                "timeouts": self.fault("timeout"),
+                "invalidAsks": self.invalid_asks,
+                "crashes": self.crashes,
+                "byKind": dict(sorted(self.faults.items())),
+            },
+        }
+
+
+@dataclass
+class Pair:
+    matches: int = 0
+    ahead: float = 0.0  # matches the first placed ahead of the second; an equal place is half
+
+    @property
+    def share(self) -> float:
+        return self.ahead / self.matches if self.matches else 0.0
+
+
+class Standings:
+    """Figures for a fixed list of participants, updated one match at a time."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.model = PlackettLuce()
+        self.rows = {name: Row(name) for name in names}
+        self.ratings = {name: self.model.rating(name=name) for name in self.rows}
+        for name, rating in self.ratings.items():
+            self.rows[name].mu, self.rows[name].sigma = rating.mu, rating.sigma
+        self.pairs: dict[tuple[str, str], Pair] = {}
+        self.matches = 0
+
+    @classmethod
+    def of(cls, names: Iterable[str], results: Iterable[MatchResult]) -> Standings:
+        """The standings of `results`, taken in game order whatever order they came in."""
+        standings = cls(names)
+        for result in sorted(results, key=lambda r: r.game):
+            standings.add(result)
+        return standings
+
+    def add(self, result: MatchResult) -> None:
+        self.matches += 1
+        shares = win_shares(result.ranks)
+        for seat, name in enumerate(result.names):
+            row = self.rows.setdefault(name, Row(name))
+            row.matches += 1
+            row.wins += shares[seat]
+            row.books += result.scores[seat]
+            row.places += result.ranks[seat]
+            if seat < len(result.invalid_asks):
+                row.invalid_asks += result.invalid_asks[seat]
+            if seat < len(result.faults):
+                for kind, count in result.faults[seat].items():
+                    row.faults[kind] = row.faults.get(kind, 0) + count
+            for other_seat, other in enumerate(result.names):
+                if other_seat != seat:
+                    pair = self.pairs.setdefault((name, other), Pair())
+                    pair.matches += 1
+                    mine, theirs = result.ranks[seat], result.ranks[other_seat]
+                    pair.ahead += 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+        self._rate(result)
+
+    def _rate(self, result: MatchResult) -> None:
+        for name in result.names:
+            if name not in self.ratings:
+                self.ratings[name] = self.model.rating(name=name)
+        teams = [[self.ratings[name]] for name in result.names]
+        rated = self.model.rate(teams, ranks=[float(rank) for rank in result.ranks])
+        for name, (rating,) in zip(result.names, rated):
+            self.ratings[name] = rating
+            self.rows[name].mu, self.rows[name].sigma = rating.mu, rating.sigma
+
+    def ranked(self) -> list[Row]:
+        """Best first: by rating ordinal, then win share, then name."""
+        return sorted(self.rows.values(), key=lambda row: (-row.ordinal, -row.win_share, row.name))
+
+    def pair(self, first: str, second: str) -> Pair:
+        return self.pairs.get((first, second), Pair())
+
+    def as_json(self, **header: Any) -> dict[str, Any]:
+        ranked = self.ranked()
+        return {
+            "format": FORMAT,
+            **header,
+            "matches": self.matches,
+            "participants": [row.as_json() for row in ranked],
+            "pairwise": [
+                {"first": a.name, "second": b.name, "matches": pair.matches,
+                 "ahead": round(pair.ahead, 6), "share": round(pair.share, 6)}
+                for a in ranked
+                for b in ranked
+                if a is not b and (pair := self.pair(a.name, b.name)).matches
+            ],
+        }

@@ -1,0 +1,95 @@
+"""Standings maths on hand-made results: split wins, Wilson intervals, ratings, pairwise, faults."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.standings import MatchResult, Standings, wilson, win_shares
+
+
+@pytest.mark.parametrize(
+    ("wins", "trials", "low", "high"),
+    [
+        (5, 10, 0.236593, 0.763407),  # centre 0.5: symmetric
+        (0, 10, 0.0, 0.277532),  # never 0-wide at the edge, unlike the normal approximation
+        (10, 10, 0.722468, 1.0),
+        (1, 1, 0.206549, 1.0),
+        (81, 263, 0.255289, 0.366210),  # the textbook example: 81 of 263
+        (2.5, 10, 0.080948, 0.557819),  # a split win counts as its share
+    ],
+)
+def test_wilson_interval_matches_the_formula(wins: float, trials: int, low: float, high: float) -> None:
+    assert wilson(wins, trials) == pytest.approx((low, high), abs=1e-6)
+
+
+def test_wilson_with_no_trials_says_nothing_is_known() -> None:
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_a_shared_first_place_splits_the_win() -> None:
+    assert win_shares([1, 1, 3]) == [0.5, 0.5, 0.0]
+    assert win_shares([2, 1, 2]) == [0.0, 1.0, 0.0]
+    assert win_shares([1, 1, 1, 1]) == [0.25] * 4
+
+
+RESULTS = [
+    MatchResult(0, ("ann", "bob"), (9, 4), (1, 2), ({}, {"timeout": 1}), (0, 2)),
+    MatchResult(1, ("bob", "ann"), (6, 7), (2, 1), ({"exited": 1}, {}), (1, 0)),
+    MatchResult(2, ("ann", "bob", "cy"), (4, 4, 5), (2, 2, 1), ({}, {}, {"not-json": 3}), (0, 0, 4)),
+    MatchResult(3, ("cy", "ann", "bob"), (5, 5, 3), (1, 1, 3), ({"crashed": 1}, {}, {}), (0, 0, 0)),
+]
+
+
+def test_counts_split_wins_means_and_faults() -> None:
+    standings = Standings.of(["ann", "bob", "cy"], RESULTS)
+    rows = standings.rows
+    assert standings.matches == 4
+    assert (rows["ann"].matches, rows["bob"].matches, rows["cy"].matches) == (4, 4, 2)
+    assert rows["ann"].wins == 2.5  # two outright, half of a shared first place
+    assert rows["bob"].wins == 0
+    assert rows["cy"].wins == 1.5
+    assert rows["ann"].mean_books == pytest.approx((9 + 7 + 4 + 5) / 4)
+    assert rows["ann"].mean_place == pytest.approx((1 + 1 + 2 + 1) / 4)
+    assert rows["ann"].win_share == pytest.approx(2.5 / 4)
+    assert rows["ann"].interval == pytest.approx(wilson(2.5, 4))
+    assert rows["bob"].fault("timeout") == 1
+    assert rows["bob"].crashes == 1  # exited
+    assert rows["cy"].crashes == 1  # crashed
+    assert rows["cy"].faults == {"not-json": 3, "crashed": 1}
+    assert (rows["ann"].invalid_asks, rows["bob"].invalid_asks, rows["cy"].invalid_asks) == (0, 3, 4)
+
+
+def test_pairwise_counts_placing_ahead_with_ties_half() -> None:
+    standings = Standings.of(["ann", "bob", "cy"], RESULTS)
+    ann_bob = standings.pair("ann", "bob")
+    assert ann_bob.matches == 4
+    assert ann_bob.ahead == 1 + 1 + 0.5 + 1  # game 2 is a tie for second
+    assert standings.pair("bob", "ann").ahead == 0.5
+    assert standings.pair("cy", "ann").share == pytest.approx((1 + 0.5) / 2)
+    assert standings.pair("ann", "nobody").matches == 0
+
+
+def test_ratings_reward_winners_and_do_not_depend_on_arrival_order() -> None:
+    standings = Standings.of(["ann", "bob", "cy"], RESULTS)
+    rows = standings.rows
+    assert rows["ann"].mu > 25 > rows["bob"].mu
+    assert rows["ann"].sigma < 25 / 3  # four matches narrowed the uncertainty
+    assert [row.name for row in standings.ranked()][-1] == "bob"
+    shuffled = list(RESULTS)
+    random.Random(1).shuffle(shuffled)
+    assert Standings.of(["ann", "bob", "cy"], shuffled).as_json() == standings.as_json()
+
+
+def test_json_holds_every_figure() -> None:
+    document = Standings.of(["ann", "bob", "cy"], RESULTS).as_json(tournament="t", seed=1)
+    assert document["tournament"] == "t" and document["matches"] == 4
+    ann = next(p for p in document["participants"] if p["name"] == "ann")
+    assert ann["wins"] == 2.5 and ann["winShare"] == 0.625
+    assert ann["winShare95"] == [pytest.approx(v, abs=1e-6) for v in wilson(2.5, 4)]
+    assert set(ann["rating"]) == {"mu", "sigma", "ordinal"}
+    bob = next(p for p in document["participants"] if p["name"] == "bob")
+    assert bob["faults"] == {"timeouts": 1, "invalidAsks": 3, "crashes": 1, "byKind": {"exited": 1, "timeout": 1}}
+    pair = next(p for p in document["pairwise"] if (p["first"], p["second"]) == ("ann", "bob"))
+    assert pair == {"first": "ann", "second": "bob", "matches": 4, "ahead": 3.5, "share": 0.875}
