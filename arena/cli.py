@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import signal
 import sys
-from datetime import datetime
+import time
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
-from typing import Annotated, NoReturn, Optional
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Optional
 
 import typer
 from rich.console import Console
@@ -22,8 +23,13 @@ from rich.text import Text
 from arena import config as config_module
 from arena import replay as replay_module
 from arena.errors import ArenaError, ConfigError, ReplayError
-from arena.runner import GameInterrupted, PlayedGame, play_game, replays_folder, run_seed
+from arena.runner import MatchPlayed
 from arena.terminal import inert
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
+    from arena.tournament import InterruptShield, RunReport, Tournament
 
 app = typer.Typer(
     add_completion=False,
@@ -39,7 +45,8 @@ err = Console(stderr=True, highlight=False)
 
 
 def fail(message: str, status: int) -> NoReturn:
-    err.print(inert(message, limit=2000), style="bold red" if status == 1 else None)
+    # soft_wrap: an error stays one line (for grep and scripts), whatever the terminal width.
+    err.print(inert(message, limit=2000), style="bold red" if status == 1 else None, soft_wrap=True)
     raise typer.Exit(status)
 
 
@@ -54,7 +61,7 @@ def _place(rank: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(rank, f"{rank}th")
 
 
-def _print_game(played: PlayedGame, cwd: Path) -> None:
+def _print_game(played: MatchPlayed, replay: Path, cwd: Path) -> None:
     line = Text(f"game {played.game + 1}  seed {played.seed}  {played.outcome}  ")
     for seat, name in enumerate(played.names):
         line.append_text(inert(name, 24))
@@ -62,7 +69,7 @@ def _print_game(played: PlayedGame, cwd: Path) -> None:
         line.append(f" {played.scores[seat]} books ({_place(played.ranks[seat])}"
                      + (f", {faults} faults" if faults else "") + ")  ")
     out.print(line)
-    out.print(Text(f"  replay: {_relative(played.replay, cwd)}", style="dim"))
+    out.print(Text(f"  replay: {_relative(replay, cwd)}", style="dim"))
 
 
 def _relative(path: Path, cwd: Path) -> str:
@@ -72,57 +79,135 @@ def _relative(path: Path, cwd: Path) -> str:
         return str(path)
 
 
-def _print_totals(games: list[PlayedGame]) -> None:
-    names: dict[str, list[float]] = {}
-    for played in games:
-        best = min(played.ranks)
-        winners = sum(1 for rank in played.ranks if rank == best)
-        for seat, name in enumerate(played.names):
-            totals = names.setdefault(name, [0, 0.0, 0, 0])
-            totals[0] += 1
-            totals[1] += (1 / winners) if played.ranks[seat] == best else 0
-            totals[2] += played.scores[seat]
-            totals[3] += sum(played.fault_counts[seat].values())
-    table = Table(title=f"{len(games)} matches")
-    for column in ("seat name", "matches", "wins", "books", "faults"):
-        table.add_column(column, justify="left" if column == "seat name" else "right")
-    for name, (matches, wins, books, faults) in sorted(names.items(), key=lambda item: -item[1][1]):
-        table.add_row(inert(name, 32), str(int(matches)), f"{wins:g}", str(int(books)), str(int(faults)))
-    out.print(table)
-
-
 @app.command()
 def run(
     config: Annotated[Path, typer.Argument(help="The config.toml to run.")],
     seed: Annotated[Optional[int], typer.Option(help="Seed of the first match (overrides the config).")] = None,
     games: Annotated[Optional[int], typer.Option(help="Number of matches (overrides the config).")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Matches played at once, each in a worker process [default: the number of cores].")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue the last run of this tournament: play only its missing matches.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress or tables; errors only.")] = False,
 ) -> None:
-    """Play the matches of CONFIG and write one replay per match."""
+    """Play the matches of CONFIG and write one replay per match, results.jsonl and standings."""
+    from arena import tournament
+    from arena.executors import default_jobs, make_executor
+
     try:
         settings, seats = config_module.load(config, seed=seed, games=games)
+        if settings.tournament.scheduler is not None:
+            raise ConfigError(f"{config}: tournament.scheduler: running matches on a cluster is not supported yet")
+        plan = tournament.prepare(config, settings, seats, resume=resume)
     except ConfigError as error:
         fail(str(error), 2)
-    _stop_on_sigterm()
-    first_seed = run_seed(settings)
-    folder = replays_folder(config, settings)
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    cwd = Path.cwd()
-    played: list[PlayedGame] = []
-    try:
-        for game in range(settings.games):
-            result = play_game(settings, seats, game=game, seed=first_seed + game, folder=folder, stamp=stamp)
-            played.append(result)
-            _print_game(result, cwd)
-    except GameInterrupted as stop:
-        out.print(Text(f"interrupted: the match in progress was stopped; replay: {_relative(stop.played.replay, cwd)}"))
-        raise typer.Exit(130) from None
-    except KeyboardInterrupt:
-        out.print("interrupted")
-        raise typer.Exit(130) from None
     except ArenaError as error:
         fail(f"arena error: {error}", 1)
-    if len(played) > 1:
-        _print_totals(played)
+    shield = tournament.InterruptShield()
+    signal.signal(signal.SIGINT, shield.handler)
+    signal.signal(signal.SIGTERM, shield.handler)
+    missing = len(plan.missing())
+    workers = max(1, min(jobs or default_jobs(), missing))
+    cwd = Path.cwd()
+    if plan.games == 1:
+        _run_single(plan, cwd, quiet, shield)
+        return
+    if not quiet:
+        _print_header(plan, workers, missing)
+    elif plan.seed_drawn:
+        err.print(f"seed {plan.seed} (drawn)")
+    try:
+        report = _run_with_progress(plan, workers, quiet, shield, lambda: make_executor(workers))
+        path = plan.write_standings()
+    except ArenaError as error:
+        fail(f"arena error: {error}", 1)
+    if not quiet:
+        _print_standings(plan, report, path, cwd)
+    if report.interrupted:
+        if not quiet:
+            out.print(Text(f"interrupted: {len(plan.done)} of {plan.games} matches played; "
+                           f"`arena run {config} --resume` plays the rest"))
+        raise typer.Exit(130)
+
+
+def _run_single(plan: Tournament, cwd: Path, quiet: bool, shield: InterruptShield) -> None:
+    """One match: today's output, a game line and the replay's path."""
+    from arena import tournament
+    from arena.executors import InlineExecutor
+
+    shown: list[tuple[MatchPlayed, Path]] = []
+    try:
+        report = tournament.run(plan, InlineExecutor, window=1, shield=shield,
+                                on_played=lambda line, played: shown.append((played, plan.folder / line["replay"])))
+    except ArenaError as error:
+        fail(f"arena error: {error}", 1)
+    for played, path in shown:
+        if not quiet:
+            _print_game(played, path, cwd)
+    if report.interrupted:
+        where = "; replay: " + _relative(report.interrupted_replays[0], cwd) if report.interrupted_replays else ""
+        out.print(Text(f"interrupted: the match in progress was stopped{where}"))
+        raise typer.Exit(130)
+
+
+def _print_header(plan: Tournament, workers: int, missing: int) -> None:
+    schedule = plan.schedule
+    seed_note = " (drawn: pass --seed to play it again)" if plan.seed_drawn else ""
+    out.print(Text(f"tournament {plan.id}  seed {plan.seed}{seed_note}"))
+    duplicate = "duplicate deals" if schedule.duplicate else "a fresh deal per match"
+    out.print(Text(f"  {plan.games} matches of {schedule.seats} seats over {schedule.seatings} seatings, "
+                   f"{duplicate}, {workers} {'job' if workers == 1 else 'jobs'}", style="dim"))
+    if plan.resumed:
+        out.print(Text(f"  resuming run {plan.run}: {plan.games - missing} of {plan.games} already played",
+                       style="dim"))
+
+
+def _run_with_progress(
+    plan: Tournament, workers: int, quiet: bool, shield: InterruptShield, executor: Callable[[], Executor]
+) -> RunReport:
+    from rich.console import Group
+    from rich.live import Live
+
+    from arena import tournament
+    from arena.standings import MatchResult
+    from arena.tournament_view import progress_bar, standings_table
+
+    window = 1 if workers == 1 else 2 * workers
+    if quiet or not out.is_terminal:
+        return tournament.run(plan, executor, window=window, shield=shield)
+    standings = plan.standings()
+    progress = progress_bar()
+    done = len(plan.done)
+    task = progress.add_task("playing", total=plan.games, completed=done, start=True, start_count=done)
+    shown = [0.0]
+
+    def view() -> Group:
+        return Group(progress, standings_table(standings, title="live standings", limit=10))
+
+    with Live(view(), console=out, refresh_per_second=4, transient=True) as live:
+        def on_played(line: dict[str, Any], played: MatchPlayed) -> None:
+            standings.add(MatchResult.from_line(line))
+            progress.advance(task)
+            now = time.monotonic()
+            if now - shown[0] > 0.5:
+                shown[0] = now
+                live.update(view())
+
+        return tournament.run(plan, executor, window=window, shield=shield, on_played=on_played)
+
+
+def _print_standings(plan: Tournament, report: RunReport, path: Path, cwd: Path) -> None:
+    from arena.tournament_view import faults_table, pairwise_table, standings_table
+
+    standings = plan.standings()
+    rate = report.played / report.seconds if report.seconds > 0 else 0.0
+    title = f"standings after {standings.matches} of {plan.games} matches"
+    out.print(standings_table(standings, title=title))
+    for table in (pairwise_table(standings), faults_table(standings)):
+        if table is not None:
+            out.print(table)
+    retried = f", {report.retries} retried after a worker died" if report.retries else ""
+    out.print(Text(f"{report.played} matches played in {report.seconds:.1f} s ({rate:.1f}/s){retried}", style="dim"))
+    out.print(Text(f"replays and {plan.results_path.name} in {_relative(plan.folder, cwd)}; "
+                   f"standings: {_relative(path, cwd)}", style="dim"))
 
 
 @replay_app.command("verify")

@@ -89,6 +89,7 @@ class MatchRecord:
     logs: list[str] = field(default_factory=list)
     started_at: str = ""
     seconds: float = 0.0
+    kept: list[int] = field(default_factory=list)  # seats left running for reuse, not stopped
 
     def fault_counts(self) -> list[dict[str, int]]:
         counts: list[Counter[str]] = [Counter() for _ in self.setup.names]
@@ -137,8 +138,14 @@ def run_match(
     participants: Sequence[Participant],
     limits: LimitsSection,
     commands: Sequence[Sequence[str]],
+    *,
+    reuse: bool = False,
 ) -> MatchRecord:
-    """Play one match to its end. Raises MatchInterrupted on Ctrl-C (processes already stopped)."""
+    """Play one match to its end. Raises MatchInterrupted on Ctrl-C (processes already stopped).
+
+    With `reuse`, a completed match leaves running the participants that asked for it in
+    their `init` reply (`{"reuse": true}`); their seats are in `record.kept`.
+    """
     record = MatchRecord(setup, [list(c) for c in commands])
     record.started_at = datetime.now(UTC).isoformat(timespec="seconds")
     clocks = [SeatClock(limits.replyTimeout, limits.startupTimeout, limits.timeBank) for _ in participants]
@@ -152,16 +159,35 @@ def run_match(
             if start_fault is not None:
                 record.faults.append({"seat": seat, "at": 0, **start_fault.as_json()})
         record.result = _play(match, participants, clocks, record)
+        if reuse:
+            record.kept = _reusable(participants, record)
     except KeyboardInterrupt:
+        record.kept = []
         record.result = match.result(Outcome.INTERRUPTED)
         raise MatchInterrupted(record) from None
     finally:
-        close_all(participants, limits.closeGrace)
+        close_all([p for seat, p in enumerate(participants) if seat not in record.kept], limits.closeGrace)
         record.seconds = time.monotonic() - began
         record.events = match.events
         record.timings = [clock.summary() for clock in clocks]
         record.logs = [p.stderr_text() for p in participants]
     return record
+
+
+def _reusable(participants: Sequence[Participant], record: MatchRecord) -> list[int]:
+    """Seats still running whose `init` reply asked to be kept for the next match."""
+    asked = {
+        entry["seat"]
+        for entry in record.transcript
+        if entry["message"]["type"] == "init"
+        and isinstance(entry["reply"], dict)
+        and entry["reply"].get("reuse") is True
+    }
+    return [
+        seat
+        for seat, participant in enumerate(participants)
+        if seat in asked and isinstance(participant, SubprocessParticipant) and participant.alive
+    ]
 
 
 def _play(

@@ -1,22 +1,74 @@
-"""Playing the matches a config asks for, and writing their replays.
+"""One match as an independent task, and writing what it returns.
 
-`play_game` is one independent task (a seating, a seed, a folder): it starts the
-participants, plays, writes the replay and returns a small summary. Tournaments and
-executors build on it; nothing here prints.
+    task = MatchTask(config, seats, game=3, seed=45, deal_seed=44)
+    played = play_task(task)                      # in any process: returns bytes, writes nothing
+    path = write_replay(folder, stamp, played)    # on the client: the one writer
+
+`play_task` is what an executor runs (a local process pool, or Dask later): the task is a
+small picklable object, and the returned `MatchPlayed` holds everything the client needs (the
+replay document as bytes, the stderr logs, the result), so a worker that dies costs only a
+retry and no file is ever written twice. `play_game` is the one-call form for a single match.
+Nothing here prints.
 """
 
 from __future__ import annotations
 
 import secrets
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from arena import replay
 from arena.config import Config, Seat
 from arena.driver import MatchInterrupted, MatchRecord, make_participants, run_match
-from arena.match import MatchSetup
+from arena.files import write_new
+from arena.match import MatchSetup, Outcome
+from arena.transport import BoundedLog, Participant, SubprocessParticipant, close_all
+
+KEPT_PER_WORKER = 16  # idle reusable participants one worker keeps (least recently used go)
+
+
+@dataclass(frozen=True)
+class MatchTask:
+    """One match to play: the settings, who sits where, and its seeds. Picklable, small."""
+
+    config: Config
+    seats: tuple[Seat, ...]  # in seat order
+    game: int
+    seed: int  # the match's seed, recorded in its replay
+    deal_seed: int  # the seed of its shuffle and starting seat (shared by a duplicate group)
+    in_process_bots: bool = False
+    reuse: bool = False  # keep participants that ask for it alive for this worker's next match
+    extra: tuple[tuple[str, Any], ...] = ()  # more top-level keys for the replay
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(seat.name for seat in self.seats)
+
+
+@dataclass(frozen=True)
+class MatchPlayed:
+    """What a worker sends back: the result, and the replay and logs ready to write."""
+
+    game: int
+    seed: int
+    deal_seed: int
+    names: tuple[str, ...]
+    outcome: str
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    fault_counts: tuple[dict[str, int], ...]
+    invalid_asks: tuple[int, ...]
+    seconds: float
+    document: bytes = field(repr=False)  # the replay file's bytes
+    logs: tuple[str, ...] = field(repr=False)  # each seat's stderr ("" for none)
+
+    @property
+    def interrupted(self) -> bool:
+        return self.outcome == Outcome.INTERRUPTED
 
 
 @dataclass(frozen=True)
@@ -31,18 +83,6 @@ class PlayedGame:
     ranks: tuple[int, ...]
     fault_counts: tuple[dict[str, int], ...]
     replay: Path
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "game": self.game,
-            "seed": self.seed,
-            "names": list(self.names),
-            "outcome": self.outcome,
-            "scores": list(self.scores),
-            "ranks": list(self.ranks),
-            "faults": list(self.fault_counts),
-            "replay": self.replay.name,
-        }
 
 
 class GameInterrupted(Exception):
@@ -74,6 +114,138 @@ def setup_for(config: Config, names: Sequence[str], seed: int) -> MatchSetup:
     )
 
 
+# -- the worker side --------------------------------------------------------------------
+
+
+class KeptParticipants:
+    """Participants that asked to be reused, idle between matches (one pool per worker thread)."""
+
+    def __init__(self, capacity: int = KEPT_PER_WORKER) -> None:
+        self.capacity = capacity
+        self.idle: OrderedDict[tuple[Any, ...], SubprocessParticipant] = OrderedDict()
+
+    def take(self, key: tuple[Any, ...]) -> SubprocessParticipant | None:
+        participant = self.idle.pop(key, None)
+        if participant is None or participant.alive:
+            # One that ended while idle is found out by its next `init`: a fault of that match.
+            return participant
+        close_all([participant], 0)
+        return None
+
+    def give(self, key: tuple[Any, ...], participant: SubprocessParticipant, grace: float) -> None:
+        self.idle[key] = participant
+        while len(self.idle) > self.capacity:
+            _, oldest = self.idle.popitem(last=False)
+            close_all([oldest], grace)
+
+    def close(self, grace: float = 0.5) -> None:
+        """End every kept participant as a match end would: stdin closed, grace, group killed."""
+        idle, self.idle = list(self.idle.values()), OrderedDict()
+        close_all(idle, grace)
+
+
+_local = threading.local()
+
+
+def kept_participants() -> KeptParticipants:
+    """This worker thread's pool of reusable participants."""
+    pool: KeptParticipants | None = getattr(_local, "pool", None)
+    if pool is None:
+        pool = _local.pool = KeptParticipants()
+    return pool
+
+
+def close_kept() -> None:
+    """Stop this worker thread's reusable participants (at worker exit)."""
+    pool: KeptParticipants | None = getattr(_local, "pool", None)
+    if pool is not None:
+        pool.close()
+
+
+def _reuse_key(seat: Seat, config: Config) -> tuple[Any, ...]:
+    limits = config.limits
+    return (seat.name, seat.command, str(seat.cwd), tuple(sorted(seat.env.items())),
+            limits.maxLineBytes, limits.stderrBytes, limits.memoryMiB)
+
+
+def play_task(task: MatchTask) -> MatchPlayed:
+    """Play one match; never writes a file. Ctrl-C gives a result with outcome `interrupted`.
+
+    Raises only for a failure of the arena itself (a bug), never because of a participant.
+    """
+    config = task.config
+    # A CPU-time limit is per process: a reused process would carry it over between matches.
+    reuse = task.reuse and config.limits.cpuSeconds is None
+    setup = setup_for(config, task.names, task.deal_seed)
+    participants: list[Participant] = make_participants(
+        task.seats, config.limits, in_process_bots=task.in_process_bots
+    )
+    pool = kept_participants() if reuse else None
+    keys = [_reuse_key(seat, config) for seat in task.seats]
+    if pool is not None:
+        for index, participant in enumerate(participants):
+            if isinstance(participant, SubprocessParticipant):
+                kept = pool.take(keys[index])
+                if kept is not None:
+                    kept.log = BoundedLog(config.limits.stderrBytes)  # this match's log only
+                    participants[index] = kept
+    kept_seats: frozenset[int] = frozenset()
+    try:
+        record = run_match(setup, participants, config.limits, [s.command for s in task.seats], reuse=reuse)
+        kept_seats = frozenset(record.kept)
+    except MatchInterrupted as stop:
+        record = stop.record
+    finally:
+        # Whatever happened, every process of this match is back in the pool or gone (the
+        # driver has stopped the others; stopping one again is safe).
+        for index, participant in enumerate(participants):
+            if index in kept_seats and pool is not None and isinstance(participant, SubprocessParticipant):
+                pool.give(keys[index], participant, config.limits.closeGrace)
+            else:
+                close_all([participant], 0)
+    return _played(task, record)
+
+
+def _played(task: MatchTask, record: MatchRecord) -> MatchPlayed:
+    extra = {"game": task.game, "dealSeed": task.deal_seed, **dict(task.extra)}
+    document = replay.build(record, seed=task.seed, limits=task.config.limits, extra=extra)
+    invalid = Counter(event["seat"] for event in record.events if event["event"] == "invalid-ask")
+    result = record.result
+    return MatchPlayed(
+        game=task.game,
+        seed=task.seed,
+        deal_seed=task.deal_seed,
+        names=task.names,
+        outcome=str(result.outcome),
+        scores=tuple(result.scores),
+        ranks=tuple(result.ranks),
+        fault_counts=tuple(record.fault_counts()),
+        invalid_asks=tuple(invalid[seat] for seat in range(len(task.seats))),
+        seconds=round(record.seconds, 3),
+        document=replay.dumps(document),
+        logs=tuple(record.logs),
+    )
+
+
+# -- the client side --------------------------------------------------------------------
+
+
+def write_replay(folder: Path, stamp: str, played: MatchPlayed) -> Path:
+    """Write a played match's replay and non-empty stderr logs, never overwriting a file.
+
+    Raises WriteError. An interrupted match is named `…-interrupted.json`: a resumed run plays
+    that game again under the usual name.
+    """
+    stem = replay.file_stem(stamp, played.game, played.names)
+    if played.interrupted:
+        stem += "-interrupted"
+    path = write_new(folder, stem, ".json", played.document)
+    for seat, log in enumerate(played.logs):
+        if log:
+            write_new(folder, f"{path.stem}.seat{seat}", ".stderr.log", log.encode("utf-8", "replace"))
+    return path
+
+
 def play_game(
     config: Config,
     seats: Sequence[Seat],
@@ -85,33 +257,18 @@ def play_game(
     in_process_bots: bool = False,
     deck_seed: int | None = None,
 ) -> PlayedGame:
-    """Play one match with `seats` in seat order and write its replay.
+    """Play one match with `seats` in seat order, here, and write its replay.
 
     `deck_seed` (default `seed`) picks the shuffle and starting seat, so that duplicate deals
     can share one. Raises GameInterrupted (replay written) on Ctrl-C, WriteError if the
     replay cannot be written.
     """
-    names = [seat.name for seat in seats]
-    setup = setup_for(config, names, seed if deck_seed is None else deck_seed)
-    participants = make_participants(seats, config.limits, in_process_bots=in_process_bots)
-    commands = [seat.command for seat in seats]
-    try:
-        record = run_match(setup, participants, config.limits, commands)
-    except MatchInterrupted as stop:
-        raise GameInterrupted(_write(config, stop.record, game, seed, folder, stamp)) from None
-    return _write(config, record, game, seed, folder, stamp)
-
-
-def _write(config: Config, record: MatchRecord, game: int, seed: int, folder: Path, stamp: str) -> PlayedGame:
-    document = replay.build(record, seed=seed, limits=config.limits, extra={"game": game})
-    path = replay.write(folder, replay.file_stem(stamp, game, record.setup.names), document, record.logs)
-    return PlayedGame(
-        game=game,
-        seed=seed,
-        names=record.setup.names,
-        outcome=str(record.result.outcome),
-        scores=record.result.scores,
-        ranks=record.result.ranks,
-        fault_counts=tuple(record.fault_counts()),
-        replay=path,
-    )
+    task = MatchTask(config, tuple(seats), game, seed, seed if deck_seed is None else deck_seed,
+                     in_process_bots=in_process_bots)
+    played = play_task(task)
+    path = write_replay(folder, stamp, played)
+    summary = PlayedGame(played.game, played.seed, played.names, played.outcome, played.scores,
+                         played.ranks, played.fault_counts, path)
+    if played.interrupted:
+        raise GameInterrupted(summary)
+    return summary

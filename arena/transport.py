@@ -201,6 +201,8 @@ class SubprocessParticipant:
     # -- life cycle ---------------------------------------------------------------------
 
     def start(self) -> None:
+        if self.proc is not None:
+            return  # already running: kept alive from an earlier match (reuse)
         try:
             self.proc = subprocess.Popen(
                 self.command,

@@ -1,0 +1,405 @@
+"""A tournament: `games` matches over a fair schedule, recorded so that none is lost.
+
+    plan = prepare(config_path, config, seats, resume=False)
+    report = run(plan, lambda: make_executor(4), on_played=show)
+
+Each match is a `runner.MatchTask` handed to an executor (see `arena.executors`); what comes
+back is written here, by this process alone: the replay, then one line of `results.jsonl`
+(flushed and fsynced), the line being the proof that the match is done. A tournament is
+identified by a hash of its effective settings and seed (`tournament_id`); one run of it
+by a run id. `--resume` continues the last run of the same tournament found in
+`results.jsonl` and plays only the games it lacks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import secrets
+import time
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, CancelledError, Executor, Future, wait
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import orjson
+
+from arena import files
+from arena.config import Config, Seat
+from arena.errors import ArenaError, ConfigError, WriteError
+from arena.runner import MatchPlayed, MatchTask, play_task, replays_folder, write_replay
+from arena.schedule import Schedule
+from arena.standings import MatchResult, Standings
+
+RESULTS = "results.jsonl"
+STANDINGS = "standings.json"
+ID_FORMAT = "gofish-arena-tournament/1"
+RETRIES = 3  # attempts per match when the worker running it dies
+DRAIN_SECONDS = 10.0  # after an interrupt, how long running matches get to stop by themselves
+
+
+def tournament_id(config: Config, seed: int) -> str:
+    """A hash of everything that decides the matches: settings, participants, seating, seed.
+
+    Left out, so that they may change between a run and its resume: `games` (a tournament can
+    be extended), `replays`, and how matches run (`reuse`, `inProcessBots`, `scheduler`).
+    """
+    identity = {
+        "format": ID_FORMAT,
+        "seed": seed,
+        "rules": config.rules.model_dump(),
+        "deck": config.deck.model_dump(),
+        "limits": config.limits.model_dump(),
+        "participants": [p.model_dump() for p in config.participants],
+        "seats": config.seats_per_match,
+        "duplicate": config.tournament.duplicate,
+    }
+    return hashlib.sha256(orjson.dumps(identity, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
+
+
+# -- results.jsonl ----------------------------------------------------------------------
+
+
+def read_results(path: Path) -> list[dict[str, Any]]:
+    """Every readable line of a results file; a line cut short by a crash is skipped."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    except OSError as error:
+        raise ArenaError(f"cannot read {path}: {error.strerror or error}") from None
+    lines = []
+    for raw in data.splitlines():
+        try:
+            line = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(line, dict) and {"tournament", "run", "game"} <= line.keys():
+            lines.append(line)
+    return lines
+
+
+def append_result(path: Path, line: Mapping[str, Any]) -> None:
+    """Append one line, flushed to disk before this returns. Raises WriteError."""
+    data = orjson.dumps(line) + b"\n"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "ab") as file:
+            if file.tell() > 0 and not _ends_with_newline(path):
+                data = b"\n" + data  # after a line cut short by a crash: start afresh
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+    except OSError as error:
+        raise WriteError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with open(path, "rb") as file:
+        file.seek(-1, os.SEEK_END)
+        return file.read(1) == b"\n"
+
+
+# -- the plan ---------------------------------------------------------------------------
+
+
+@dataclass
+class Tournament:
+    """Everything a run needs to know: the schedule, its seeds, and what is already played."""
+
+    config: Config
+    seats: list[Seat]  # every participant, in config order
+    seed: int
+    id: str
+    run: str
+    stamp: str  # the start of the run: the prefix of its replay names
+    folder: Path
+    schedule: Schedule
+    done: dict[int, dict[str, Any]] = field(default_factory=dict)  # game -> its results line
+    seed_drawn: bool = False
+    resumed: bool = False
+
+    @property
+    def games(self) -> int:
+        return self.config.games
+
+    @property
+    def results_path(self) -> Path:
+        return self.folder / RESULTS
+
+    @property
+    def standings_path(self) -> Path:
+        return self.folder / STANDINGS
+
+    def missing(self) -> list[int]:
+        return [game for game in range(self.games) if game not in self.done]
+
+    def task(self, game: int) -> MatchTask:
+        slot = self.schedule.slot(game)
+        settings = self.config.tournament
+        return MatchTask(
+            config=self.config,
+            seats=tuple(self.seats[index] for index in slot.seating),
+            game=game,
+            seed=slot.seed,
+            deal_seed=slot.deal_seed,
+            in_process_bots=settings.inProcessBots,
+            reuse=settings.reuse,
+            extra=(("tournament", {"id": self.id, "run": self.run, "group": slot.group, "rotation": slot.rotation}),),
+        )
+
+    def line(self, played: MatchPlayed, replay: Path) -> dict[str, Any]:
+        slot = self.schedule.slot(played.game)
+        return {
+            "tournament": self.id,
+            "run": self.run,
+            "stamp": self.stamp,
+            "seed": self.seed,
+            "game": played.game,
+            "seating": list(played.names),
+            "seats": list(slot.seating),
+            "group": slot.group,
+            "rotation": slot.rotation,
+            "matchSeed": played.seed,
+            "dealSeed": played.deal_seed,
+            "outcome": played.outcome,
+            "scores": list(played.scores),
+            "ranks": list(played.ranks),
+            "faults": list(played.fault_counts),
+            "invalidAsks": list(played.invalid_asks),
+            "seconds": played.seconds,
+            "replay": replay.name,
+        }
+
+    def standings(self) -> Standings:
+        """The standings of every match of this run so far, in game order."""
+        results = [MatchResult.from_line(line) for game, line in self.done.items() if game < self.games]
+        return Standings.of([seat.name for seat in self.seats], results)
+
+    def write_standings(self) -> Path:
+        """standings.json beside the replays, replaced atomically. Raises WriteError."""
+        standings = self.standings()
+        document = standings.as_json(
+            tournament=self.id, run=self.run, seed=self.seed, games=self.games,
+            complete=not self.missing(), seats=self.schedule.seats, duplicate=self.schedule.duplicate,
+        )
+        files.replace(self.standings_path, orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
+        return self.standings_path
+
+
+def prepare(config_path: Path, config: Config, seats: list[Seat], *, resume: bool = False) -> Tournament:
+    """The tournament a config asks for: a new run, or with `resume` the last one to go on.
+
+    Raises ConfigError when `resume` finds nothing to go on from and the config has no seed.
+    """
+    folder = replays_folder(config_path, config)
+    results = folder / RESULTS
+    lines = read_results(results) if resume else []
+    seed, drawn = config.seed, False
+    if seed is None and resume:
+        for line in reversed(lines):
+            if isinstance(line.get("seed"), int) and line["tournament"] == tournament_id(config, line["seed"]):
+                seed = line["seed"]
+                break
+        else:
+            raise ConfigError(
+                f"{config_path}: --resume: no earlier run of this config (with its seed) in {results}; "
+                "give --seed, or run without --resume"
+            )
+    if seed is None:
+        seed, drawn = secrets.randbits(32), True
+    assert seed is not None
+    identity = tournament_id(config, seed)
+    ours = [line for line in lines if line["tournament"] == identity]
+    schedule = Schedule(len(seats), config.seats_per_match, seed, duplicate=config.tournament.duplicate)
+    if ours:
+        run_id, stamp = ours[-1]["run"], ours[-1].get("stamp") or ours[-1]["run"][:15]
+        done: dict[int, dict[str, Any]] = {}
+        for line in ours:
+            if line["run"] == run_id and isinstance(line["game"], int):
+                done.setdefault(line["game"], line)
+        return Tournament(config, seats, seed, identity, run_id, stamp, folder, schedule, done, resumed=True)
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    return Tournament(config, seats, seed, identity, f"{stamp}-{secrets.token_hex(3)}", stamp, folder,
+                      schedule, seed_drawn=drawn)
+
+
+# -- running it -------------------------------------------------------------------------
+
+
+class InterruptShield:
+    """A SIGINT/SIGTERM handler that never lands while a finished match is being recorded.
+
+    Installed by the CLI (`signal.signal(SIGINT, shield.handler)`); outside `hold()` it
+    raises KeyboardInterrupt at once, inside it the interrupt waits for the end of the block.
+    """
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.pending = False
+
+    def handler(self, signum: int, frame: FrameType | None) -> None:
+        if self.depth:
+            self.pending = True
+            return
+        raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
+            if not self.depth and self.pending:
+                self.pending = False
+                raise KeyboardInterrupt
+
+
+@dataclass
+class RunReport:
+    played: int = 0  # matches finished and recorded by this run
+    interrupted: bool = False
+    interrupted_replays: list[Path] = field(default_factory=list)
+    retries: int = 0
+    seconds: float = 0.0
+
+
+OnPlayed = Callable[[dict[str, Any], MatchPlayed], None]
+
+
+def run(
+    plan: Tournament,
+    make_executor: Callable[[], Executor],
+    *,
+    window: int = 2,
+    on_played: OnPlayed | None = None,
+    shield: InterruptShield | None = None,
+) -> RunReport:
+    """Play every missing match; returns when all are recorded or the run was interrupted.
+
+    `window` is how many tasks are in flight at once. Raises WriteError when a file cannot be
+    written, ArenaError when a worker fails other than by dying (a bug of the arena).
+    """
+    report = RunReport()
+    began = time.monotonic()
+    todo = plan.missing()
+    todo.reverse()  # popped from the end: lowest game first
+    attempts: dict[int, int] = {}
+    in_flight: dict[Future[MatchPlayed], int] = {}
+    guard = shield.hold if shield is not None else contextlib.nullcontext
+    executor = make_executor()
+    try:
+        while todo or in_flight:
+            while todo and len(in_flight) < window:
+                game = todo.pop()
+                in_flight[executor.submit(play_task, plan.task(game))] = game
+            done, _ = wait(list(in_flight), timeout=0.5, return_when=FIRST_COMPLETED)
+            broken = False
+            for future in sorted(done, key=in_flight.__getitem__):
+                game = in_flight.pop(future)
+                if _settle(plan, future, game, report, on_played, guard) == "retry":
+                    attempts[game] = attempts.get(game, 0) + 1
+                    if attempts[game] >= RETRIES:
+                        raise ArenaError(f"game {game + 1}: its worker died {RETRIES} times")
+                    report.retries += 1
+                    todo.append(game)
+                    broken = True
+            if report.interrupted:
+                raise KeyboardInterrupt
+            if broken:  # a dead worker breaks the whole pool: play its unfinished tasks again
+                _stop(executor)
+                todo.extend(in_flight.values())
+                todo.sort(reverse=True)
+                in_flight.clear()
+                executor = make_executor()
+    except KeyboardInterrupt:
+        report.interrupted = True
+        _drain(plan, executor, in_flight, report, on_played, guard)
+    except BaseException:
+        _stop(executor)
+        raise
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+        report.seconds = time.monotonic() - began
+    return report
+
+
+def _stop(executor: Executor) -> None:
+    interrupt = getattr(executor, "interrupt", None)
+    if interrupt is not None:
+        interrupt()
+    executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _settle(
+    plan: Tournament,
+    future: Future[MatchPlayed],
+    game: int,
+    report: RunReport,
+    on_played: OnPlayed | None,
+    guard: Callable[[], contextlib.AbstractContextManager[Any]],
+) -> str:
+    """Record what a finished future holds; say whether the match must be played again."""
+    try:
+        played = future.result()
+    except CancelledError:
+        return "cancelled"
+    except BrokenExecutor:
+        return "retry"
+    except KeyboardInterrupt:  # the worker was interrupted between matches' edges
+        report.interrupted = True
+        return "interrupted"
+    except ArenaError:
+        raise
+    except Exception as error:
+        raise ArenaError(f"game {game + 1}: a worker failed: {type(error).__name__}: {error}") from error
+    with guard():
+        path = write_replay(plan.folder, plan.stamp, played)
+        if played.interrupted:
+            report.interrupted = True
+            report.interrupted_replays.append(path)
+            return "interrupted"
+        line = plan.line(played, path)
+        append_result(plan.results_path, line)
+        plan.done[game] = line
+        report.played += 1
+    if on_played is not None:
+        on_played(line, played)
+    return "played"
+
+
+def _drain(
+    plan: Tournament,
+    executor: Executor,
+    in_flight: dict[Future[MatchPlayed], int],
+    report: RunReport,
+    on_played: OnPlayed | None,
+    guard: Callable[[], contextlib.AbstractContextManager[Any]],
+) -> None:
+    """After an interrupt: stop the running matches and record every one that finished.
+
+    Matches that do not stop within DRAIN_SECONDS, or a second interrupt, kill the workers.
+    """
+    interrupt = getattr(executor, "interrupt", None)
+    if interrupt is not None:
+        interrupt()
+    for future in in_flight:
+        future.cancel()
+    waiting = [future for future in in_flight if not future.cancelled()]
+    try:
+        _, not_done = wait(waiting, timeout=DRAIN_SECONDS)
+    except KeyboardInterrupt:
+        not_done = {future for future in waiting if not future.done()}
+    if not_done:
+        kill = getattr(executor, "kill", None)
+        if kill is not None:
+            kill()
+    for future in sorted(waiting, key=in_flight.__getitem__):
+        if future.done():
+            with contextlib.suppress(KeyboardInterrupt):  # it is recorded whole before it lands
+                _settle(plan, future, in_flight[future], report, on_played, guard)

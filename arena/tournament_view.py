@@ -1,0 +1,110 @@
+"""How a tournament looks in a terminal: rich renderables only; the CLI prints them.
+
+Every participant name goes through `arena.terminal.inert`: names are untrusted text.
+"""
+
+from __future__ import annotations
+
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from arena.standings import Standings
+from arena.terminal import inert
+
+PAIRWISE_MAX = 12  # participants beyond which the pairwise table is left to standings.json
+
+
+class _RateColumn(ProgressColumn):
+    """Matches per second played by this run (resumed matches not counted)."""
+
+    def render(self, task: Task) -> Text:
+        elapsed = task.elapsed or 0.0
+        fresh = task.completed - task.fields.get("start", 0)
+        rate = fresh / elapsed if elapsed > 0 else 0.0
+        return Text(f"{rate:.1f} matches/s", style="progress.data.speed")
+
+
+def progress_bar(console_width: int | None = None) -> Progress:
+    return Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(bar_width=None if console_width is None else max(10, console_width // 3)),
+        MofNCompleteColumn(),
+        _RateColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        expand=False,
+    )
+
+
+def standings_table(standings: Standings, *, title: str, limit: int | None = None) -> Table:
+    """One row per participant, best first."""
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, show_edge=False)
+    table.add_column("#", justify="right")
+    table.add_column("participant", min_width=8)
+    for column in ("matches", "wins", "win share", "95% CI", "rating", "±σ", "books", "place"):
+        table.add_column(column, justify="right", no_wrap=True)
+    rows = standings.ranked()
+    for position, row in enumerate(rows[:limit] if limit else rows, start=1):
+        low, high = row.interval
+        table.add_row(
+            str(position),
+            inert(row.name, 32),
+            str(row.matches),
+            f"{row.wins:g}",
+            f"{row.win_share:.3f}",
+            f"{low:.2f}–{high:.2f}",
+            f"{row.mu:.1f}",
+            f"{row.sigma:.1f}",  # OpenSkill Plackett–Luce mu and sigma
+            f"{row.mean_books:.2f}",
+            f"{row.mean_place:.2f}",
+        )
+    if limit and len(rows) > limit:
+        table.caption = f"… and {len(rows) - limit} more"
+    return table
+
+
+def faults_table(standings: Standings) -> Table | None:
+    """Faults per participant, or None when nobody had one."""
+    rows = [row for row in standings.ranked() if row.faults or row.invalid_asks]
+    if not rows:
+        return None
+    table = Table(title="faults", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, show_edge=False)
+    table.add_column("participant")
+    for column in ("timeouts", "invalid asks", "crashes", "all faults by kind"):
+        table.add_column(column, justify="right" if column != "all faults by kind" else "left")
+    for row in rows:
+        kinds = ", ".join(f"{kind} {count}" for kind, count in sorted(row.faults.items()))
+        table.add_row(inert(row.name, 32), str(row.fault("timeout")), str(row.invalid_asks),
+                      str(row.crashes), kinds)
+    return table
+
+
+def pairwise_table(standings: Standings) -> Table | None:
+    """Row beats column: the share of their common matches the row placed ahead (ties half)."""
+    rows = standings.ranked()
+    if not 2 < len(rows) <= PAIRWISE_MAX:
+        return None
+    table = Table(title="pairwise: row placed ahead of column",
+                  title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, show_edge=False)
+    table.add_column("")
+    for row in rows:
+        table.add_column(inert(row.name, 12), justify="right")
+    for first in rows:
+        cells: list[Text | str] = [inert(first.name, 24)]
+        for second in rows:
+            pair = standings.pair(first.name, second.name)
+            cells.append("" if first is second or not pair.matches else f"{pair.share:.2f}")
+        table.add_row(*cells)
+    return table

@@ -1,0 +1,329 @@
+"""Tournaments: fair schedules, duplicate deals, results.jsonl, resume, parallel runs, reuse.
+
+Real participants throughout (built-in bots in-process or as subprocesses, and a small
+SDK bot that asks to be reused); the interrupt test kills the real CLI with SIGINT.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena import config as config_module
+from arena import tournament
+from arena.executors import InlineExecutor, LocalExecutor
+from arena.runner import MatchPlayed, MatchTask, play_task
+from arena.schedule import Schedule
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# --- the schedule ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("players", "seats"), [(2, 2), (3, 2), (4, 3), (4, 4), (5, 3)])
+def test_every_seating_is_played_equally_often(players: int, seats: int) -> None:
+    schedule = Schedule(players, seats, seed=9)
+    expected = set(itertools.permutations(range(players), seats))
+    assert schedule.seatings == len(expected)
+    counts = Counter(schedule.slot(game).seating for game in range(3 * schedule.seatings))
+    assert set(counts) == expected
+    assert set(counts.values()) == {3}
+
+
+@pytest.mark.parametrize(("players", "seats", "games"), [(6, 2, 37), (5, 3, 71), (7, 4, 100)])
+def test_a_partial_round_spreads_seatings_and_players_evenly(players: int, seats: int, games: int) -> None:
+    schedule = Schedule(players, seats, seed=3)
+    slots = [schedule.slot(game) for game in range(games)]
+    counts = Counter(slot.seating for slot in slots)
+    assert max(counts.values()) - min(counts.values(), default=0) <= 1
+    assert max(counts.values()) == 1 or len(counts) == schedule.seatings
+    # Each player's number of matches stays within one duplicate group of everyone else's
+    # (k matches), far tighter than a random draw would give.
+    played = Counter(player for slot in slots for player in slot.seating)
+    assert len(played) == players
+    assert max(played.values()) - min(played.values()) <= 2 * seats
+
+
+def test_the_schedule_is_a_function_of_the_seed() -> None:
+    first = [Schedule(6, 3, seed=42).slot(game) for game in range(120)]
+    again = [Schedule(6, 3, seed=42).slot(game) for game in range(120)]
+    other = [Schedule(6, 3, seed=43).slot(game) for game in range(120)]
+    assert first == again
+    assert [s.seating for s in first] != [s.seating for s in other]
+    assert first[0].seating == (0, 1, 2)  # the first match seats the config's first players in order
+
+
+def test_duplicate_groups_rotate_the_seats_over_one_deal() -> None:
+    schedule = Schedule(4, 3, seed=100)
+    for group in range(10):
+        slots = [schedule.slot(3 * group + rotation) for rotation in range(3)]
+        base = slots[0].seating
+        for rotation, slot in enumerate(slots):
+            assert slot.seed == 100 + 3 * group + rotation  # SPEC: match i plays seed + i
+            assert slot.deal_seed == 100 + 3 * group  # the group's first seed
+            assert slot.seating == tuple(base[(seat - rotation) % 3] for seat in range(3))
+    fresh = Schedule(4, 3, seed=100, duplicate=False)
+    assert [fresh.slot(game).deal_seed for game in range(6)] == [100, 101, 102, 103, 104, 105]
+
+
+# --- helpers for real runs ---------------------------------------------------------------
+
+REUSE_BOT = """\
+import os, sys
+sys.path.insert(0, {root!r})
+from arena.bots import RandomBot
+from arena.sdk import run
+
+class Kept(RandomBot):
+    reuse = True
+
+    def on_start(self):
+        self.log(f"pid {{os.getpid()}}")
+
+run(Kept())
+"""
+
+
+def write_config(folder: Path, body: str, *, name: str = "config.toml") -> Path:
+    path = folder / name
+    path.write_text(body)
+    return path
+
+
+def bots_config(folder: Path, levels: list[str], *, header: str = "", tournament_section: str = "",
+                env: str = "") -> Path:
+    participants = "".join(
+        f'[[participants]]\nname = "{level}{index}"\nbot = "{level}"\n{env}\n' for index, level in enumerate(levels)
+    )
+    return write_config(folder, f"{header}\n[tournament]\n{tournament_section}\n{participants}")
+
+
+def load(path: Path, **overrides: Any) -> tuple[config_module.Config, list[config_module.Seat]]:
+    return config_module.load(path, **overrides)
+
+
+def results(folder: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+
+
+def transcripts(folder: Path) -> dict[int, list[Any]]:
+    by_game: dict[int, list[Any]] = {}
+    for line in results(folder):
+        data = json.loads((folder / line["replay"]).read_text())
+        by_game[line["game"]] = data["transcript"]
+    return by_game
+
+
+def processes_marked(marker: str) -> list[int]:
+    """Processes whose environment holds `marker` (the CLI, its workers, its participants)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in environ and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def wait_for_no_process(marker: str, seconds: float = 5.0) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while (left := processes_marked(marker)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
+# --- runs through the library --------------------------------------------------------------
+
+
+def test_duplicate_deals_share_one_deck_across_rotations(tmp_path: Path) -> None:
+    path = bots_config(tmp_path, ["random", "easy", "hard"], header="seed = 5\ngames = 6\n")
+    config, seats = load(path)
+    plan = tournament.prepare(path, config, seats)
+    report = tournament.run(plan, InlineExecutor, window=1)
+    assert report.played == 6 and not report.interrupted
+    replays = {line["game"]: json.loads((plan.folder / line["replay"]).read_text()) for line in results(plan.folder)}
+    for group in (0, 1):
+        decks = [replays[3 * group + rotation]["deck"] for rotation in range(3)]
+        assert decks[0] == decks[1] == decks[2]
+        names = [[p["name"] for p in replays[3 * group + r]["players"]] for r in range(3)]
+        # Every player holds every seat's hand once.
+        for player in names[0]:
+            assert sorted(seating.index(player) for seating in names) == [0, 1, 2]
+        assert [replays[3 * group + r]["seed"] for r in range(3)] == [5 + 3 * group + r for r in range(3)]
+    assert replays[0]["deck"] != replays[3]["deck"]
+
+
+def test_results_lines_and_a_resume_that_plays_exactly_the_missing_matches(tmp_path: Path) -> None:
+    path = bots_config(tmp_path, ["random", "easy", "medium"], header="seed = 77\ngames = 9\n",
+                       tournament_section="seats = 2")
+    config, seats = load(path)
+    plan = tournament.prepare(path, config, seats)
+
+    def stop_after_four(line: dict[str, Any], played: MatchPlayed) -> None:
+        if len(plan.done) == 4:
+            raise KeyboardInterrupt
+
+    report = tournament.run(plan, InlineExecutor, window=1, on_played=stop_after_four)
+    assert report.interrupted and report.played == 4
+    first = results(plan.folder)
+    assert [line["game"] for line in first] == [0, 1, 2, 3]
+    line = first[1]
+    assert line["tournament"] == plan.id == tournament.tournament_id(config, 77)
+    assert (line["run"], line["seed"], line["matchSeed"], line["dealSeed"]) == (plan.run, 77, 78, 77)
+    assert line["seating"] == [seats[i].name for i in line["seats"]] and line["rotation"] == 1
+    assert line["outcome"] == "completed" and sum(line["scores"]) == 13
+    assert len(line["faults"]) == len(line["invalidAsks"]) == 2
+    assert (plan.folder / line["replay"]).is_file()
+
+    config, seats = load(path)
+    resumed = tournament.prepare(path, config, seats, resume=True)
+    assert resumed.resumed and resumed.run == plan.run and resumed.missing() == [4, 5, 6, 7, 8]
+    assert tournament.run(resumed, InlineExecutor, window=1).played == 5
+    lines = results(plan.folder)
+    assert sorted(line["game"] for line in lines) == list(range(9))
+    assert {line["run"] for line in lines} == {plan.run}
+    standings = json.loads(resumed.write_standings().read_text())
+    assert standings["matches"] == 9 and standings["complete"] is True
+
+    # The same tournament played straight through gives the same matches.
+    straight = tmp_path / "straight"
+    straight.mkdir()
+    other = write_config(straight, path.read_text())
+    config, seats = load(other)
+    whole = tournament.prepare(other, config, seats)
+    tournament.run(whole, InlineExecutor, window=1)
+    assert transcripts(whole.folder) == transcripts(plan.folder)
+
+
+def test_two_jobs_give_the_transcripts_of_one(tmp_path: Path) -> None:
+    path = bots_config(tmp_path, ["random", "easy", "hard", "expert"], header="seed = 1\ngames = 12\n",
+                       tournament_section="seats = 3")
+    config, seats = load(path)
+    one = tournament.prepare(path, config, seats)
+    tournament.run(one, InlineExecutor, window=1)
+    two = tournament.prepare(path, config, seats)
+    report = tournament.run(two, lambda: LocalExecutor(2), window=4)
+    assert report.played == 12
+    by_run: dict[str, dict[int, list[Any]]] = {}
+    for line in results(one.folder):
+        data = json.loads((one.folder / line["replay"]).read_text())
+        by_run.setdefault(line["run"], {})[line["game"]] = data["transcript"]
+    assert by_run[one.run] == by_run[two.run]
+    assert len(by_run[one.run]) == 12
+
+
+@pytest.mark.parametrize("levels", [("random", "easy", "medium"), ("hard", "expert", "easy")])
+def test_in_process_bots_give_the_very_transcript_of_their_subprocess_form(tmp_path: Path, levels: tuple[str, ...]) -> None:
+    path = bots_config(tmp_path, list(levels), header="seed = 2024\n")
+    config, seats = load(path)
+    def played(in_process: bool) -> MatchPlayed:
+        return play_task(MatchTask(config, tuple(seats), 0, 2024, 2024, in_process_bots=in_process))
+
+    inside, outside = played(True), played(False)
+    assert json.loads(inside.document)["transcript"] == json.loads(outside.document)["transcript"]
+    assert inside.outcome == outside.outcome == "completed"
+    assert json.loads(outside.document)["faults"] == []
+
+
+def test_reused_participants_play_the_same_matches_in_fewer_processes(tmp_path: Path) -> None:
+    marker = f"ARENA_TEST_{uuid.uuid4().hex}"
+    (tmp_path / "kept.py").write_text(REUSE_BOT.format(root=str(ROOT)))
+    participants = "".join(
+        f'[[participants]]\nname = "{name}"\ncommand = ["{sys.executable}", "kept.py"]\n'
+        f'env = {{ MARK = "{marker}" }}\n'
+        for name in ("ann", "bob")
+    )
+    runs = {}
+    for reuse in (True, False):
+        folder = tmp_path / f"reuse-{reuse}"
+        folder.mkdir()
+        (folder / "kept.py").write_text(REUSE_BOT.format(root=str(ROOT)))
+        path = write_config(folder, f"seed = 8\ngames = 6\n[tournament]\nreuse = {str(reuse).lower()}\n{participants}")
+        config, seats = load(path)
+        plan = tournament.prepare(path, config, seats)
+        assert tournament.run(plan, InlineExecutor, window=1).played == 6
+        pids = {log.read_text() for log in plan.folder.glob("*.stderr.log")}
+        runs[reuse] = (transcripts(plan.folder), len(pids))
+        assert wait_for_no_process(marker) == []  # the kept ones too: closed at the end of the run
+    assert runs[True][0] == runs[False][0]
+    assert runs[True][1] == 2  # one process per participant for the whole run
+    assert runs[False][1] == 12
+
+
+# --- the real CLI ---------------------------------------------------------------------------
+
+
+def arena(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120, env=env)
+
+
+def test_sigint_stops_every_match_and_resume_finishes_the_tournament(tmp_path: Path) -> None:
+    marker = f"ARENA_TEST_{uuid.uuid4().hex}"
+    path = bots_config(tmp_path, ["random", "easy", "hard"], header="games = 14\n",
+                       tournament_section="seats = 2\ninProcessBots = false\nreuse = false",
+                       env=f'env = {{ MARK = "{marker}" }}')
+    env = {**os.environ, "MARK": marker}
+    process = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path), "--jobs", "2"],
+                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    results_file = tmp_path / "replays" / "results.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        if results_file.exists() and len(results_file.read_text().splitlines()) >= 2:
+            break
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=20)
+    assert process.returncode == 130, stdout + stderr
+    assert wait_for_no_process(marker) == []
+    assert "seed" in stdout and "(drawn" in stdout
+    first = results(tmp_path / "replays")
+    assert 2 <= len(first) < 14
+    assert len({line["seed"] for line in first}) == 1
+
+    resumed = arena("run", str(path), "--resume", "--jobs", "2", cwd=tmp_path, env=env)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert f"{len(first)} of 14 already played" in resumed.stdout
+    lines = results(tmp_path / "replays")
+    assert sorted(line["game"] for line in lines) == list(range(14))
+    assert lines[: len(first)] == first
+    assert {line["seed"] for line in lines} == {first[0]["seed"]}
+    standings = json.loads((tmp_path / "replays" / "standings.json").read_text())
+    assert standings["matches"] == 14 and standings["complete"] is True
+    assert wait_for_no_process(marker) == []
+
+
+def test_a_single_match_prints_as_before(tmp_path: Path) -> None:
+    path = bots_config(tmp_path, ["random", "easy"], header="seed = 5\n")
+    played = arena("run", str(path), cwd=tmp_path)
+    assert played.returncode == 0, played.stderr
+    lines = played.stdout.splitlines()
+    assert len(lines) == 2, played.stdout
+    assert lines[0].startswith("game 1  seed 5  completed  random0 ")
+    assert lines[1].strip().startswith("replay: replays/") and lines[1].strip().endswith(".json")
+    assert not (tmp_path / "replays" / "standings.json").exists()
+    assert len(results(tmp_path / "replays")) == 1
+
+
+def test_usage_errors_exit_2_with_one_line(tmp_path: Path) -> None:
+    path = bots_config(tmp_path, ["random", "easy"])
+    refused = arena("run", str(path), "--resume", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "--resume" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
+    assert arena("run", str(path), "--jobs", "0", cwd=tmp_path).returncode == 2
