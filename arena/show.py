@@ -1,0 +1,198 @@
+"""`arena replay show`: a replay as a terminal timeline, whole or as one seat saw it.
+
+Builds rich renderables (the CLI prints them). Every string that comes from the replay
+(names, fault details, raw replies) goes through `arena.terminal.inert`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.rule import Rule
+from rich.table import Table as RichTable
+from rich.text import Text
+
+from arena.cards import Card, ranks
+from arena.errors import ReplayError
+from arena.match import MatchSetup
+from arena.terminal import inert
+from arena.timeline import Line, Step, StepKind, Who, build, card_name, rank_name
+
+SEAT_STYLES = ("bold cyan", "bold magenta", "bold yellow", "bold green", "bold blue", "bold red",
+               "bold bright_cyan", "bold bright_magenta")
+NAME_LIMIT = 24
+
+
+def seat_style(seat: int) -> str:
+    return SEAT_STYLES[seat % len(SEAT_STYLES)]
+
+
+class Names:
+    """Seat names made safe for a terminal, each in its seat's colour."""
+
+    def __init__(self, names: Sequence[str], you: int | None = None) -> None:
+        self.names = [inert(str(name), NAME_LIMIT).plain for name in names]
+        self.you = you
+
+    def of(self, seat: int) -> Text:
+        if seat == self.you:
+            return Text("you", style=seat_style(seat))
+        name = self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat}"
+        return Text(name, style=seat_style(seat))
+
+    def line(self, line: Line, style: str = "") -> Text:
+        text = Text(style=style)
+        for segment in line:
+            if isinstance(segment, Who):
+                text.append_text(self.of(segment.seat))
+            else:
+                text.append_text(inert(segment, 400))
+        return text
+
+
+def hand_text(cards: Sequence[Card]) -> Text:
+    """A hand stacked by rank: `7 ×2 7♠ 7♥ · J J♣`."""
+    groups: dict[int, list[Card]] = {}
+    for card in cards:
+        groups.setdefault(card["rank"], []).append(card)
+    text = Text()
+    for index, rank in enumerate(sorted(groups)):
+        if index:
+            text.append("  ")
+        text.append(f"[{rank_name(rank)}]", style="bold")
+        text.append(" " + " ".join(card_name(card) for card in groups[rank]))
+    return text if groups else Text("(no cards)", style="dim")
+
+
+def book_strip(books: Sequence[Sequence[int]], knights: bool) -> Text:
+    """One cell per rank, in the colour of the seat that booked it (several with many decks)."""
+    owners: dict[int, list[int]] = {}
+    for seat, ranks_booked in enumerate(books):
+        for rank in ranks_booked:
+            owners.setdefault(rank, []).append(seat)
+    text = Text()
+    for rank in ranks(knights):
+        label = f"{rank_name(rank):>2}"
+        seats = owners.get(rank)
+        if not seats:
+            text.append(f"[{label}]", style="dim")
+        else:
+            text.append("[", style=seat_style(seats[0]))
+            text.append(label, style="reverse " + seat_style(seats[0]))
+            text.append("]" if len(seats) == 1 else f"×{len(seats)}]", style=seat_style(seats[0]))
+        text.append(" ")
+    return text
+
+
+def render(replay: Mapping[str, Any], seat: int | None = None) -> RenderableType:
+    """The whole timeline of a replay; `seat`: only what that seat saw. Raises ReplayError."""
+    setup, steps = build(replay)
+    seats = len(setup.names)
+    if seat is not None and not 0 <= seat < seats:
+        raise ReplayError(f"--seat {seat}: the replay has seats 0..{seats - 1}")
+    names = Names(setup.names)
+    parts: list[RenderableType] = [_header(replay, setup, names, seat)]
+    parts.extend(_timeline(setup, steps, names, seat))
+    parts.append(_final_table(replay, setup, steps, names, seat))
+    return Group(*parts)
+
+
+def _header(replay: Mapping[str, Any], setup: MatchSetup, names: Names, seat: int | None) -> Text:
+    rules = setup.rules
+    text = Text()
+    text.append(f"seed {replay.get('seed')}  ·  {len(setup.names)} seats  ·  ")
+    text.append(f"{rules.starting_hand_size} cards each, refill to {rules.min_hand_size}, "
+                f"next: {rules.next_player}  ·  {rules.number_of_decks} deck(s)"
+                + (" with knights" if rules.knights else ""))
+    text.append("\nseats: ")
+    for s in range(len(setup.names)):
+        text.append(f"{s} ")
+        text.append_text(names.of(s))
+        text.append("  ")
+    if seat is not None:
+        text.append("\nas seen by seat ")
+        text.append(f"{seat} ")
+        text.append_text(names.of(seat))
+        text.append(": other hands show as sizes, their draws only when the rank asked for", style="dim")
+    return text
+
+
+def _timeline(setup: MatchSetup, steps: Sequence[Step], names: Names, seat: int | None) -> Iterator[RenderableType]:
+    cards = {card["id"]: card for card in setup.deck}
+    turn, asker, passed = 0, None, True
+    for step in steps:
+        line = step.line if seat is None else step.seen[seat]
+        if step.kind is StepKind.DEAL:
+            yield Rule("the deal", style="dim")
+            yield names.line(step.line if seat is None else (line or ()))
+            for s, hand in enumerate(step.hands):
+                if seat is None or s == seat:
+                    yield Text("  ").append_text(names.of(s)).append(": ").append_text(
+                        hand_text([cards[i] for i in hand]))
+                else:
+                    yield Text("  ").append_text(names.of(s)).append(f": {len(hand)} cards")
+            yield Rule("play", style="dim")
+            continue
+        if step.kind is StepKind.END:
+            yield Rule("the end", style="dim")
+            yield names.line(step.line, "bold")
+            continue
+        if step.kind in (StepKind.ASK, StepKind.INVALID_ASK) and (passed or step.seat != asker):
+            turn += 1
+            asker, passed = step.seat, False
+            if line is not None or step.kind is StepKind.ASK:
+                who = names.of(step.seat) if step.seat is not None else Text("?")
+                yield Text(f"turn {turn}: ", style="dim").append_text(who)
+        if step.kind is StepKind.INVALID_ASK or (step.kind is StepKind.ASK and not step.moves):
+            passed = True
+        if line is None:
+            continue
+        prefix = Text(f"{step.at:>6}  ", style="dim")
+        if step.fault:
+            yield prefix.append_text(names.line(line, "red"))
+        elif step.kind is StepKind.BOOK:
+            yield prefix.append_text(names.line(line, "bold"))
+        else:
+            yield prefix.append_text(names.line(line))
+
+
+def _final_table(
+    replay: Mapping[str, Any], setup: MatchSetup, steps: Sequence[Step], names: Names, seat: int | None
+) -> RenderableType:
+    last = steps[-1]
+    cards = {card["id"]: card for card in setup.deck}
+    result = replay["result"]
+    counts = replay.get("faultCounts")
+    table = RichTable(title=f"the final table ({result.get('outcome')}, pond {last.pond})", title_justify="left")
+    for column in ("seat", "name", "books", "place", "booked ranks", "hand", "faults"):
+        table.add_column(column, justify="right" if column in ("seat", "books", "place", "faults") else "left")
+    places = result.get("ranks") or []
+    for s in range(len(setup.names)):
+        hand = last.hands[s]
+        if seat is None or s == seat:
+            shown = hand_text([cards[i] for i in hand]) if hand else Text("-", style="dim")
+        else:
+            shown = Text(f"{len(hand)} cards" if hand else "-", style="dim")
+        faults = ""
+        if seat is None or s == seat:
+            faults = _fault_total(counts, s)
+        table.add_row(
+            str(s),
+            names.of(s),
+            str(len(last.books[s])),
+            str(places[s]) if s < len(places) else "?",
+            " ".join(rank_name(r) for r in last.books[s]) or "-",
+            shown,
+            faults,
+        )
+    strip = Text("books: ").append_text(book_strip(last.books, setup.rules.knights))
+    return Group(table, strip)
+
+
+def _fault_total(counts: Any, seat: int) -> str:
+    """The seat's fault count from the replay's informative `faultCounts`, if it has one."""
+    if not isinstance(counts, list) or seat >= len(counts) or not isinstance(counts[seat], dict):
+        return ""
+    return str(sum(value for value in counts[seat].values() if type(value) is int))

@@ -1,0 +1,334 @@
+"""A match as a list of steps a person can follow: the deal, asks, draws, books, faults, the end.
+
+Built from a replay (or, during `arena play`, from a match in progress) by applying the
+engine's events to a `Table`, so every step carries the table as it was right after it. Each
+step says what happened twice over: as the whole table saw it (`line`) and as each seat saw
+it (`seen[k]`, None when seat k was not shown it). What a seat sees is decided here only:
+
+- its own hand and draws in full; another seat's hand as a size;
+- every ask and its answer (who, whom, which rank, how many cards were handed over);
+- another seat's draw named only when it was the rank just asked for, as at a real table;
+- every book as it is laid (books go down face up);
+- its own invalid asks and faults; the arena tells nobody else of them (SPEC §2.6).
+
+Nothing here prints: `arena.show` and `arena.viewer` render the steps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from arena.cards import RANK_NAMES, Card, ranks
+from arena.errors import ReplayError
+from arena.match import NO_REPLY, Match, MatchSetup
+from arena.replay import setup_of
+from arena.rules import Table
+
+SUIT_SIGNS = "♠♥♦♣"
+
+
+class StepKind(StrEnum):
+    DEAL = "deal"
+    ASK = "ask"
+    INVALID_ASK = "invalid-ask"
+    DRAW = "draw"
+    BOOK = "book"
+    FAULT = "fault"
+    END = "end"
+
+
+@dataclass(frozen=True)
+class Who:
+    """A seat named in a line (rendered with its name and colour)."""
+
+    seat: int
+
+
+Segment = str | Who
+Line = tuple[Segment, ...]
+
+
+@dataclass(frozen=True)
+class Move:
+    """Cards that changed place: `source`/`target` are `pond`, `hand` or `book` (with a seat)."""
+
+    cards: tuple[int, ...]
+    source: str
+    target: str
+    seat_from: int | None = None
+    seat_to: int | None = None
+
+
+@dataclass(frozen=True)
+class Step:
+    kind: StepKind
+    at: int  # transcript index of the message this step happened at (or before)
+    seat: int | None  # the seat the step is about
+    line: Line  # as the whole table saw it
+    seen: tuple[Line | None, ...]  # as each seat saw it; None: not shown to that seat
+    moves: tuple[Move, ...]
+    hands: tuple[tuple[int, ...], ...]  # card ids per seat, after the step
+    pond: int  # cards in the pond, after the step
+    books: tuple[tuple[int, ...], ...]  # ranks booked per seat, in the order laid
+    fault: bool = False  # a fault or an invalid ask: highlighted
+
+
+_PLURALS = {0: "Aces", 10: "Jacks", 11: "Knights", 12: "Queens", 13: "Kings"}
+
+
+def rank_name(rank: int, plural: bool = False) -> str:
+    """`7`, `Q` (on a card), or `7s`, `Queens` (in a sentence)."""
+    if plural:
+        return _PLURALS.get(rank) or f"{rank_name(rank)}s"
+    return RANK_NAMES[rank] if 0 <= rank < len(RANK_NAMES) else f"rank {rank}"
+
+
+def card_name(card: Card) -> str:
+    return rank_name(card["rank"]) + SUIT_SIGNS[card["suit"] % 4]
+
+
+def _cut(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class TimelineBuilder:
+    """Turns the engine's events (and the faults) into steps, one at a time."""
+
+    def __init__(self, setup: MatchSetup) -> None:
+        self.setup = setup
+        self.seats = len(setup.names)
+        self.cards: dict[int, Card] = {card["id"]: card for card in setup.deck}
+        self.table = Table(self.seats, list(setup.deck), setup.rules.knights)
+        self.ranks = ranks(setup.rules.knights)
+        self.booked: list[list[int]] = [[] for _ in range(self.seats)]
+        self.last_ask: dict[int, int] = {}  # seat → rank of its latest ask
+        self.steps: list[Step] = []
+
+    # -- the steps ----------------------------------------------------------------------
+
+    def deal(self) -> Step | None:
+        """The deal, or None when the pack cannot cover it (did-not-start)."""
+        rules = self.setup.rules
+        if len(self.table.pond) < rules.cards_to_deal(self.seats):
+            return None
+        self.table.deal(rules.starting_hand_size)
+        size = rules.starting_hand_size
+        starter = Who(self.setup.starting_player)
+        line: Line = (f"dealt {size} cards each, {len(self.table.pond)} left in the pond; first to ask: ", starter)
+        seen = tuple(
+            (Who(seat), f": dealt {self._names(self.table.hands[seat])}; first to ask: ", starter)
+            for seat in range(self.seats)
+        )
+        moves = tuple(
+            Move(tuple(c["id"] for c in hand), "pond", "hand", seat_to=seat) for seat, hand in enumerate(self.table.hands)
+        )
+        return self._add(StepKind.DEAL, 0, None, line, seen, moves)
+
+    def event(self, event: Mapping[str, Any], transcript: Sequence[Mapping[str, Any]]) -> Step | None:
+        """The step of one engine event. Raises ReplayError if it does not fit the table."""
+        kind = event.get("event")
+        try:
+            if kind == "asked":
+                return self._asked(event)
+            if kind == "drew":
+                return self._drew(event)
+            if kind == "book-laid":
+                return self._book(event)
+            if kind == "invalid-ask":
+                return self._invalid(event, transcript)
+        except (KeyError, IndexError, TypeError, ValueError) as error:
+            raise ReplayError(f"event {dict(event)} does not fit the table: {error!r}") from None
+        return None
+
+    def fault(self, fault: Mapping[str, Any]) -> Step:
+        seat = int(fault["seat"])
+        detail = _cut(str(fault.get("detail", "")))
+        kind = str(fault.get("kind", "fault"))
+        line: Line = ("fault: ", Who(seat), f" — {kind}: {detail}")
+        raw = fault.get("raw")
+        if isinstance(raw, str) and raw:
+            line += (f" (sent: {_cut(raw, 60)})",)
+        return self._add(StepKind.FAULT, int(fault.get("at", 0)), seat, line, self._only(seat, line), (), fault=True)
+
+    def end(self, result: Mapping[str, Any], at: int) -> Step:
+        outcome = str(result.get("outcome", "?"))
+        scores, places = list(result.get("scores") or []), list(result.get("ranks") or [])
+        line: Line = (f"match over ({outcome}): ",)
+        for seat in sorted(range(len(scores)), key=lambda s: (places[s] if s < len(places) else 0, s)):
+            place = places[seat] if seat < len(places) else "?"
+            line += (Who(seat), f" {scores[seat]} books ({_place(place)})  ")
+        return self._add(StepKind.END, at, None, line, (line,) * self.seats, ())
+
+    # -- events -------------------------------------------------------------------------
+
+    def _asked(self, event: Mapping[str, Any]) -> Step:
+        asker, asked, rank = int(event["seat"]), int(event["asked"]), int(event["rank"])
+        moving = tuple(c["id"] for c in self.table.hands[asked] if c["rank"] == rank)
+        moved = self.table.hand_over(asked, asker, rank)
+        if moved != int(event["moved"]):
+            raise ValueError(f"{moved} cards move, the event says {event['moved']}")
+        self.last_ask[asker] = rank
+        head: Line = (Who(asker), " asked ", Who(asked), f" for {rank_name(rank, True)}: ")
+        if moved:
+            names = self._names(self.table.hands[asker][-moved:])
+            line = head + (Who(asked), f" handed over {moved} ({names})")
+            public = head + (Who(asked), f" handed over {moved}")
+            seen = tuple(line if seat in (asker, asked) else public for seat in range(self.seats))
+        else:
+            line = head + ("go fish",)
+            seen = (line,) * self.seats
+        moves = (Move(moving, "hand", "hand", asked, asker),) if moved else ()
+        return self._add(StepKind.ASK, int(event["at"]), asker, line, seen, moves)
+
+    def _drew(self, event: Mapping[str, Any]) -> Step:
+        seat, index, via = int(event["seat"]), int(event["index"]), str(event["via"])
+        if self.table.pond[index]["id"] != event["cardId"]:
+            raise ValueError(f"pond card {index} is not card {event['cardId']}")
+        card = self.table.draw(seat, index)
+        name = card_name(card)
+        if via == "go-fish":
+            asked_for = self.last_ask.get(seat)
+            lucky = asked_for == card["rank"]
+            line: Line = (Who(seat), f" went fishing and drew {name}" + (", the rank asked for" if lucky else ""))
+            public: Line = line if lucky else (Who(seat), " went fishing")
+        else:
+            line = (Who(seat), f" picked up {name}")
+            public = (Who(seat), " picked up a card")
+        seen = tuple(line if s == seat else public for s in range(self.seats))
+        moves = (Move((card["id"],), "pond", "hand", seat_to=seat),)
+        return self._add(StepKind.DRAW, int(event["at"]), seat, line, seen, moves)
+
+    def _book(self, event: Mapping[str, Any]) -> Step:
+        seat, rank = int(event["seat"]), int(event["rank"])
+        book = self.table.lay_book(seat, rank)
+        ids = tuple(c["id"] for c in book)
+        if sorted(ids) != sorted(event["cardIds"]):
+            raise ValueError(f"the book is {ids}, the event says {event['cardIds']}")
+        self.booked[seat].append(rank)
+        line: Line = (Who(seat), f" laid a book of {rank_name(rank, True)}")
+        moves = (Move(ids, "hand", "book", seat, seat),)
+        return self._add(StepKind.BOOK, int(event["at"]), seat, line, (line,) * self.seats, moves)
+
+    def _invalid(self, event: Mapping[str, Any], transcript: Sequence[Mapping[str, Any]]) -> Step:
+        seat, at = int(event["seat"]), int(event["at"])
+        entry = transcript[at - 1] if 0 < at <= len(transcript) else {}
+        if entry.get("delivered") is False:
+            why = "was gone"
+        elif "noReply" in entry:
+            why = f"gave no reply ({entry['noReply'].get('kind', '?')})"
+        else:
+            why = "asked " + _cut(_json_text(entry.get("reply")), 60)
+        line: Line = (Who(seat), f" made an invalid ask: {why}; the turn passes")
+        return self._add(StepKind.INVALID_ASK, at, seat, line, self._only(seat, line), (), fault=True)
+
+    # -- helpers ------------------------------------------------------------------------
+
+    def _only(self, seat: int, line: Line) -> tuple[Line | None, ...]:
+        return tuple(line if s == seat else None for s in range(self.seats))
+
+    def _names(self, cards: Iterable[Card]) -> str:
+        return " ".join(card_name(card) for card in cards) or "no cards"
+
+    def _add(
+        self,
+        kind: StepKind,
+        at: int,
+        seat: int | None,
+        line: Line,
+        seen: tuple[Line | None, ...],
+        moves: tuple[Move, ...],
+        *,
+        fault: bool = False,
+    ) -> Step:
+        step = Step(
+            kind=kind,
+            at=at,
+            seat=seat,
+            line=line,
+            seen=seen,
+            moves=moves,
+            hands=tuple(tuple(c["id"] for c in hand) for hand in self.table.hands),
+            pond=len(self.table.pond),
+            books=tuple(tuple(b) for b in self.booked),
+            fault=fault,
+        )
+        self.steps.append(step)
+        return step
+
+
+def _place(place: object) -> str:
+    if isinstance(place, int):
+        return {1: "1st", 2: "2nd", 3: "3rd"}.get(place, f"{place}th")
+    return str(place)
+
+
+def _json_text(value: Any) -> str:
+    import json
+
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def engine_events(replay: Mapping[str, Any], setup: MatchSetup) -> list[dict[str, Any]]:
+    """The events of a replay's match, from the engine fed its recorded replies."""
+    match = Match(setup)
+    game = match.play()
+    try:
+        next(game)
+        for entry in replay["transcript"]:
+            gone = "noReply" in entry or entry.get("delivered") is False
+            game.send(NO_REPLY if gone else entry.get("reply"))
+    except StopIteration:
+        pass
+    finally:
+        game.close()
+    return match.events
+
+
+def build(replay: Mapping[str, Any]) -> tuple[MatchSetup, list[Step]]:
+    """The steps of a replay (as read by `arena.replay.read`). Raises ReplayError.
+
+    The events come from the engine, fed the transcript's replies, so the steps agree with
+    what `arena replay verify` checks whatever the file's informative `events` say.
+    """
+    try:
+        setup = setup_of(dict(replay))
+        _check_deck(setup)
+        events = engine_events(replay, setup)
+    except (KeyError, TypeError, ValueError) as error:
+        raise ReplayError(f"malformed replay: {error!r}") from None
+    builder = TimelineBuilder(setup)
+    transcript = replay["transcript"]
+    if builder.deal() is not None:
+        # A fault at message i happened before the events that message's reply caused
+        # (their `at` is i + 1): sort faults first among equals.
+        timed: list[tuple[int, int, Mapping[str, Any], bool]] = [
+            (int(f.get("at", 0)) + 1, 0, f, True) for f in replay.get("faults") or [] if _is_fault(f, len(setup.names))
+        ]
+        timed += [(int(e["at"]), 1, e, False) for e in events]
+        timed.sort(key=lambda item: (item[0], item[1]))
+        for _, _, item, is_fault in timed:
+            if is_fault:
+                builder.fault(item)
+            else:
+                builder.event(item, transcript)
+    builder.end(replay["result"], len(transcript))
+    return setup, builder.steps
+
+
+def _is_fault(fault: Any, seats: int) -> bool:
+    return isinstance(fault, Mapping) and isinstance(fault.get("seat"), int) and 0 <= fault["seat"] < seats
+
+
+def _check_deck(setup: MatchSetup) -> None:
+    ids = sorted(card["id"] for card in setup.deck)
+    if ids != list(range(len(ids))):
+        raise ValueError("deck: card ids are not 0..n-1")
+    for card in setup.deck:
+        if not (0 <= card["suit"] < 4 and 0 <= card["rank"] < len(RANK_NAMES)):
+            raise ValueError(f"deck: card {card['id']} has no such suit or rank")

@@ -1,0 +1,43 @@
+"""Replays to look at, made by playing quick matches between built-in bots (and a bad one)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from arena.cli import app
+
+# Answers every message, but `ask` with a line that is not JSON: a fault and an invalid ask.
+BAD_BOT = (
+    "import json, sys\n"
+    "for line in sys.stdin:\n"
+    "    message = json.loads(line)\n"
+    "    print('no' if message['type'] == 'ask' else 'null', flush=True)\n"
+)
+
+
+def make_replay(
+    folder: Path,
+    names: list[str],
+    seed: int = 11,
+    bots: tuple[str, ...] = ("easy", "random"),
+    bad: bool = False,
+) -> Path:
+    """Play one match (seat 0 the bad bot when `bad`) and return its replay file."""
+    folder.mkdir(parents=True, exist_ok=True)
+    seats = []
+    for index, name in enumerate(names):
+        if bad and index == 0:
+            (folder / "bad_bot.py").write_text(BAD_BOT, encoding="utf-8")
+            how = 'command = ["python3", "bad_bot.py"]'
+        else:
+            how = f'bot = "{bots[index % len(bots)]}"'
+        seats.append(f"[[participants]]\nname = {json.dumps(name)}\n{how}\n")
+    config = folder / "config.toml"
+    config.write_text(f"seed = {seed}\n[tournament]\ninProcessBots = true\n" + "".join(seats), encoding="utf-8")
+    result = CliRunner().invoke(app, ["run", str(config)])
+    assert result.exit_code == 0, result.output
+    (path,) = sorted((folder / "replays").glob("*.json"))
+    return path

@@ -1,0 +1,144 @@
+"""`arena replay show` and the timeline it is built from."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from replaymaker import make_replay
+from rich.console import Console
+from typer.testing import CliRunner
+
+from arena import replay as replay_module
+from arena import show, timeline
+from arena.cli import app
+from arena.errors import ReplayError
+from arena.timeline import StepKind
+
+
+def _render(data: dict[str, Any], seat: int | None = None, terminal: bool = False) -> str:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=200, force_terminal=terminal, color_system="truecolor" if terminal else None)
+    console.print(show.render(data, seat))
+    return buffer.getvalue()
+
+
+@pytest.fixture(scope="module")
+def three(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    path = make_replay(tmp_path_factory.mktemp("three"), ["alice", "bob", "carol"], seed=5,
+                       bots=("easy", "hard", "random"))
+    return replay_module.read(path)
+
+
+def test_timeline_follows_the_engine_events(three: dict[str, Any]) -> None:
+    setup, steps = timeline.build(three)
+    assert timeline.engine_events(three, setup) == three["events"]
+    kinds = [step.kind for step in steps]
+    assert kinds[0] is StepKind.DEAL and kinds[-1] is StepKind.END
+    by_event = {"asked": StepKind.ASK, "drew": StepKind.DRAW, "book-laid": StepKind.BOOK, "invalid-ask": StepKind.INVALID_ASK}
+    assert kinds[1:-1] == [by_event[event["event"]] for event in three["events"]]
+    for step in steps:  # every card is somewhere, once
+        held = [card for hand in step.hands for card in hand]
+        assert len(held) == len(set(held))
+        assert len(held) + step.pond + 4 * sum(len(b) for b in step.books) == 52
+    assert steps[-1].pond == 0 and not any(steps[-1].hands)
+    assert [len(b) for b in steps[-1].books] == three["result"]["scores"]
+
+
+def test_show_everything(three: dict[str, Any]) -> None:
+    text = _render(three)
+    assert "the deal" in text and "the final table (completed, pond 0)" in text
+    asks = [e for e in three["events"] if e["event"] == "asked"]
+    ask_lines = re.findall(r"^\s+\d+\s+(\w+) asked (\w+) for (\S+): (.*)$", text, re.MULTILINE)
+    assert len(ask_lines) == len(asks)
+    names = ["alice", "bob", "carol"]
+    for (asker, asked, rank, answer), event in zip(ask_lines, asks, strict=True):
+        assert (asker, asked) == (names[event["seat"]], names[event["asked"]])
+        assert rank == timeline.rank_name(event["rank"], plural=True)
+        moved = event["moved"]
+        if not moved:
+            assert answer == "go fish"
+            continue
+        handed = re.fullmatch(rf"{asked} handed over {moved} \((.*)\)", answer)
+        assert handed, answer
+        cards = handed.group(1).split()
+        assert len(cards) == moved
+        assert all(card[:-1] == timeline.rank_name(event["rank"]) for card in cards)
+    books = sum(1 for e in three["events"] if e["event"] == "book-laid")
+    assert len(re.findall(r" laid a book of ", text)) == books == 13
+    draws = [e for e in three["events"] if e["event"] == "drew"]
+    assert len(re.findall(r" (went fishing and drew|picked up) [AJQK0-9]+[♠♥♦♣]", text)) == len(draws)
+    for seat, name in enumerate(names):  # every seat's dealt hand, stacked by rank
+        assert re.search(rf"^  {name}: (\[\w+\] (\S+ ?)+ *)+$", text, re.MULTILINE), name
+
+
+def test_show_one_seat_hides_the_others(three: dict[str, Any]) -> None:
+    text = _render(three, seat=1)
+    assert "as seen by seat 1" in text
+    assert re.search(r"^  alice: 7 cards$", text, re.MULTILINE) and re.search(r"^  carol: 7 cards$", text, re.MULTILINE)
+    assert re.search(r"^  bob: \[", text, re.MULTILINE)
+    setup, _ = timeline.build(three)
+    lucky = 0
+    for event in three["events"]:
+        if event["event"] == "drew" and event["seat"] != 1:
+            assert f"{setup.names[event['seat']]} picked up {timeline.rank_name(event['rank'])}" not in text
+    for line in re.findall(r"^\s+\d+\s+(\w+) went fishing and drew (\S+)", text, re.MULTILINE):
+        if line[0] != "bob":
+            assert line[1].endswith(",")  # only ", the rank asked for"
+            lucky += 1
+    assert "picked up a card" in text or "went fishing" in text
+    own = [e for e in three["events"] if e["event"] == "drew" and e["seat"] == 1]
+    assert len(re.findall(r" bob (went fishing and drew|picked up) \S+", text)) == len(own)
+    assert lucky <= sum(1 for e in three["events"] if e["event"] == "drew" and e["seat"] != 1)
+
+
+def test_faults_and_invalid_asks_are_shown(tmp_path: Path) -> None:
+    data = replay_module.read(make_replay(tmp_path, ["bad", "easy"], seed=3, bad=True))
+    text = _render(data)
+    assert re.search(r"fault: bad — not-json: ", text)
+    assert "bad made an invalid ask: gave no reply (not-json); the turn passes" in text
+    seen_by_easy = _render(data, seat=1)
+    assert "fault:" not in seen_by_easy and "invalid ask" not in seen_by_easy
+
+
+def test_replay_strings_reach_the_terminal_inert(tmp_path: Path) -> None:
+    path = make_replay(tmp_path, ["alice", "bob"], seed=2)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["players"][0]["name"] = "\x1b]0;pwn\x07[b red]ev[/]\u202e"
+    data["faults"] = [{"seat": 1, "at": 7, "kind": "timeout", "detail": "x\x1b[31my\x1b[2J", "raw": "\x1b[5mraw"}]
+    hostile = tmp_path / "hostile.json"
+    hostile.write_text(json.dumps(data), encoding="utf-8")
+    text = _render(replay_module.read(hostile), terminal=True)
+    escapes = set(re.findall(r"\x1b[^m]*m?", text))
+    assert all(re.fullmatch(r"\x1b\[[0-9;]*m", escape) for escape in escapes), escapes  # only rich's own colours
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", text)
+    assert "?]0;pwn?[b red]ev[/]?" in plain
+    assert "x?[31my?[2J" in plain and "?[5mraw" in plain
+    assert "\x07" not in text and "\u202e" not in text
+
+
+def test_cli(tmp_path: Path) -> None:
+    path = make_replay(tmp_path, ["alice", "bob"], seed=8)
+    runner = CliRunner()
+    shown = runner.invoke(app, ["replay", "show", str(path)])
+    assert shown.exit_code == 0, shown.output
+    assert "the final table" in shown.output
+    seat = runner.invoke(app, ["replay", "show", str(path), "--seat", "1"])
+    assert seat.exit_code == 0 and "as seen by seat 1" in seat.output
+    assert runner.invoke(app, ["replay", "show", str(path), "--seat", "2"]).exit_code == 2
+    assert runner.invoke(app, ["replay", "show", str(tmp_path / "missing.json")]).exit_code == 1
+
+
+def test_a_deck_that_is_not_a_pack_is_refused(tmp_path: Path) -> None:
+    data = replay_module.read(make_replay(tmp_path, ["alice", "bob"], seed=8))
+    data["deck"][0]["rank"] = 99
+    with pytest.raises(ReplayError, match="no such suit or rank"):
+        timeline.build(data)
+    data["deck"][0]["rank"] = data["deck"][1]["rank"]
+    data["deck"][0]["id"] = data["deck"][1]["id"]
+    with pytest.raises(ReplayError, match="ids"):
+        timeline.build(data)
