@@ -1,0 +1,123 @@
+"""`arena replay html`: one self-contained page that steps through a replay.
+
+The page is `static/viewer.html` with its stylesheet, script and the match data put in
+place. The data is JSON in a `<script type="application/json">` block with every `<`, `>`
+and `&` written as a `\\u` escape, so no string in it (a seat named `</script>…`) can end
+the block. The script inserts every string with `textContent`, and a Content-Security-Policy
+allows only the page's own script and style (by hash): even markup that got in could not
+run, load or send anything. No network: the page works from `file://`.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import Mapping
+from importlib import resources
+from typing import Any
+
+from arena.cards import RANK_NAMES, ranks
+from arena.timeline import SUIT_SIGNS, Line, Step, Who, build, rank_name
+
+_PLACEHOLDERS = ("__CSP__", "__STYLE__", "__SCRIPT__", "__DATA__", "__TITLE__")
+
+
+def _asset(name: str) -> str:
+    return (resources.files("arena") / "static" / name).read_text(encoding="utf-8")
+
+
+def _segments(line: Line | None) -> list[Any] | None:
+    if line is None:
+        return None
+    return [{"seat": segment.seat} if isinstance(segment, Who) else segment for segment in line]
+
+
+def _step(step: Step) -> dict[str, Any]:
+    return {
+        "kind": str(step.kind),
+        "at": step.at,
+        "seat": step.seat,
+        "line": _segments(step.line),
+        "seen": [_segments(line) for line in step.seen],
+        "moves": [[list(m.cards), m.source, m.target, m.seat_from, m.seat_to] for m in step.moves],
+        "pond": step.pond,
+        "fault": step.fault,
+    }
+
+
+def page_data(replay: Mapping[str, Any]) -> dict[str, Any]:
+    """What the page shows, as plain JSON. Raises ReplayError."""
+    setup, steps = build(replay)
+    rules = setup.rules
+    cards: list[list[int]] = [[0, 0, 0] for _ in setup.deck]
+    for card in setup.deck:
+        cards[card["id"]] = [card["rank"], card["suit"], card["deck"]]
+    counts = replay.get("faultCounts")
+    return {
+        "seed": replay.get("seed"),
+        "players": [{"seat": seat, "name": str(name)} for seat, name in enumerate(setup.names)],
+        "rules": (
+            f"{rules.starting_hand_size} cards each, refill to {rules.min_hand_size}, "
+            f"next: {rules.next_player}, {rules.number_of_decks} deck(s)" + (" with knights" if rules.knights else "")
+        ),
+        "ranks": list(ranks(rules.knights)),
+        "rankNames": list(RANK_NAMES),
+        "rankPlurals": [rank_name(rank, plural=True) for rank in range(len(RANK_NAMES))],
+        "suits": SUIT_SIGNS,
+        "cards": cards,
+        "steps": [_step(step) for step in steps],
+        "result": dict(replay["result"]),
+        "faultCounts": counts if isinstance(counts, list) else None,
+    }
+
+
+def script_json(data: Any) -> str:
+    """JSON that is safe inside a `<script>` element: no `<`, `>` or `&` in it at all."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return (
+        text.replace("&", "\\u0026")
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+
+
+def _hash(source: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode() + "'"
+
+
+def render(replay: Mapping[str, Any], title: str = "Go Fish replay") -> str:
+    """The page for a replay, as HTML text. Raises ReplayError."""
+    style, script = _asset("viewer.css"), _asset("viewer.js")
+    csp = f"default-src 'none'; script-src {_hash(script)}; style-src {_hash(style)}; base-uri 'none'; form-action 'none'"
+    values = {
+        "__CSP__": csp,
+        "__STYLE__": style,
+        "__SCRIPT__": script,
+        "__DATA__": script_json(page_data(replay)),
+        "__TITLE__": _escape_html(title),
+    }
+    page = _asset("viewer.html")
+    # One pass over the template, so a placeholder inside inserted text is never expanded.
+    pieces = [page]
+    for key in _PLACEHOLDERS:
+        pieces = [part for piece in pieces for part in _split_keep(piece, key)]
+    return "".join(values.get(piece, piece) for piece in pieces)
+
+
+def _split_keep(text: str, key: str) -> list[str]:
+    if text in _PLACEHOLDERS:
+        return [text]
+    parts = text.split(key)
+    out: list[str] = []
+    for index, part in enumerate(parts):
+        if index:
+            out.append(key)
+        out.append(part)
+    return out
+
+
+def _escape_html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")

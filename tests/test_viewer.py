@@ -1,0 +1,297 @@
+"""`arena replay html`: the page, checked in a real headless Chromium driven over CDP.
+
+The browser is Debian's `chromium`, driven through `--remote-debugging-pipe` with the
+standard library only (JSON messages separated by NUL bytes on fds 3 and 4).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import select
+import shutil
+import subprocess
+import time
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from replaymaker import make_replay
+from typer.testing import CliRunner
+
+from arena import replay as replay_module
+from arena import viewer
+from arena.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+HOSTILE = "<img src=x onerror=\"PWNED=1\"><script>PWNED=2</script>&amp;"  # ≤ 64
+
+
+# -- the page without a browser ---------------------------------------------------------
+
+
+def test_script_json_cannot_end_the_script_block() -> None:
+    text = viewer.script_json({"name": "</script><script>alert(1)</script><!-- & \u2028"})
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"name": "</script><script>alert(1)</script><!-- & \u2028"}
+
+
+def test_page_is_self_contained(tmp_path: Path) -> None:
+    path = make_replay(tmp_path, ["alice", HOSTILE])
+    page = viewer.render(replay_module.read(path))
+    assert page.count("</script>") == 2  # the data block and the viewer's own script
+    assert HOSTILE not in page  # the name is in the page only in its escaped form
+    for remote in ("http://", "https://", "//cdn", "src=\"", "@import"):
+        assert remote not in page.replace('src=x onerror', '')
+    assert "Content-Security-Policy" in page and "default-src 'none'" in page
+
+
+def test_package_data_ships_the_viewer_assets() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = config["tool"]["setuptools"]["package-data"]["arena"]
+    static = {p.relative_to(ROOT / "arena").as_posix() for p in (ROOT / "arena" / "static").iterdir()}
+    shipped = {name for name in static if any(Path(name).match(pattern) for pattern in patterns)}
+    assert {"static/viewer.html", "static/viewer.js", "static/viewer.css"} <= shipped
+
+
+def test_cli_writes_the_page(tmp_path: Path) -> None:
+    path = make_replay(tmp_path, ["alice", "bob"])
+    out = tmp_path / "page.html"
+    result = CliRunner().invoke(app, ["replay", "html", str(path), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    refused = CliRunner().invoke(app, ["replay", "html", str(tmp_path / "nope.json"), "-o", str(out)])
+    assert refused.exit_code == 1
+
+
+# -- in the browser ---------------------------------------------------------------------
+
+
+class Browser:
+    """A headless Chromium with one page, spoken to over the CDP pipe."""
+
+    def __init__(self, profile: Path) -> None:
+        to_chrome_r, self._to_chrome = os.pipe()
+        self._from_chrome, from_chrome_w = os.pipe()
+
+        def wire() -> None:  # in the child: the pipe ends become fds 3 and 4
+            a = fcntl.fcntl(to_chrome_r, fcntl.F_DUPFD, 10)
+            b = fcntl.fcntl(from_chrome_w, fcntl.F_DUPFD, 10)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+
+        assert CHROMIUM is not None
+        self.proc = subprocess.Popen(
+            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
+             f"--user-data-dir={profile}", "--remote-debugging-pipe", "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            close_fds=False, start_new_session=True,
+            preexec_fn=wire,  # noqa: PLW1509 -- the test process runs no threads
+        )
+        os.close(to_chrome_r)
+        os.close(from_chrome_w)
+        self._buffer = b""
+        self._next_id = 0
+        self.events: list[dict[str, Any]] = []
+        self.session: str | None = None
+
+    def close(self) -> None:
+        try:
+            os.killpg(self.proc.pid, 9)
+        except ProcessLookupError:
+            pass
+        self.proc.wait(10)
+        os.close(self._to_chrome)
+        os.close(self._from_chrome)
+
+    def _read_message(self, deadline: float) -> dict[str, Any]:
+        while b"\0" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            assert remaining > 0, "no answer from chromium in time"
+            ready, _, _ = select.select([self._from_chrome], [], [], remaining)
+            if ready:
+                chunk = os.read(self._from_chrome, 1 << 16)
+                assert chunk, "chromium closed its debugging pipe"
+                self._buffer += chunk
+        raw, self._buffer = self._buffer.split(b"\0", 1)
+        message: dict[str, Any] = json.loads(raw)
+        return message
+
+    def send(self, method: str, timeout: float = 20.0, **params: Any) -> dict[str, Any]:
+        self._next_id += 1
+        message: dict[str, Any] = {"id": self._next_id, "method": method, "params": params}
+        if self.session is not None and not method.startswith("Target."):
+            message["sessionId"] = self.session
+        os.write(self._to_chrome, json.dumps(message).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            answer = self._read_message(deadline)
+            if answer.get("id") == self._next_id:
+                assert "error" not in answer, answer["error"]
+                result: dict[str, Any] = answer.get("result", {})
+                return result
+            if "method" in answer:
+                self.events.append(answer)
+
+    def wait_event(self, method: str, timeout: float = 20.0) -> dict[str, Any]:
+        for event in self.events:
+            if event["method"] == method:
+                return event
+        deadline = time.monotonic() + timeout
+        while True:
+            message = self._read_message(deadline)
+            if "method" in message:
+                self.events.append(message)
+                if message["method"] == method:
+                    return message
+
+    def open(self, url: str) -> None:
+        targets = self.send("Target.getTargets")["targetInfos"]
+        page = next(t for t in targets if t["type"] == "page")
+        self.session = self.send("Target.attachToTarget", targetId=page["targetId"], flatten=True)["sessionId"]
+        self.send("Page.enable")
+        self.send("Runtime.enable")
+        self.send("Page.navigate", url=url)
+        self.wait_event("Page.loadEventFired")
+
+    def js(self, expression: str) -> Any:
+        result = self.send("Runtime.evaluate", expression=expression, returnByValue=True)
+        assert "exceptionDetails" not in result, result["exceptionDetails"]
+        return result["result"].get("value")
+
+    def key(self, key: str, code: int) -> None:
+        for kind in ("keyDown", "keyUp"):
+            self.send("Input.dispatchKeyEvent", type=kind, key=key, code=key, windowsVirtualKeyCode=code)
+
+    def click(self, element_id: str) -> None:
+        self.js(f"document.getElementById({json.dumps(element_id)}).click()")
+
+    def text(self, element_id: str) -> str:
+        value = self.js(f"document.getElementById({json.dumps(element_id)}).textContent")
+        return str(value)
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Browser]:
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (CI installs it: apt-get install -y chromium)")
+    started = Browser(tmp_path / "profile")
+    try:
+        yield started
+    finally:
+        started.close()
+
+
+def _page(tmp_path: Path, names: list[str], **options: Any) -> tuple[Path, dict[str, Any]]:
+    path = make_replay(tmp_path, names, **options)
+    data = replay_module.read(path)
+    page = tmp_path / "replay.html"
+    page.write_text(viewer.render(data), encoding="utf-8")
+    return page, data
+
+
+def _step(browser: Browser) -> tuple[int, int]:
+    shown, total = browser.text("position").split(" · ")[0].removeprefix("step ").split(" / ")
+    return int(shown), int(total)
+
+
+def test_the_page_steps_through_the_match_to_the_final_placings(tmp_path: Path, browser: Browser) -> None:
+    page, data = _page(tmp_path, ["alice", "bob", "carol"], bots=("easy", "hard", "random"))
+    browser.open(page.as_uri())
+    assert browser.js("document.body.dataset.ready") == "1"
+    first, total = _step(browser)
+    assert first == 1 and total > 20
+    assert "dealt 7 cards each" in browser.text("now")
+    assert browser.js("document.getElementById('placings').hidden") is True
+    assert browser.js("document.querySelectorAll('#books .cell').length") == 13
+    assert browser.js("document.querySelectorAll('#seats .seat').length") == 3
+    dealt = browser.js("[...document.querySelectorAll('#seats .seat')].map(s => s.querySelectorAll('.card').length)")
+    assert dealt == [7, 7, 7]
+
+    browser.click("next")
+    browser.click("next")
+    assert _step(browser)[0] == 3
+    browser.click("prev")
+    assert _step(browser)[0] == 2
+    browser.key("ArrowRight", 39)
+    browser.key("ArrowRight", 39)
+    assert _step(browser)[0] == 4
+    browser.key("ArrowLeft", 37)
+    assert _step(browser)[0] == 3
+    assert browser.js("document.querySelectorAll('#log li.current').length") == 1
+
+    browser.js("const s = document.getElementById('slider'); s.value = '10'; s.dispatchEvent(new Event('input'))")
+    assert _step(browser)[0] == 11
+
+    browser.key("End", 35)
+    assert _step(browser) == (total, total)
+    assert browser.js("document.getElementById('placings').hidden") is False
+    placings = browser.js("[...document.querySelectorAll('#placing-list .placing')].map(li => li.textContent)")
+    scores, ranks = data["result"]["scores"], data["result"]["ranks"]
+    best = min(range(3), key=lambda seat: (ranks[seat], seat))
+    assert placings[0] == f"1st {data['players'][best]['name']} — {scores[best]} book" + ("" if scores[best] == 1 else "s")
+    assert len(placings) == 3
+    lit = browser.js("document.querySelectorAll('#books .cell.lit').length")
+    assert lit == sum(scores) == 13
+    assert "match over (completed)" in browser.text("now")
+
+    browser.key("Home", 36)
+    assert _step(browser)[0] == 1
+    browser.click("last")
+    assert _step(browser) == (total, total)
+    browser.click("first")
+    browser.click("play")
+    assert "pause" in browser.text("play")
+    time.sleep(1.6)
+    assert _step(browser)[0] >= 2
+    browser.click("play")
+    assert "play" in browser.text("play")
+    assert not [e for e in browser.events if e["method"] in ("Runtime.exceptionThrown", "Page.javascriptDialogOpening")]
+
+
+def test_a_seat_view_hides_other_hands_and_their_draws(tmp_path: Path, browser: Browser) -> None:
+    page, _ = _page(tmp_path, ["alice", "bob"])
+    browser.open(page.as_uri())
+    total_all = _step(browser)[1]
+    browser.js("const v = document.getElementById('view'); v.value = '0'; v.dispatchEvent(new Event('change'))")
+    total = _step(browser)[1]
+    assert total <= total_all
+    cards = browser.js("[...document.querySelectorAll('#seats .seat')].map(s => s.querySelectorAll('.card').length)")
+    assert cards == [7, 0]
+    assert "hidden" in browser.js("document.querySelector('#seats .seat[data-seat=\"1\"] .backs').textContent")
+    log = browser.js("[...document.querySelectorAll('#log li')].map(li => li.textContent)")
+    assert any(line == "bob went fishing" for line in log)
+    assert not any(line.startswith("bob picked up ") and line != "bob picked up a card" for line in log)
+    browser.key("End", 35)
+    assert browser.js("document.getElementById('placings').hidden") is False
+
+
+def test_hostile_names_stay_text(tmp_path: Path, browser: Browser) -> None:
+    page, _ = _page(tmp_path, ["alice", HOSTILE])
+    browser.open(page.as_uri())
+    assert browser.js("document.body.dataset.ready") == "1"
+    browser.key("End", 35)
+    assert browser.js("typeof window.PWNED") == "undefined"
+    assert browser.js("document.querySelectorAll('img').length") == 0
+    assert browser.js("document.scripts.length") == 2
+    names = browser.js("[...document.querySelectorAll('#seats .seat .name')].map(n => n.textContent)")
+    assert names == ["alice", HOSTILE]
+    placed = browser.js("[...document.querySelectorAll('#placing-list .who')].map(n => n.textContent)")
+    assert HOSTILE in placed
+    assert not [e for e in browser.events if e["method"] in ("Runtime.exceptionThrown", "Page.javascriptDialogOpening")]
+
+
+def test_faults_are_highlighted(tmp_path: Path, browser: Browser) -> None:
+    page, _ = _page(tmp_path, ["bad", "easy"], seed=3, bad=True)
+    browser.open(page.as_uri())
+    faults = browser.js("[...document.querySelectorAll('#log li.fault')].map(li => li.textContent)")
+    assert faults and any("not-json" in line for line in faults)
+    assert any("invalid ask" in line for line in faults)
+    index = browser.js("[...document.querySelectorAll('#log li')].findIndex(li => li.classList.contains('fault'))")
+    browser.js(f"document.querySelectorAll('#log li')[{index}].click()")
+    assert browser.js("document.getElementById('now').className") == "fault"
