@@ -1,0 +1,288 @@
+"""`arena play`: a person against the bots, driven through a real pseudo-terminal."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import select
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena import replay as replay_module
+from arena.human import HumanSeat, QuitGame
+from arena.play import AskPrompt, Keys, PlayOptions, make_setup, parse_rank
+from arena.transport import decode_reply
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\r")
+RANK_LABELS = {"A": "a", "J": "j", "C": "c", "Q": "q", "K": "k"}
+
+
+class Screen:
+    """`arena play` on a pseudo-terminal: what it wrote, with the colours stripped."""
+
+    def __init__(self, tmp: Path, *args: str) -> None:
+        self.master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
+
+        def controlling_terminal() -> None:
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+        env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "160", "LINES": "50"}
+        env.pop("NO_COLOR", None)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "arena.cli", "play", "--delay", "0", "--replays", str(tmp / "replays"), *args],
+            stdin=slave, stdout=slave, stderr=slave, cwd=tmp, env=env,
+            start_new_session=True,
+            preexec_fn=controlling_terminal,  # noqa: PLW1509 -- the test process runs no threads
+        )
+        os.close(slave)
+        self.raw = b""
+        self.read_to = 0  # how much of the text `expect` has already matched
+
+    @property
+    def text(self) -> str:
+        return ANSI.sub("", self.raw.decode("utf-8", "replace"))
+
+    def _pump(self, timeout: float) -> bool:
+        ready, _, _ = select.select([self.master], [], [], timeout)
+        if not ready:
+            return False
+        try:
+            chunk = os.read(self.master, 65536)
+        except OSError:  # EIO: the other side is closed
+            return False
+        self.raw += chunk
+        return bool(chunk)
+
+    def expect(self, pattern: str, timeout: float = 15.0) -> re.Match[str]:
+        """Wait for `pattern` in the output after the last match."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = re.compile(pattern).search(self.text, self.read_to)
+            if found:
+                self.read_to = found.end()
+                return found
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or (not self._pump(min(remaining, 0.2)) and self.proc.poll() is not None
+                                  and not self._pump(0.05)):
+                raise AssertionError(f"{pattern!r} not seen; screen ends with:\n{self.text[-3000:]}")
+
+    def type(self, keys: str | bytes) -> None:
+        os.write(self.master, keys.encode() if isinstance(keys, str) else keys)
+
+    def finish(self, timeout: float = 15.0) -> int:
+        deadline = time.monotonic() + timeout
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            self._pump(0.1)
+        while self._pump(0.05):
+            pass
+        return self.proc.wait(max(0.1, deadline - time.monotonic()))
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        os.close(self.master)
+
+
+@pytest.fixture
+def screens(tmp_path: Path) -> Iterator[list[Screen]]:
+    opened: list[Screen] = []
+    yield opened
+    for screen in opened:
+        screen.close()
+
+
+def start(screens: list[Screen], tmp: Path, *args: str) -> Screen:
+    screen = Screen(tmp, *args)
+    screens.append(screen)
+    return screen
+
+
+def held_ranks(screen: Screen) -> list[str]:
+    """The ranks of the last hand shown, as one would type them."""
+    hand = screen.expect(r"your hand: ([^\n]*)\n").group(1)
+    return [RANK_LABELS.get(label, label) for label in re.findall(r"\[(\w+)\]", hand)]
+
+
+def the_replay(tmp: Path) -> dict[str, Any]:
+    (path,) = (tmp / "replays").glob("*.json")
+    data = replay_module.read(path)
+    assert replay_module.verify(data) is None
+    return data
+
+
+def human_asks(data: dict[str, Any]) -> list[Any]:
+    return [entry["reply"] for entry in data["transcript"] if entry["seat"] == 0 and entry["message"]["type"] == "ask"]
+
+
+def test_a_whole_game_by_typed_commands(tmp_path: Path, screens: list[Screen]) -> None:
+    screen = start(screens, tmp_path, "--seed", "4", "--opponents", "1", "--level", "easy")
+    screen.expect(r"seed 4 · 1 opponent\(s\), level easy: Pip")
+    screen.expect(r"you: dealt (\S+ ){7}")
+    typed = 0
+    while True:
+        found = screen.expect(r"your hand: |match over \((\w+)\)", timeout=20)
+        if found.group(0).startswith("match over"):
+            assert found.group(1) == "completed"
+            break
+        screen.read_to = found.start()
+        rank = held_ranks(screen)[0]
+        screen.expect("ask> ")
+        screen.type(f"{rank} 1\r")
+        typed += 1
+        screen.expect(r"you asked Pip for \S+: (Pip handed over \d|go fish)")
+        assert typed < 200
+    assert screen.finish() == 0
+    screen.expect(r"final placings")
+    screen.expect(r"replay: replays/\S+\.json")
+    data = the_replay(tmp_path)
+    assert data["result"]["outcome"] == "completed"
+    assert sum(data["result"]["scores"]) == 13
+    assert [p["name"] for p in data["players"]] == ["you", "Pip"]
+    asks = human_asks(data)
+    assert len(asks) == typed and all(ask["player"] == 1 for ask in asks)
+    assert "Traceback" not in screen.text
+
+
+def test_keys_refusals_and_quitting(tmp_path: Path, screens: list[Screen]) -> None:
+    screen = start(screens, tmp_path, "--seed", "9", "--opponents", "2", "--level", "medium", "--name", "Ann")
+    screen.expect(r"you: dealt (\S+ ){5}")  # three at the table: 5 cards each
+    first = held_ranks(screen)[0]
+    screen.expect("ask> ")
+    missing = next(r for r in ("k", "q", "j", "10", "9", "8", "7", "6", "5", "4", "3", "2", "a")
+                   if r not in held_ranks_from_last(screen))
+    screen.type(f"{missing} 1\r")
+    screen.expect("you hold no ")
+    screen.type("x 1\r")
+    screen.expect("is not a rank")
+    screen.type(f"{first} 0\r")
+    screen.expect("that is you")
+    screen.type(f"{first} 7\r")
+    screen.expect("is not a seat")
+    screen.type("\x1b[C\x1b[D")  # → then ←: back on the first rank
+    screen.type(" ")  # choose it
+    screen.expect("from whom\\?")
+    screen.type("2")  # ask seat 2
+    screen.expect(r"you asked Wren for \S+: ")
+    found = screen.expect(r"your hand: |match over", timeout=20)
+    if found.group(0) == "your hand: ":
+        screen.expect("ask> ")
+        screen.type("quit\r")
+        screen.expect("you left the game")
+    assert screen.finish() == 0
+    screen.expect(r"replay: replays/\S+\.json")
+    data = the_replay(tmp_path)
+    assert data["result"]["outcome"] in ("interrupted", "completed")
+    assert data["players"][0]["name"] == "Ann"
+    asks = human_asks(data)
+    assert asks[0]["player"] == 2
+    assert "Traceback" not in screen.text
+
+
+def held_ranks_from_last(screen: Screen) -> list[str]:
+    text = screen.text
+    hand = text[text.rindex("your hand: ") :].split("\n", 1)[0]
+    return [RANK_LABELS.get(label, label).lower() for label in re.findall(r"\[(\w+)\]", hand)]
+
+
+def test_ctrl_c_ends_cleanly_and_keeps_the_replay(tmp_path: Path, screens: list[Screen]) -> None:
+    screen = start(screens, tmp_path, "--seed", "21", "--opponents", "3", "--level", "hard")
+    screen.expect("ask> ")
+    screen.type("\x03")
+    assert screen.finish() == 130
+    screen.expect("interrupted")
+    screen.expect(r"replay: replays/\S+\.json")
+    data = the_replay(tmp_path)
+    assert data["result"]["outcome"] == "interrupted"
+    assert len(data["players"]) == 4
+    assert "Traceback" not in screen.text
+    assert not termios_left_raw(screen)
+
+
+def termios_left_raw(screen: Screen) -> bool:
+    """Whether the terminal was left without echo (the game must restore it)."""
+    attrs = termios.tcgetattr(screen.master)
+    return not attrs[3] & termios.ECHO
+
+
+# -- the pieces, without a terminal --------------------------------------------------------
+
+
+def test_parse_rank() -> None:
+    assert [parse_rank(w) for w in ("a", "Ace", "2", "10", "t", "j", "Q", "kings", "7s", "1", "11", "x")] == [
+        0, 0, 1, 9, 9, 10, 12, 13, 6, None, None, None,
+    ]
+
+
+def _prompt() -> AskPrompt:
+    card = lambda i, rank: {"id": i, "card": "?", "deck": 0, "suit": i % 4, "rank": rank}
+    return AskPrompt([card(1, 6), card(2, 12), card(3, 6)], [None, 3, 0, 2], ["you", "Pip", "Wren", "Olly"], 0)
+
+
+def test_prompt_by_keys() -> None:
+    prompt = _prompt()
+    assert prompt.held == [6, 12]
+    assert prompt.key("right") is None and prompt.cursor == 1
+    assert prompt.key("enter") is None and prompt.chosen == 12
+    assert prompt.key("esc") is None and prompt.chosen is None
+    assert prompt.key("home") is None and prompt.key(" ") is None and prompt.chosen == 6
+    assert prompt.key("2") is None and "no cards" in prompt.note  # Wren holds none, others do
+    assert prompt.key("3") == (3, 1)
+
+
+def test_prompt_by_commands() -> None:
+    prompt = _prompt()
+    for key in "q pip":
+        assert prompt.key(key) is None
+    assert prompt.key("enter") == (1, 2)
+    assert prompt.command("ask olly for 7") == (3, 1)
+    assert prompt.command("7") is None and prompt.chosen == 6
+    assert prompt.command("help") is None and "RANK WHO" in prompt.note
+    with pytest.raises(QuitGame):
+        prompt.command("quit")
+    with pytest.raises(QuitGame):
+        prompt.key("eof")
+
+
+def test_keys_from_a_pipe_come_a_line_at_a_time() -> None:
+    read, write = os.pipe()
+    os.write(write, b"7 1\nq\n")
+    os.close(write)
+    keys = Keys(read)
+    got = [keys.read() for _ in range(7)]
+    os.close(read)
+    assert got == ["7", " ", "1", "enter", "q", "enter", "eof"]
+
+
+def test_human_seat_speaks_the_protocol() -> None:
+    class Scripted:
+        def choose_ask(self, message: dict[str, Any]) -> tuple[int, int]:
+            return 1, message["hand"][0]["id"]
+
+    seat = HumanSeat(Scripted())
+    line = lambda m: json.dumps(m).encode() + b"\n"
+    assert seat.exchange(line({"type": "init", "seat": 0}), 1.0).value is None
+    ask = {"type": "ask", "hand": [{"id": 5, "rank": 3, "suit": 0, "deck": 0, "card": "?"}],
+           "opponentsHandSizes": [None, 2], "pond": [0]}
+    assert seat.exchange(line(ask), 1.0).value == {"player": 1, "cardId": 5}
+    assert seat.exchange(line({"type": "go-fish", "pond": [0, 0]}), 1.0).value == 0
+    assert decode_reply(b"0") == 0
+
+
+def test_the_deal_follows_the_seed_games() -> None:
+    assert make_setup(PlayOptions(opponents=1, seed=3)).rules.starting_hand_size == 7
+    setup = make_setup(PlayOptions(opponents=3, seed=3, name="Pip"))
+    assert setup.rules.starting_hand_size == 5
+    assert len(set(setup.names)) == 4
