@@ -226,6 +226,72 @@ def replay_verify(file: Annotated[Path, typer.Argument(help="A replay JSON file.
     out.print(Text(f"{file}: ok ({entries} messages, outcome {data['result']['outcome']})"))
 
 
+@replay_app.command("show")
+def replay_show(
+    file: Annotated[Path, typer.Argument(help="A replay JSON file.")],
+    seat: Annotated[Optional[int], typer.Option(help="Show only what this seat saw.")] = None,
+) -> None:
+    """The match as a timeline: the deal, every ask, draw, book and fault, the final table."""
+    from arena import show
+
+    try:
+        data = replay_module.read(file)
+    except ReplayError as error:
+        fail(str(error), 1)
+    if seat is not None and not 0 <= seat < len(data["players"]):
+        fail(f"--seat {seat}: the replay has seats 0..{len(data['players']) - 1}", 2)
+    try:
+        out.print(show.render(data, seat))
+    except ReplayError as error:
+        fail(f"{file}: {error}", 1)
+
+
+@replay_app.command("html")
+def replay_html(
+    file: Annotated[Path, typer.Argument(help="A replay JSON file.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The page to write.")],
+) -> None:
+    """One self-contained page that steps through the match (works offline, from file://)."""
+    from arena import viewer
+
+    try:
+        data = replay_module.read(file)
+        page = viewer.render(data, title=f"Go Fish replay: {file.name}")
+    except ReplayError as error:
+        fail(f"{file}: {error}", 1)
+    try:
+        output.write_text(page, encoding="utf-8")
+    except OSError as error:
+        fail(f"cannot write {output}: {error}", 1)
+    out.print(Text(f"wrote {output}"))
+
+
+@app.command()
+def play(
+    opponents: Annotated[int, typer.Option(min=1, max=3, help="Bots at the table.")] = 1,
+    level: Annotated[str, typer.Option(help="Bot level: easy, medium, hard or expert.")] = "easy",
+    seed: Annotated[Optional[int], typer.Option(min=0, help="The deal (default: a new one).")] = None,
+    delay: Annotated[float, typer.Option(min=0, help="Seconds of pause before each bot move.")] = 0.4,
+    replays: Annotated[Path, typer.Option(help="Folder for the replay.")] = Path("replays"),
+    name: Annotated[str, typer.Option(help="Your seat's name.")] = "you",
+) -> None:
+    """Play Go Fish at the terminal against the built-in bots; the match is saved as a replay."""
+    from arena import play as play_module
+
+    if level not in play_module.LEVELS:
+        fail(f"--level: {level!r} is not one of {', '.join(play_module.LEVELS)}", 2)
+    _stop_on_sigterm()
+    options = play_module.PlayOptions(
+        opponents=opponents, level=level, seed=play_module.new_seed() if seed is None else seed,
+        delay=delay, replays=replays, name=name,
+    )
+    try:
+        status = play_module.play(options, out)
+    except ArenaError as error:
+        fail(f"arena error: {error}", 1)
+    raise typer.Exit(status)
+
+
 @app.command()
 def schema(
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Write one file per schema into this folder.")] = None,
