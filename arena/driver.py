@@ -55,7 +55,8 @@ class SeatClock:
     spent: list[float] = field(default_factory=list)
 
     def allowed(self, message_type: str) -> float:
-        return self.startup if message_type == "init" else self.reply + self.bank
+        # Start-up (the `init` reply) is never given less than an ordinary reply.
+        return max(self.startup, self.reply) if message_type == "init" else self.reply + self.bank
 
     def charge(self, message_type: str, seconds: float) -> None:
         self.spent.append(seconds)
@@ -141,37 +142,69 @@ def run_match(
     *,
     reuse: bool = False,
 ) -> MatchRecord:
-    """Play one match to its end. Raises MatchInterrupted on Ctrl-C (processes already stopped).
+    """Play one match to its end; every process is stopped and reaped before this returns.
 
     With `reuse`, a completed match leaves running the participants that asked for it in
     their `init` reply (`{"reuse": true}`); their seats are in `record.kept`.
+
+    Raises MatchInterrupted on Ctrl-C (or SIGTERM turned into KeyboardInterrupt by the CLI),
+    its record holding what was played; any other error propagates, processes stopped too.
     """
     record = MatchRecord(setup, [list(c) for c in commands])
     record.started_at = datetime.now(UTC).isoformat(timespec="seconds")
     clocks = [SeatClock(limits.replyTimeout, limits.startupTimeout, limits.timeBank) for _ in participants]
     match = Match(setup)
     began = time.monotonic()
+    interrupted = False
     try:
-        for participant in participants:  # all start together: their start-up overlaps
-            participant.start()
-        for seat, participant in enumerate(participants):
-            start_fault = getattr(participant, "start_fault", None)
-            if start_fault is not None:
-                record.faults.append({"seat": seat, "at": 0, **start_fault.as_json()})
-        record.result = _play(match, participants, clocks, record)
-        if reuse:
-            record.kept = _reusable(participants, record)
-    except KeyboardInterrupt:
-        record.kept = []
-        record.result = match.result(Outcome.INTERRUPTED)
-        raise MatchInterrupted(record) from None
+        try:
+            for participant in participants:  # all start together: their start-up overlaps
+                participant.start()
+            for seat, participant in enumerate(participants):
+                start_fault = getattr(participant, "start_fault", None)
+                if start_fault is not None:
+                    record.faults.append({"seat": seat, "at": 0, **start_fault.as_json()})
+            record.result = _play(match, participants, clocks, record)
+            _note_leftovers(participants, record)
+            if reuse:
+                record.kept = _reusable(participants, record)
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            try:
+                if interrupted:
+                    record.kept = []
+                ending = [p for seat, p in enumerate(participants) if seat not in record.kept]
+                close_all(ending, 0.0 if interrupted else limits.closeGrace)
+            except KeyboardInterrupt:
+                interrupted = True
     finally:
-        close_all([p for seat, p in enumerate(participants) if seat not in record.kept], limits.closeGrace)
         record.seconds = time.monotonic() - began
         record.events = match.events
         record.timings = [clock.summary() for clock in clocks]
         record.logs = [p.stderr_text() for p in participants]
+    if interrupted:
+        replayed = _replayed(setup, record.transcript)
+        record.result, record.events = replayed
+        raise MatchInterrupted(record)
     return record
+
+
+def _replayed(setup: MatchSetup, transcript: list[dict[str, Any]]) -> tuple[Result, list[dict[str, Any]]]:
+    """The result and events of the transcript as recorded, played again by the engine.
+
+    An interrupt can land while the engine is between two messages; playing the recorded
+    replies again gives the state the replay itself describes, so `replay verify` agrees.
+    """
+    match = Match(setup)
+    game = match.play()
+    try:
+        next(game)
+        for entry in transcript:
+            game.send(NO_REPLY if "noReply" in entry or entry.get("delivered") is False else entry["reply"])
+    except StopIteration as stop:
+        return stop.value, match.events
+    return match.result(Outcome.INTERRUPTED), match.events
 
 
 def _reusable(participants: Sequence[Participant], record: MatchRecord) -> list[int]:
@@ -188,6 +221,15 @@ def _reusable(participants: Sequence[Participant], record: MatchRecord) -> list[
         for seat, participant in enumerate(participants)
         if seat in asked and isinstance(participant, SubprocessParticipant) and participant.alive
     ]
+
+
+def _note_leftovers(participants: Sequence[Participant], record: MatchRecord) -> None:
+    """Output found after the last reply was not asked for either: record it (at the end)."""
+    for seat, participant in enumerate(participants):
+        if isinstance(participant, SubprocessParticipant) and participant.alive:
+            leftover, _ = participant.take_unsolicited()
+            if leftover is not None:
+                record.faults.append({"seat": seat, "at": len(record.transcript), **leftover.as_json()})
 
 
 def _play(

@@ -32,10 +32,16 @@ from typing import Any, Protocol
 
 from arena.match import NO_REPLY
 
-RAW_CUT = 300  # characters of an offending line kept in a fault
-STDERR_TAIL = 2048  # bytes of stderr kept as the tail beside a fault
+RAW_CUT = 300  # characters of an offending line (or of the stderr tail) kept in a fault
+STDERR_TAIL = 2048  # bytes of stderr kept as the tail of a cut log
+MAX_DEPTH = 64  # a reply nested deeper than this is refused (no Go Fish reply needs more than 1)
 _CHUNK = 1 << 16
+_FLOOD_SIZE = 1 << 12  # unasked output this large is watched for more (a flood)...
+_FLOOD_WAIT = 0.02  # ...for this long
 _PR_SET_PDEATHSIG = 1
+_EXIT_CHECK = 0.05  # while waiting for a reply, how often to check that the process still runs
+_EXIT_WAIT = 0.2  # after stdout closed: how long a process has to end by itself
+_REAP_WAIT = 5.0  # after SIGKILL: how long to wait for the kernel before giving up on a reap
 
 
 class FaultKind(StrEnum):
@@ -53,7 +59,8 @@ class Fault:
     kind: FaultKind
     detail: str
     raw: str | None = None  # the offending output, cut to RAW_CUT characters
-    exit_code: int | None = None
+    exit_code: int | None = None  # only when the process ended by itself (negative: a signal)
+    stderr_tail: str | None = None  # the end of its stderr when the fault was seen
 
     def as_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": str(self.kind), "detail": self.detail}
@@ -61,6 +68,8 @@ class Fault:
             data["raw"] = self.raw
         if self.exit_code is not None:
             data["exitCode"] = self.exit_code
+        if self.stderr_tail:
+            data["stderrTail"] = self.stderr_tail
         return data
 
 
@@ -96,8 +105,34 @@ def decode_reply(line: bytes) -> Any:
 
     The standard module is used (replies are tiny): it keeps JSON integers exact and reads
     numbers beyond a double's range as infinities; NaN and Infinity literals are not JSON.
+    Surrounding white space (a CR before the LF too) is allowed. A value nested deeper than
+    MAX_DEPTH is refused: the parser would recurse until it overflows, and the replay could
+    not hold it.
     """
-    return json.loads(line.decode("utf-8"), parse_constant=_not_json)
+    try:
+        value = json.loads(line.decode("utf-8"), parse_constant=_not_json)
+    except RecursionError:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
+    if _depth_over(value, MAX_DEPTH):
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    return value
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    """Whether containers nest more than `limit` deep (without recursing)."""
+    level = [value] if isinstance(value, (list, dict)) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        level = [
+            child
+            for container in level
+            for child in (container.values() if isinstance(container, dict) else container)
+            if isinstance(child, (list, dict))
+        ]
+    return False
 
 
 def _not_json(literal: str) -> Any:
@@ -192,9 +227,12 @@ class SubprocessParticipant:
         self.log = BoundedLog(stderr_cap)
         self.proc: subprocess.Popen[bytes] | None = None
         self.buffer = bytearray()
-        self.exit_code: int | None = None
+        self.exit_code: int | None = None  # the status it was reaped with (negative: a signal)
+        self.ended_by_itself: bool | None = None  # known once it is killed: had it ended already?
         self.start_fault: Fault | None = None
         self._stopped = False
+        self._reaped = False
+        self._rest_unsolicited = False  # the start of the current line was output nobody asked for
         self._poll = select.poll()
         self._fds: dict[str, int] = {}
 
@@ -215,7 +253,7 @@ class SubprocessParticipant:
                 start_new_session=True,
                 preexec_fn=_child_setup(self.limits),
             )
-        except (OSError, subprocess.SubprocessError) as error:
+        except (OSError, ValueError, subprocess.SubprocessError) as error:
             self.start_fault = Fault(FaultKind.START_FAILED, f"could not start {self.command[0]!r}: {error}")
             self._stopped = True
             return
@@ -247,18 +285,45 @@ class SubprocessParticipant:
             with contextlib.suppress(OSError):
                 self.proc.stdin.close()
 
+    def has_ended(self) -> bool:
+        """Whether the process has ended, without reaping it.
+
+        An unreaped process keeps its pid, so its process group can still be killed without
+        any risk of signalling a stranger that was given the same number.
+        """
+        if self.proc is None or self._reaped:
+            return True
+        try:
+            return os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:
+            return True
+
     def kill(self) -> None:
-        """Kill the whole process group, reap the process, keep what stderr still holds."""
+        """Kill the whole process group, then reap the process; keep what stderr still holds.
+
+        Safe to call again. The group is killed before the reap (see `has_ended`), so a child
+        the participant forked dies with it even when the participant itself already ended.
+        """
         if self.proc is None:
             return
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        self.exit_code = self.proc.wait()
+        if self.proc.returncode is not None:  # reaped elsewhere (Popen.poll): its pid is free
+            self._reaped = True
+        if not self._reaped:
+            if self.ended_by_itself is None:
+                self.ended_by_itself = self.has_ended()
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            try:
+                self.exit_code = self.proc.wait(_REAP_WAIT)
+            except subprocess.TimeoutExpired:  # stuck in the kernel: leave it to the OS
+                self.exit_code = None
+            self._reaped = True
         self.drain_stderr()
         self.end_input()
         for stream in (self.proc.stdout, self.proc.stderr):
             if stream is not None and not stream.closed:
                 stream.close()
+        self.buffer = bytearray()
         self._stopped = True
 
     # -- one message --------------------------------------------------------------------
@@ -267,28 +332,29 @@ class SubprocessParticipant:
         """Write one message line and read one reply line within `timeout` seconds."""
         if self._stopped:
             return GONE
-        unsolicited = self._take_unsolicited()
+        unsolicited, stop = self.take_unsolicited()
         if self._stopped:
-            return Answer(NO_REPLY, fault=self._exit_fault(), unsolicited=unsolicited, delivered=False)
+            return Answer(NO_REPLY, fault=stop, unsolicited=unsolicited, delivered=False)
         started = time.monotonic()
         deadline = started + timeout
-        if not self._write(line, deadline):
-            fault = self._exit_fault() if self._stopped else self._timeout(timeout, "writing")
-            return Answer(NO_REPLY, time.monotonic() - started, fault, unsolicited)
-        fault, reply_line = self._read_line(deadline, timeout)
+        fault = self._write(line, deadline, timeout)
+        reply_line = b""
+        if fault is None:
+            fault, reply_line = self._read_line(deadline, timeout)
         seconds = time.monotonic() - started
         if fault is not None:
             return Answer(NO_REPLY, seconds, fault, unsolicited)
         try:
             value = decode_reply(reply_line)
         except ValueError as error:
-            fault = Fault(FaultKind.NOT_JSON, f"reply is not JSON: {error}", cut(reply_line))
+            fault = self._fault(FaultKind.NOT_JSON, f"reply is not JSON: {error}", cut(reply_line))
             return Answer(NO_REPLY, seconds, fault, unsolicited)
         return Answer(value, seconds, None, unsolicited)
 
-    def _write(self, line: bytes, deadline: float) -> bool:
+    def _write(self, line: bytes, deadline: float, timeout: float) -> Fault | None:
         fd = self._fds["stdin"]
         view = memoryview(line)
+        next_check = time.monotonic() + _EXIT_CHECK
         while view:
             try:
                 view = view[os.write(fd, view) :]
@@ -296,68 +362,115 @@ class SubprocessParticipant:
             except BlockingIOError:
                 pass
             except (BrokenPipeError, ConnectionResetError):
-                self.kill()
-                return False
+                return self._gone("closed its stdin")
             # The participant is not reading its stdin: wait for room, draining stderr meanwhile.
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                self.kill()
-                return False
-            ready, _, _ = select.select([self._fds["stderr"]], [fd], [], remaining)
+            now = time.monotonic()
+            if now >= deadline:
+                return self._timeout(timeout, "not reading its input")
+            if now >= next_check:
+                next_check = now + _EXIT_CHECK
+                if self.has_ended():
+                    return self._gone("ended")
+            wait = min(deadline - now, _EXIT_CHECK)
+            ready, _, _ = select.select([self._fds["stderr"]], [fd], [], wait)
             if ready:
                 self.drain_stderr()
-        return True
+        return None
 
     def _read_line(self, deadline: float, timeout: float) -> tuple[Fault | None, bytes]:
         buffer, stdout, stderr = self.buffer, self._fds["stdout"], self._fds["stderr"]
         scanned = 0
+        ended = False
+        next_check = time.monotonic() + _EXIT_CHECK
+        skipped = 0  # bytes of a line begun before the message was written
         while True:
+            if self._rest_unsolicited:
+                newline = buffer.find(b"\n")
+                skipped += len(buffer) if newline < 0 else newline + 1
+                del buffer[: len(buffer) if newline < 0 else newline + 1]
+                self._rest_unsolicited = newline < 0
+                scanned = 0
+                if skipped > self.line_cap:
+                    return self._too_long(), b""
             newline = buffer.find(b"\n", scanned)
+            if newline > self.line_cap or (newline < 0 and len(buffer) > self.line_cap):
+                return self._too_long(), b""
             if newline >= 0:
                 reply = bytes(buffer[:newline])
                 del buffer[: newline + 1]
                 return None, reply
             scanned = len(buffer)
-            if scanned > self.line_cap:
-                raw = cut(bytes(buffer[:RAW_CUT]))
-                self.kill()
-                detail = f"more than {self.line_cap} bytes without a newline"
-                return Fault(FaultKind.LINE_TOO_LONG, detail, raw), b""
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if ended:
+                return self._gone("closed its stdout"), b""
+            now = time.monotonic()
+            if now >= deadline:
                 return self._timeout(timeout, "replying"), b""
-            for fd, _ in self._poll.poll(remaining * 1000):
+            for fd, _ in self._poll.poll(min(deadline - now, _EXIT_CHECK) * 1000):
                 if fd == stdout:
-                    chunk = os.read(stdout, _CHUNK)
-                    if not chunk:
-                        self.kill()
-                        return self._exit_fault(), b""
-                    buffer += chunk
+                    ended = self._read_stdout() is None
                 elif fd == stderr:
                     self.drain_stderr()
+            if not ended and time.monotonic() >= next_check:
+                next_check = time.monotonic() + _EXIT_CHECK
+                if self.has_ended():
+                    # It ended, but a child it left holds stdout open: no EOF will come. Take
+                    # what it wrote before it ended, then stop.
+                    while len(buffer) <= self.line_cap and self._read_stdout():
+                        pass  # until nothing more is waiting, or end of file
+                    ended = True
 
-    def _take_unsolicited(self) -> Fault | None:
-        """Discard output that was waiting before a message was written, and say what it was."""
-        waiting = bytes(self.buffer)
+    def _read_stdout(self) -> int | None:
+        """Append what stdout holds to the buffer: how many bytes (0: none waiting), None at EOF."""
+        try:
+            chunk = os.read(self._fds["stdout"], _CHUNK)
+        except BlockingIOError:
+            return 0
+        if not chunk:
+            return None
+        self.buffer += chunk
+        return len(chunk)
+
+    def take_unsolicited(self) -> tuple[Fault | None, Fault | None]:
+        """Discard output that was waiting before a message was written, and say what it was.
+
+        Returns that (or None) and, if the participant had to be stopped (it closed stdout, or
+        would not stop writing), why.
+        """
+        head = bytes(self.buffer[: 4 * RAW_CUT])
+        size = len(self.buffer)
+        last = bytes(self.buffer[-1:])
         self.buffer.clear()
-        while len(waiting) <= self.line_cap:
+        closed = False
+        stdout = self._fds["stdout"]
+        while size <= self.line_cap:
             try:
-                chunk = os.read(self._fds["stdout"], _CHUNK)
+                chunk = os.read(stdout, _CHUNK)
             except BlockingIOError:
+                # Much output nobody asked for: if more keeps coming, it is a flood, to be
+                # stopped now rather than have its lines read as replies.
+                if size >= _FLOOD_SIZE and select.select([stdout], [], [], _FLOOD_WAIT)[0]:
+                    continue
                 break
             if not chunk:
-                self.kill()
+                closed = True
                 break
-            waiting += chunk
-        else:
-            self.kill()  # a flood: it would never stop
-        if not waiting:
-            return None
-        return Fault(
-            FaultKind.UNSOLICITED,
-            f"{len(waiting)} bytes written when nothing was asked (discarded)",
-            cut(waiting),
-        )
+            if len(head) < 4 * RAW_CUT:
+                head += chunk[: 4 * RAW_CUT - len(head)]
+            size += len(chunk)
+            last = chunk[-1:]
+        # The rest of a line begun unasked is not a reply either: `_read_line` skips it.
+        self._rest_unsolicited = bool(size) and last != b"\n"
+        unsolicited = None
+        if size > self.line_cap:  # a flood: it would never stop
+            self.kill()
+            detail = f"more than {self.line_cap} bytes written when nothing was asked; stopped"
+            return self._fault(FaultKind.UNSOLICITED, detail, cut(head)), None
+        if size:
+            detail = f"{size} bytes written when nothing was asked (discarded)"
+            unsolicited = self._fault(FaultKind.UNSOLICITED, detail, cut(head))
+        if closed:
+            return unsolicited, self._gone("closed its stdout")
+        return unsolicited, None
 
     def drain_stderr(self) -> None:
         fd = self._fds.get("stderr")
@@ -374,38 +487,70 @@ class SubprocessParticipant:
                 return
             self.log.feed(chunk)
 
+    # -- faults that stop the participant ---------------------------------------------------
+
+    def _fault(
+        self, kind: FaultKind, detail: str, raw: str | None = None, exit_code: int | None = None
+    ) -> Fault:
+        self.drain_stderr()
+        return Fault(kind, detail, raw, exit_code, self.log.last(RAW_CUT) or None)
+
     def _timeout(self, timeout: float, doing: str) -> Fault:
         self.kill()
-        return Fault(FaultKind.TIMEOUT, f"no reply within {timeout:g} s (was {doing}); stopped")
+        return self._fault(FaultKind.TIMEOUT, f"no reply within {timeout:g} s (was {doing}); stopped")
 
-    def _exit_fault(self) -> Fault:
-        if self.proc is not None and self.exit_code is None:
-            self.kill()
+    def _too_long(self) -> Fault:
+        raw = cut(bytes(self.buffer[: 4 * RAW_CUT]))
+        self.kill()
+        detail = f"more than {self.line_cap} bytes without a newline; stopped"
+        return self._fault(FaultKind.LINE_TOO_LONG, detail, raw)
+
+    def _gone(self, what: str) -> Fault:
+        """It ended, or closed a pipe: give it a moment to end by itself (for its exit
+        status), stop it, and say which."""
+        wait_until = time.monotonic() + _EXIT_WAIT
+        while not self.has_ended() and time.monotonic() < wait_until:
+            time.sleep(0.005)
+        self.kill()
         code = self.exit_code
-        detail = "closed its stdout" if code is None else f"process ended (exit code {code})"
-        if code is not None and code < 0:
-            detail = f"process ended by signal {signal.Signals(-code).name}"
-        tail = self.log.last(RAW_CUT)
-        return Fault(FaultKind.EXITED, detail + (f"; stderr: {tail}" if tail else ""), exit_code=code)
+        if not self.ended_by_itself or code is None:
+            return self._fault(FaultKind.EXITED, f"{what} but kept running; stopped")
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = str(-code)
+            return self._fault(FaultKind.EXITED, f"process ended by signal {name}", exit_code=code)
+        return self._fault(FaultKind.EXITED, f"process ended (exit code {code})", exit_code=code)
 
 
 def close_all(participants: Iterable[Participant], grace: float) -> None:
     """End a match: close every stdin, give `grace` seconds to exit, kill every group, reap.
 
-    Never waits on a pipe: a forked child that keeps stdout open dies with its group.
+    Never waits on a pipe: a forked child that keeps stdout open dies with its group. A second
+    Ctrl-C cuts the grace short but never the kills; it is raised again once all are done.
     """
     running = [p for p in participants if isinstance(p, SubprocessParticipant) and p.proc]
-    for participant in running:
-        participant.end_input()
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline and any(
-        p.proc is not None and p.proc.poll() is None for p in running
-    ):
+    interrupted = False
+    try:
         for participant in running:
-            participant.drain_stderr()
-        time.sleep(0.005)
+            participant.end_input()
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline and not all(p.has_ended() for p in running):
+            for participant in running:
+                participant.drain_stderr()
+            time.sleep(0.005)
+    except KeyboardInterrupt:
+        interrupted = True
     for participant in running:
-        participant.kill()  # also when it exited by itself: its children may live on
+        while True:
+            try:
+                participant.kill()  # also when it exited by itself: its children may live on
+                break
+            except KeyboardInterrupt:
+                interrupted = True
+    if interrupted:
+        raise KeyboardInterrupt
 
 
 class InProcessParticipant:
