@@ -236,6 +236,12 @@ def test_the_page_steps_through_the_match_to_the_final_placings(tmp_path: Path, 
     best = min(range(3), key=lambda seat: (ranks[seat], seat))
     assert placings[0] == f"1st {data['players'][best]['name']} — {scores[best]} book" + ("" if scores[best] == 1 else "s")
     assert len(placings) == 3
+    assert browser.js("window.scrollY") == 0  # only the log box scrolls to the current entry
+    assert browser.js(
+        "(() => { const log = document.getElementById('log'), li = log.querySelector('li.current');"
+        " return li.offsetTop >= log.scrollTop &&"
+        " li.offsetTop + li.offsetHeight <= log.scrollTop + log.clientHeight + 1; })()"
+    )
     lit = browser.js("document.querySelectorAll('#books .cell.lit').length")
     assert lit == sum(scores) == 13
     assert "match over (completed)" in browser.text("now")

@@ -184,8 +184,13 @@
       item.classList.toggle("current", at === pos);
       item.classList.toggle("future", at > pos);
     });
-    var current = logItems[pos];
-    if (current && current.scrollIntoView) current.scrollIntoView({ block: "nearest" });
+    // Scroll the log box only (scrollIntoView would scroll the page as well).
+    var current = logItems[pos], log = $("log");
+    if (current) {
+      var top = current.offsetTop, bottom = top + current.offsetHeight;
+      if (top < log.scrollTop) log.scrollTop = top;
+      else if (bottom > log.scrollTop + log.clientHeight) log.scrollTop = bottom - log.clientHeight;
+    }
   }
 
   function go(target) {
