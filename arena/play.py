@@ -370,6 +370,7 @@ class TerminalUI:
         self.spectator = spectator
         self.names = Names(setup.names, you=HUMAN)
         self.quit = False
+        self.prompted = False  # a prompt is on the last line, without its newline
 
     def say(self, text: Text) -> None:
         self.console.print(text)
@@ -398,8 +399,9 @@ class TerminalUI:
         self._prompt(prompt)
         try:
             while True:
+                key = self.keys.read()
                 try:
-                    choice = prompt.key(self.keys.read())
+                    choice = prompt.key(key)
                 except QuitGame:
                     self.quit = True
                     raise
@@ -408,12 +410,19 @@ class TerminalUI:
                     self.say(Text("  " + prompt.note, style="yellow"))
                 if choice is not None:
                     return choice
-                self._prompt(prompt)
+                if self.keys.is_tty or key == "enter":  # from a pipe: once per line
+                    self._prompt(prompt)
         finally:
             self._clear_line()
 
     def _clear_line(self) -> None:
-        self.console.file.write("\r\x1b[2K" if self.console.is_terminal else "\n")
+        if self.console.is_terminal:
+            self.console.file.write("\r\x1b[2K")
+        elif not self.prompted:
+            return
+        else:
+            self.console.file.write("\n")
+        self.prompted = False
         self.console.file.flush()
 
     def _prompt(self, prompt: AskPrompt) -> None:
@@ -421,22 +430,19 @@ class TerminalUI:
             self.console.file.write("\r\x1b[2K")
         self.console.print(prompt.line(), end="")
         self.console.file.flush()
+        self.prompted = True
 
     def _table(self, hand: list[Card], sizes: list[int], pond: int) -> None:
         books = self.spectator.builder.booked
         self.console.rule(f"your turn · pond {pond}", style="dim")
         for seat in range(len(self.setup.names)):
-            if seat == HUMAN:
-                continue
             row = Text(f"  {seat} ").append_text(self.names.of(seat))
             count = len(books[seat])
             row.append(f"  {sizes[seat]} cards  {count} book{'s' if count != 1 else ''}")
             if books[seat]:
                 row.append(" (" + " ".join(rank_name(r) for r in books[seat]) + ")")
             self.say(row)
-        mine = len(books[HUMAN])
-        self.say(Text("  books: ").append_text(book_strip(books, self.setup.rules.knights))
-                 .append(f"  you: {mine}"))
+        self.say(Text("  books: ").append_text(book_strip(books, self.setup.rules.knights)))
         self.say(Text("  your hand: ").append_text(hand_text(hand)))
 
     def welcome(self, options: PlayOptions) -> None:

@@ -217,6 +217,19 @@ def termios_left_raw(screen: Screen) -> bool:
     return not attrs[3] & termios.ECHO
 
 
+def test_commands_from_a_pipe(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "play", "--seed", "1", "--delay", "0", "--replays", "out"],
+        input=b"x 1\nquit\n", capture_output=True, cwd=tmp_path, timeout=60, check=False,
+    )
+    text = done.stdout.decode()
+    assert done.returncode == 0, text + done.stderr.decode()
+    assert "'x' is not a rank" in text and "you left the game" in text
+    assert "\x1b" not in text  # not a terminal: no colours, no cursor movement
+    (path,) = (tmp_path / "out").glob("*.json")
+    assert replay_module.verify(replay_module.read(path)) is None
+
+
 # -- the pieces, without a terminal --------------------------------------------------------
 
 
