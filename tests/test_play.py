@@ -20,8 +20,10 @@ from typing import Any
 import pytest
 
 from arena import replay as replay_module
+from arena import timeline
 from arena.human import HumanSeat, QuitGame
 from arena.play import AskPrompt, Keys, PlayOptions, make_setup, parse_rank
+from arena.timeline import StepKind
 from arena.transport import decode_reply
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\r")
@@ -207,6 +209,8 @@ def test_ctrl_c_ends_cleanly_and_keeps_the_replay(tmp_path: Path, screens: list[
     data = the_replay(tmp_path)
     assert data["result"]["outcome"] == "interrupted"
     assert len(data["players"]) == 4
+    _, steps = timeline.build(data)  # an interrupted replay can be watched too
+    assert steps[0].kind is StepKind.DEAL and steps[-1].kind is StepKind.END
     assert "Traceback" not in screen.text
     assert not termios_left_raw(screen)
 

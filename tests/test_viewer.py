@@ -58,6 +58,20 @@ def test_package_data_ships_the_viewer_assets() -> None:
     assert {"static/viewer.html", "static/viewer.js", "static/viewer.css"} <= shipped
 
 
+def test_knights_give_fourteen_book_cells(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        'seed = 4\n[deck]\nknights = true\n[[participants]]\nname = "a"\nbot = "easy"\n'
+        '[[participants]]\nname = "b"\nbot = "hard"\n',
+        encoding="utf-8",
+    )
+    assert CliRunner().invoke(app, ["run", str(config)]).exit_code == 0
+    (path,) = (tmp_path / "replays").glob("*.json")
+    data = viewer.page_data(replay_module.read(path))
+    assert len(data["ranks"]) == 14 and data["rankNames"][11] == "C"
+    assert len(data["cards"]) == 56
+
+
 def test_cli_writes_the_page(tmp_path: Path) -> None:
     path = make_replay(tmp_path, ["alice", "bob"])
     out = tmp_path / "page.html"
