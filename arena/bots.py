@@ -105,8 +105,9 @@ class CardCount:
     `least[s][r]` is how many cards of rank `r` seat `s` is known to hold (it asked with one,
     it was handed some). `room[s][r]` caps how many of its other cards can be of rank `r`:
     0 just after it said go fish for `r` or handed `r` over, one more for every card it has
-    drawn unseen since, and `None` (no cap) when nothing is known. Hand sizes and the pond are
-    followed here too, because a book laid with one deck is visible to a counter.
+    drawn unseen since, and `None` (no cap) when nothing is known. Hand sizes, the pond and
+    the other seats' books are followed here too, because cards are conserved: what is missing
+    from the table at an `ask` went into books.
     """
 
     def __init__(self, me: int, sizes: list[int], pond: int, min_hand: int, decks: int) -> None:
@@ -116,10 +117,9 @@ class CardCount:
         self.sizes = list(sizes)
         self.pond = pond
         self.min_hand = min_hand
-        # With several decks four cards of a rank need not be four suits, nor its last book:
-        # the counter then never assumes a book.
-        self.book_size = 4 if decks == 1 else 10**9
-        self.booked: set[int] = set()  # ranks whose book another seat has laid
+        # With one deck, four cards of a rank are its four suits: a book, laid at once.
+        self.one_deck = decks == 1
+        self.booked = [0] * 14  # books of each rank that other seats have laid
         self.books_seen = 0  # books laid by other seats that `booked` accounts for
 
     def drew_unseen(self, seat: int, cards: int = 1) -> None:
@@ -135,13 +135,12 @@ class CardCount:
         self.sizes[asked] -= moved
         least[asked][rank] = 0
         self.room[asked][rank] = 0
-        if least[asker][rank] >= self.book_size:
-            # With one deck, holding four of a rank is holding its book: it was laid at once.
+        if self.one_deck and least[asker][rank] >= 4:
             least[asker][rank] = 0
             self.room[asker][rank] = 0
-            self.sizes[asker] -= self.book_size
+            self.sizes[asker] -= 4
             if asker != self.me:
-                self.booked.add(rank)
+                self.booked[rank] += 1
                 self.books_seen += 1
             self._refill(asker)
         if moved:
@@ -157,37 +156,55 @@ class CardCount:
             self.drew_unseen(seat, cards)
 
     def refresh(
-        self, sizes: Sequence[int], pond: int, books_elsewhere: int, keep: set[int]
+        self,
+        sizes: Sequence[int],
+        pond: int,
+        books_elsewhere: int,
+        unbookable: set[int],
+        held: set[int],
     ) -> None:
         """Exact sizes are known (at an `ask`): account for books laid unseen.
 
-        Cards are conserved, so the pack less every hand, the pond and our own books is the
-        number of books the other seats have laid (`books_elsewhere`). Each new one is of a
-        rank we do not hold (`keep`): the one the table was closest to completing.
+        `books_elsewhere` is how many books the other seats have laid (the pack less every
+        hand, the pond and our own books). Each one not yet accounted for is put on the rank,
+        not in `unbookable`, whose cards the table was closest to gathering in one hand.
         """
         self.pond = pond
         for seat, size in enumerate(sizes):
             if size > self.sizes[seat]:
                 self.drew_unseen(seat, 1)
             self.sizes[seat] = size
-        while self.book_size == 4 and self.books_seen < books_elsewhere:
+        while self.books_seen < books_elsewhere:
             self.books_seen += 1
-            open_ranks = [r for r in range(14) if r not in keep and r not in self.booked]
+            open_ranks = [r for r in range(14) if r not in unbookable]
             if not open_ranks:
                 break
-            rank = max(open_ranks, key=lambda r: (sum(known[r] for known in self.least), -r))
-            self.booked.add(rank)
+            rank = max(open_ranks, key=lambda r: (max(k[r] for k in self.least), -r))
+            self.booked[rank] += 1
             for seat in range(len(sizes)):
-                self.least[seat][rank] = 0
-                self.room[seat][rank] = 0
+                if self.one_deck or self.least[seat][rank] == max(k[rank] for k in self.least):
+                    self.least[seat][rank] = max(self.least[seat][rank] - 4, 0)
+                    self.room[seat][rank] = 0
+                    if not self.one_deck:
+                        break
         for seat, size in enumerate(sizes):
             known = self.least[seat]
-            for rank in sorted(range(14), key=lambda r: -known[r]):
-                if sum(known) <= size:
+            # More pinned cards than the hand holds: drop the stalest guesses, ranks we hold last.
+            for rank in sorted(range(14), key=lambda r: (r in held, -known[r])):
+                excess = sum(known) - size
+                if excess <= 0:
                     break
-                if rank not in keep:
-                    known[rank] = 0
+                known[rank] -= min(known[rank], excess)
+                if known[rank] == 0:
                     self.room[seat][rank] = 0
+
+    def forget(self) -> None:
+        """Drop what is known of the other seats and their books: the events contradict it."""
+        self.booked = [0] * 14
+        for seat in range(len(self.least)):
+            if seat != self.me:
+                self.least[seat] = [0] * 14
+                self.room[seat] = [None] * 14
 
     def unpinned(self, seat: int) -> int:
         """Cards of `seat` whose rank no public event has told."""
@@ -232,10 +249,27 @@ class ExpertBot(Bot):
 
     def choose_ask(self) -> Ask:
         held = self.ranks_in_hand()
-        pack = self._rule("deck", "numberOfDecks", 1) * 4 * (14 if self._knights() else 13)
+        pack = self._decks() * 4 * (14 if self._knights() else 13)
         on_table = sum(self.hand_sizes) + self.pond_size + 4 * len(self.books_laid)
-        keep = set(held) | set(self.books_laid)
-        self.count.refresh(self.hand_sizes, self.pond_size, (pack - on_table) // 4, keep)
+        if self._decks() == 1:
+            unbookable = set(held) | set(self.books_laid)
+        else:
+            unbookable = {r for r in range(14) if self._copies(r) - len(held.get(r, ())) < 4}
+        self.count.refresh(
+            self.hand_sizes, self.pond_size, (pack - on_table) // 4, unbookable, set(held)
+        )
+        best = self._best(held)
+        if best[0] <= -5.0:
+            # Every ask a sure miss with nothing to draw: impossible (the rest of each rank we
+            # hold is in some hand), so what we know is wrong. Start again from nothing.
+            self.count.forget()
+            best = self._best(held)
+        if best[0] <= -5.0:
+            # Still no hope on paper: a random ask, so that asks cannot go round in a circle.
+            return Ask(self.rng.choice(self.others_with_cards()), self.rng.choice(self.hand).id)
+        return Ask(best[1], best[2])
+
+    def _best(self, held: dict[int, list[Card]]) -> tuple[float, int, int]:
         best: tuple[float, int, int] | None = None
         for rank in sorted(held):
             for seat in self.others_with_cards():
@@ -243,14 +277,17 @@ class ExpertBot(Bot):
                 if best is None or value > best[0] + 1e-12:
                     best = (value, seat, held[rank][0].id)
         assert best is not None  # the SDK only asks while the hand holds a card
-        return Ask(best[1], best[2])
+        return best
+
+    def _copies(self, rank: int) -> int:
+        """Cards of `rank` not yet in any book we know of."""
+        return 4 * (self._decks() - self.books_laid.count(rank) - self.count.booked[rank])
 
     def _value(self, seat: int, rank: int, mine: int) -> float:
         count, others = self.count, self.others()
-        copies = 4 * self._rule("deck", "numberOfDecks", 1) - 4 * self.books_laid.count(rank)
         pinned = [count.least[s][rank] for s in others]
         # Cards of the rank that no public event places: in the pond or unseen in some hand.
-        loose = max(copies - mine - sum(pinned), 0)
+        loose = max(self._copies(rank) - mine - sum(pinned), 0)
         places = count.pond + sum(count.could_hold(s, rank) for s in others)
         slots = count.could_hold(seat, rank)
         there = count.least[seat][rank]
@@ -259,13 +296,22 @@ class ExpertBot(Bot):
         book = 0.0 if elsewhere else _all_among(loose, places, slots)
         expected = there + (loose * slots / places if places else 0.0)
         told = count.least[self.seat][rank] > 0
-        return (
+        value = (
             self.hit_weight * (1.0 - miss)
             + self.book_weight * book
             - self.tell_weight * miss * (0 if told else mine)
-            - self.show_weight * (1.0 - miss - book) * (mine + expected)
+            # Without a book, at most three cards of the rank can be on show.
+            - self.show_weight * (1.0 - miss - book) * min(mine + expected, 3.0)
             + self.held_weight * mine
         )
+        if miss == 1.0 and count.pond == 0:
+            # A sure miss that draws nothing only passes the turn: with an empty pond, such
+            # asks between seats could go round for ever.
+            value -= 10.0
+        return value
+
+    def _decks(self) -> int:
+        return self._rule("deck", "numberOfDecks", 1)
 
     def _knights(self) -> bool:
         return bool(self.settings.get("deck", {}).get("knights", False))
