@@ -29,6 +29,7 @@ from arena.terminal import inert
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
+    from arena.cluster import Cluster
     from arena.tournament import InterruptShield, RunReport, Tournament
 
 app = typer.Typer(
@@ -81,12 +82,14 @@ def _relative(path: Path, cwd: Path) -> str:
 
 @app.command()
 def run(
+    ctx: typer.Context,
     config: Annotated[Path, typer.Argument(help="The config.toml to run.")],
     seed: Annotated[Optional[int], typer.Option(help="Seed of the first match (overrides the config).")] = None,
     games: Annotated[Optional[int], typer.Option(help="Number of matches (overrides the config).")] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Matches played at once, each in a worker process [default: the number of cores].")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the last run of this tournament: play only its missing matches.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress or tables; errors only.")] = False,
+    scheduler: Annotated[Optional[str], typer.Option("--scheduler", metavar="tcp://HOST:PORT", help="Play the matches on the Dask cluster at this address (overrides the config's tournament.scheduler; needs gofish-arena[dask]; see docs/cluster.md).")] = None,
 ) -> None:
     """Play the matches of CONFIG and write one replay per match, results.jsonl and standings."""
     from arena import tournament
@@ -94,8 +97,9 @@ def run(
 
     try:
         settings, seats = config_module.load(config, seed=seed, games=games)
-        if settings.tournament.scheduler is not None:
-            raise ConfigError(f"{config}: tournament.scheduler: running matches on a cluster is not supported yet")
+        address = scheduler or settings.tournament.scheduler  # issue 7: matches on a Dask cluster
+        if address is not None and jobs is not None:
+            raise ConfigError("--jobs and --scheduler: give one (a cluster plays as many matches at once as it has worker threads)")
         plan = tournament.prepare(config, settings, seats, resume=resume)
     except ConfigError as error:
         fail(str(error), 2)
@@ -106,17 +110,28 @@ def run(
     signal.signal(signal.SIGTERM, shield.handler)
     missing = len(plan.missing())
     workers = max(1, min(jobs or default_jobs(), missing))
+    executor: Callable[[], Executor] = lambda: make_executor(workers)
+    # -- issue 7: matches on a Dask cluster (arena/cluster.py, docs/cluster.md) --------------
+    cluster = _open_cluster(ctx, address, settings, seats) if address is not None else None
+    if cluster is not None:
+        workers, executor = max(1, min(cluster.slots, missing)), cluster.executor
+    # -- end of the cluster hook ------------------------------------------------------------
     cwd = Path.cwd()
     if plan.games == 1:
-        _run_single(plan, cwd, quiet, shield)
+        _run_single(plan, cwd, quiet, shield, executor if cluster is not None else None)
         return
     if not quiet:
         _print_header(plan, workers, missing)
+        if cluster is not None:  # issue 7
+            out.print(Text(f"  on the Dask cluster at {cluster.address}: {len(cluster.workers)} workers checked, "
+                           f"{cluster.slots} threads", style="dim"))
     elif plan.seed_drawn:
         err.print(f"seed {plan.seed} (drawn)")
     try:
-        report = _run_with_progress(plan, workers, quiet, shield, lambda: make_executor(workers))
+        report = _run_with_progress(plan, workers, quiet, shield, executor)
         path = plan.write_standings()
+    except ConfigError as error:  # issue 7: a worker that joined the cluster mid-run, and failed its check
+        fail(str(error), 2)
     except ArenaError as error:
         fail(f"arena error: {error}", 1)
     if not quiet:
@@ -128,24 +143,42 @@ def run(
         raise typer.Exit(130)
 
 
-def _run_single(plan: Tournament, cwd: Path, quiet: bool, shield: InterruptShield) -> None:
+def _run_single(
+    plan: Tournament, cwd: Path, quiet: bool, shield: InterruptShield, executor: Callable[[], Executor] | None = None
+) -> None:
     """One match: today's output, a game line and the replay's path."""
     from arena import tournament
     from arena.executors import InlineExecutor
 
     shown: list[tuple[MatchPlayed, Path]] = []
     try:
-        report = tournament.run(plan, InlineExecutor, window=1, shield=shield,
+        report = tournament.run(plan, executor or InlineExecutor, window=1, shield=shield,
                                 on_played=lambda line, played: shown.append((played, plan.folder / line["replay"])))
+    except ConfigError as error:  # issue 7: a worker that failed its check
+        fail(str(error), 2)
     except ArenaError as error:
         fail(f"arena error: {error}", 1)
     for played, path in shown:
         if not quiet:
             _print_game(played, path, cwd)
     if report.interrupted:
-        where = "; replay: " + _relative(report.interrupted_replays[0], cwd) if report.interrupted_replays else ""
-        out.print(Text(f"interrupted: the match in progress was stopped{where}"))
+        if not quiet:
+            where = "; replay: " + _relative(report.interrupted_replays[0], cwd) if report.interrupted_replays else ""
+            out.print(Text(f"interrupted: the match in progress was stopped{where}"))
         raise typer.Exit(130)
+
+
+def _open_cluster(ctx: typer.Context, address: str, settings: Any, seats: Any) -> Cluster:
+    """Issue 7: connect to and check the cluster, closed with the command. Exit 2 if it cannot run."""
+    from arena.cluster import ClusterError, open_cluster
+
+    try:
+        cluster: Cluster = ctx.with_resource(
+            open_cluster(address, seats, in_process_bots=settings.tournament.inProcessBots)
+        )
+    except ClusterError as error:
+        fail(str(error), 2)
+    return cluster
 
 
 def _print_header(plan: Tournament, workers: int, missing: int) -> None:
