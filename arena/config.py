@@ -13,20 +13,26 @@ import shutil
 import sys
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from arena.errors import ConfigError
+from arena.files import check_writable
 from arena.match import DEFAULT_MAX_IDLE_TURNS, DEFAULT_MAX_TURNS
 from arena.rules import NextPlayer, Rules, StartingPlayer
 
 BotLevel = Literal["random", "easy", "medium", "hard", "expert"]
-BOT_LEVELS: tuple[str, ...] = BotLevel.__args__
+BOT_LEVELS: tuple[str, ...] = get_args(BotLevel)
+
+WEEK = 7 * 24 * 3600.0  # the longest time limit accepted (a poll's timeout must stay finite)
+TURNS_PER_CARD = 4  # the default `maxTurns` is this many asks per card of the pack, at least 5000
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
+    model_config = ConfigDict(
+        extra="forbid", strict=True, frozen=True, populate_by_name=True, allow_inf_nan=False
+    )
 
 
 class RulesSection(_Section):
@@ -42,16 +48,17 @@ class DeckSection(_Section):
 
 
 class LimitsSection(_Section):
-    replyTimeout: Annotated[float, Field(gt=0)] = 2.0
-    startupTimeout: Annotated[float, Field(gt=0)] = 10.0  # for the `init` reply
-    timeBank: Annotated[float, Field(ge=0)] = 0.0  # extra seconds per match, spent on late replies
-    closeGrace: Annotated[float, Field(ge=0)] = 0.5  # after `match-end`, before the kill
+    replyTimeout: Annotated[float, Field(gt=0, le=WEEK)] = 2.0
+    startupTimeout: Annotated[float, Field(gt=0, le=WEEK)] = 10.0  # for the `init` reply
+    timeBank: Annotated[float, Field(ge=0, le=WEEK)] = 0.0  # extra seconds per match, for late replies
+    closeGrace: Annotated[float, Field(ge=0, le=60)] = 0.5  # after `match-end`, before the kill
+    # Default: max(5000, TURNS_PER_CARD × the pack), filled in by `load` (see `_derived_defaults`).
     maxTurns: Annotated[int, Field(ge=1)] = DEFAULT_MAX_TURNS
     maxIdleTurns: Annotated[int, Field(ge=1)] = DEFAULT_MAX_IDLE_TURNS
-    maxLineBytes: Annotated[int, Field(ge=64)] = 1 << 20
-    stderrBytes: Annotated[int, Field(ge=0)] = 1 << 20
-    memoryMiB: Annotated[int | None, Field(ge=16)] = None
-    cpuSeconds: Annotated[int | None, Field(ge=1)] = None
+    maxLineBytes: Annotated[int, Field(ge=64, le=64 << 20)] = 1 << 20
+    stderrBytes: Annotated[int, Field(ge=0, le=64 << 20)] = 1 << 20
+    memoryMiB: Annotated[int | None, Field(ge=16, le=1 << 24)] = None
+    cpuSeconds: Annotated[int | None, Field(ge=1, le=10**7)] = None
 
     def told_to_seats(self) -> dict[str, Any]:
         """The limits that apply to a participant, as sent in `init`."""
@@ -82,6 +89,24 @@ class ParticipantSection(_Section):
     command: list[str] | str | None = None
     bot: BotLevel | None = None
     env: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("command")
+    @classmethod
+    def _no_nul_in_command(cls, command: list[str] | str | None) -> list[str] | str | None:
+        parts = [command] if isinstance(command, str) else command or []
+        if any("\0" in part for part in parts):
+            raise ValueError("a NUL character cannot be passed to a program")
+        return command
+
+    @field_validator("env")
+    @classmethod
+    def _env_names(cls, env: dict[str, str]) -> dict[str, str]:
+        for name, value in env.items():
+            if not name or "=" in name or "\0" in name:
+                raise ValueError(f"{name!r} is not an environment variable name")
+            if "\0" in value:
+                raise ValueError(f"{name}: a NUL character cannot be in an environment variable")
+        return env
 
     @model_validator(mode="after")
     def _one_way_to_run(self) -> ParticipantSection:
@@ -133,7 +158,11 @@ def bot_command(level: str) -> tuple[str, ...]:
 
 
 def load(path: Path, *, seed: int | None = None, games: int | None = None) -> tuple[Config, list[Seat]]:
-    """Read, check and resolve a config file. Raises ConfigError (one line) for anything wrong."""
+    """Read, check and resolve a config file. Creates nothing.
+
+    Raises ConfigError (one line) for anything wrong with it, WriteError when its replays
+    folder could not be written.
+    """
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -151,7 +180,22 @@ def load(path: Path, *, seed: int | None = None, games: int | None = None) -> tu
     except ValidationError as error:
         raise ConfigError(f"{path}: {_first_problem(error, data)}") from None
     _check_consistency(path, config)
+    config = _derived_defaults(config)
+    # Before any match is played, not after: raises WriteError (exit status 1).
+    check_writable((path.resolve().parent / config.replays).resolve())
     return config, [_resolve(path, index, p) for index, p in enumerate(config.participants)]
+
+
+def _derived_defaults(config: Config) -> Config:
+    """Defaults that depend on other settings: `maxTurns` grows with the pack.
+
+    A legal match of random bots takes about 1.5 asks per card (4900 with 64 decks), so the
+    turn cap only ends matches that could not end by themselves.
+    """
+    if "maxTurns" in config.limits.model_fields_set:
+        return config
+    turns = max(DEFAULT_MAX_TURNS, TURNS_PER_CARD * config.engine_rules.pack_size)
+    return config.model_copy(update={"limits": config.limits.model_copy(update={"maxTurns": turns})})
 
 
 def _check_consistency(path: Path, config: Config) -> None:
@@ -189,7 +233,8 @@ def _resolve(path: Path, index: int, participant: ParticipantSection) -> Seat:
         raise ConfigError(f"{path}: {key}: the command is empty")
     program = command[0]
     if "/" in program:
-        resolved = (folder / program).resolve()
+        # Absolute, but symlinks kept: a venv's `bin/python` is a link that must stay one.
+        resolved = Path(os.path.abspath(folder / program))
         if not resolved.is_file():
             raise ConfigError(f"{path}: {key}: program {program!r} not found (looked for {resolved})")
         if not os.access(resolved, os.X_OK):
@@ -213,9 +258,19 @@ def _first_problem(error: ValidationError, data: dict[str, Any]) -> str:
         return f"{key}: unknown key{_did_you_mean(location)}"
     if kind == "value_error":
         message = message.removeprefix("Value error, ")
+    elif kind in ("model_type", "dict_type"):
+        message = "should be a table"
+    elif kind == "list_type" and location == ["participants"]:
+        message = "should be an array of tables ([[participants]])"
+    elif kind == "too_short" and location == ["participants"]:
+        message = f"at least two participants are needed, found {len(problem.get('input') or [])}"
+        return f"{key}: {message}"
+    elif kind == "finite_number":
+        message = "should be a finite number"
     got = problem.get("input")
     if kind not in ("value_error",) and not isinstance(got, (dict, list)):
-        message += f" (got {got!r})"
+        shown = repr(got)
+        message += f" (got {shown if len(shown) <= 80 else shown[:79] + '…'})"
     return f"{key}: {message}"
 
 

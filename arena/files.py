@@ -22,6 +22,15 @@ def safe_part(text: str, limit: int = 24) -> str:
     return cleaned[:limit]
 
 
+def check_writable(folder: Path) -> None:
+    """Raise WriteError now if files could not be written into `folder` later. Creates nothing."""
+    existing = next(part for part in (folder, *folder.parents) if part.exists())
+    if not existing.is_dir():
+        raise WriteError(f"cannot write into {folder}: {existing} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise WriteError(f"cannot write into {folder}: {existing} is not writable")
+
+
 def write_new(folder: Path, stem: str, suffix: str, data: bytes) -> Path:
     """Write `data` atomically as `folder/stem+suffix`, or `stem-2`, `stem-3`, … if taken."""
     try:
@@ -43,7 +52,7 @@ def write_new(folder: Path, stem: str, suffix: str, data: bytes) -> Path:
         finally:
             os.unlink(temporary)
     except OSError as error:
-        raise WriteError(f"cannot write into {folder}: {error.strerror or error}") from None
+        raise WriteError(f"cannot write into {folder}: {_reason(folder, error)}") from None
 
 
 def replace(path: Path, data: bytes) -> None:
@@ -61,4 +70,12 @@ def replace(path: Path, data: bytes) -> None:
             os.unlink(temporary)
             raise
     except OSError as error:
-        raise WriteError(f"cannot write {path}: {error.strerror or error}") from None
+        raise WriteError(f"cannot write {path}: {_reason(path.parent, error)}") from None
+
+
+def _reason(folder: Path, error: OSError) -> str:
+    """Why a folder cannot be written to, in words a user acts on."""
+    if isinstance(error, (FileExistsError, NotADirectoryError)) and not folder.is_dir():
+        blocker = next((part for part in (folder, *folder.parents) if part.exists()), folder)
+        return f"{blocker} is a file, not a folder"
+    return error.strerror or str(error)

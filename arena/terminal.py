@@ -6,8 +6,9 @@ import re
 
 from rich.text import Text
 
-# C0 and C1 control characters (ESC among them), DEL, and bidirectional overrides.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# C0 and C1 control characters (ESC among them), DEL, bidirectional marks and overrides, and
+# the Unicode line and paragraph separators.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def inert(text: str, limit: int = 80) -> Text:

@@ -1,0 +1,166 @@
+"""`arena run` as a user runs it, in a real subprocess: faults in the summary, untrusted names kept
+inert, a replays folder that cannot be written, and SIGINT/SIGTERM mid-match.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena import replay
+
+HOSTILE = Path(__file__).parent / "hostile"
+SAFE_FILE_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
+
+
+def _seat(name: str, rest: str) -> str:
+    return f"[[participants]]\nname = {json.dumps(name)}\n{rest}\n"
+
+
+def _hostile(script: str, *args: str, pids: Path | None = None) -> str:
+    line = f"command = {json.dumps([sys.executable, str(HOSTILE / script), *args])}"
+    return line + (f"\nenv = {{ HOSTILE_PIDS = {json.dumps(str(pids))} }}" if pids else "")
+
+
+def _env(**extra: str) -> dict[str, str]:
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(Path.home()), **extra}
+
+
+def _arena(folder: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=folder, capture_output=True, check=False,
+                          text=True, timeout=120, env=_env(**env))
+
+
+def test_faults_are_counted_in_the_summary(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text(
+        "seed = 2\n[limits]\nreplyTimeout = 0.5\n"
+        + _seat("quitter", _hostile("dies_after_init.py")) + _seat("steady", "bot = 'random'")
+    )
+    result = _arena(tmp_path, "run", "config.toml", COLUMNS="200")
+    assert result.returncode == 0, result.stderr
+    assert re.search(r"quitter \d+ books \(\w+, 1 faults\)", result.stdout), result.stdout
+    [path] = (tmp_path / "replays").glob("*.json")
+    data = replay.read(path)
+    assert replay.verify(data) is None
+    assert data["faultCounts"] == [{"exited": 1}, {}]
+    log = path.with_name(path.stem + ".seat0.stderr.log")
+    assert "goodbye" in log.read_text()
+
+
+NAMES = ["[bold red]x[/]", "../../etc/x", "\x1b]0;pwn\x07", "\u202eevil", "a/b\\c\nnext"]
+
+
+def test_untrusted_names_stay_inert(tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    folder.mkdir()
+    seats = "".join(_seat(name, "bot = 'random'") for name in NAMES)
+    (folder / "config.toml").write_text("seed = 4\ngames = 2\n[rules]\nstartingHandSize = 5\n" + seats)
+    result = _arena(folder, "run", "config.toml", "--jobs", "1", FORCE_COLOR="1", TERM="xterm-256color", COLUMNS="300")
+    assert result.returncode == 0, result.stderr
+    for text in (result.stdout, result.stderr):
+        # Only rich's own control sequences (CSI: colours, cursor moves); nothing a name brought.
+        assert not re.search(r"\x1b(?!\[[0-9;?]*[A-Za-z])", text), repr(text)
+        assert "\x07" not in text and "\u202e" not in text
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", result.stdout)
+    assert "[bold red]x[/]" in plain  # shown as written, not read as markup
+    assert "../../etc/x" in plain
+    # Files: all inside the replays folder, with safe names; nothing outside it.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
+    assert sorted(p.name for p in folder.iterdir()) == ["config.toml", "replays"]
+    files = list((folder / "replays").rglob("*"))
+    assert files and all(p.parent == folder / "replays" and SAFE_FILE_NAME.match(p.name) for p in files)
+    for path in (folder / "replays").glob("*-g*.json"):
+        data = replay.read(path)
+        assert replay.verify(data) is None
+        assert sorted(player["name"] for player in data["players"]) == sorted(NAMES)  # exactly as given
+
+
+def test_replays_folder_that_cannot_be_written(tmp_path: Path) -> None:
+    (tmp_path / "blocker").write_text("a file where the replays folder should be\n")
+    (tmp_path / "marker.py").write_text("import pathlib\npathlib.Path('started').write_text('')\n")
+    marker = f"command = [{json.dumps(sys.executable)}, 'marker.py']"
+    (tmp_path / "config.toml").write_text("replays = 'blocker/sub'\n" + _seat("a", marker) + _seat("b", "bot = 'random'"))
+    result = _arena(tmp_path, "run", "config.toml", COLUMNS="40")
+    assert result.returncode == 1
+    [line] = result.stderr.splitlines()
+    assert line.startswith("arena error: cannot write into ") and line.endswith("blocker is a file, not a folder")
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "started").exists()  # refused before any participant started
+
+
+def _pids(path: Path) -> list[dict[str, int]]:
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state not in ("Z", "X")
+
+
+def _interrupt(tmp_path: Path, how: str, games: int, jobs: int) -> tuple[subprocess.CompletedProcess[str], float, list[dict[str, int]]]:
+    pids = tmp_path / "pids.jsonl"
+    (tmp_path / "config.toml").write_text(
+        f"seed = 1\ngames = {games}\n[limits]\nreplyTimeout = 2.0\ncloseGrace = 5.0\n"
+        + _seat("slow", _hostile("slow.py", "0.05", pids=pids))
+        + _seat("stubborn", _hostile("stubborn.py", pids=pids))
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "run", "config.toml", "--jobs", str(jobs)],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(COLUMNS="300"),
+        start_new_session=True,  # its own group, as a shell gives a job: `group` is a Ctrl-C at a terminal
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(_pids(pids)) < 2 * min(jobs, games):  # every match in progress
+            assert time.monotonic() < deadline and process.poll() is None, process.communicate()
+            time.sleep(0.05)
+        time.sleep(0.5)
+        signalled = time.monotonic()
+        number = signal.SIGTERM if how == "SIGTERM" else signal.SIGINT
+        if how == "group":
+            os.killpg(process.pid, number)
+        else:
+            process.send_signal(number)
+        stdout, stderr = process.communicate(timeout=60)
+        seconds = time.monotonic() - signalled
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr), seconds, _pids(pids)
+
+
+@pytest.mark.parametrize("how", ["SIGINT", "SIGTERM", "group"])
+def test_interrupted_run_stops_everyone_and_keeps_the_match(tmp_path: Path, how: str) -> None:
+    result, seconds, notes = _interrupt(tmp_path, how, games=1, jobs=1)
+    assert result.returncode == 130, result.stderr
+    assert seconds < 3.0  # no grace for a stubborn bot: it is killed at once
+    assert "Traceback" not in result.stderr
+    [path] = (tmp_path / "replays").glob("*.json")
+    assert path.name.endswith("-interrupted.json")
+    data = replay.read(path)
+    assert data["result"]["outcome"] == "interrupted" and len(data["transcript"]) > 10
+    assert replay.verify(data) is None
+    assert len(notes) == 2
+    assert not [note for note in notes if _running(note["pid"])]
+
+
+@pytest.mark.xfail(strict=True, reason="executors.LocalExecutor: a worker plays the task already queued "
+                   "to it after the interrupt, to its end (the tournament's code, reported)")
+def test_interrupted_pool_run_starts_no_new_match(tmp_path: Path) -> None:
+    result, seconds, notes = _interrupt(tmp_path, "SIGINT", games=4, jobs=2)
+    assert result.returncode == 130, result.stderr
+    assert not [note for note in notes if _running(note["pid"])]
+    assert len(notes) == 4  # the two matches in progress, and no other started
+    assert seconds < 5.0

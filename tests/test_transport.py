@@ -1,0 +1,333 @@
+"""The transport on its own: reply decoding, the bounded log, and real subprocesses at the edges."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena import config as config_module
+from arena.driver import PASSED_ENVIRONMENT, MatchInterrupted, make_participants, run_match
+from arena.match import NO_REPLY
+from arena.replay import build, verify
+from arena.runner import setup_for
+from arena.transport import (
+    MAX_DEPTH,
+    BoundedLog,
+    FaultKind,
+    InProcessParticipant,
+    SubprocessParticipant,
+    close_all,
+    decode_reply,
+)
+
+# -- decoding a reply line ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        (b"null", None),
+        (b"  7 \t\r", 7),  # surrounding spaces and a CR before the LF
+        (b'{"player": 1, "cardId": 4}\r', {"player": 1, "cardId": 4}),
+        (b"123456789012345678901234567890", 123456789012345678901234567890),  # exact
+        (b"1e999", math.inf),  # beyond a double: counts as nothing, per SPEC
+        (b"-0.5", -0.5),
+    ],
+)
+def test_replies_that_are_json(line: bytes, value: Any) -> None:
+    assert decode_reply(line) == value
+
+
+@pytest.mark.parametrize(
+    "line",
+    [b"", b"   ", b"NaN", b"Infinity", b"-Infinity", b"1 2", b"{", b"\xff", b"\xef\xbb\xbfnull",
+     b"9" * 5000, b"[" * 100_000, b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1)],
+)
+def test_replies_that_are_not(line: bytes) -> None:
+    with pytest.raises(ValueError):
+        decode_reply(line)
+
+
+def test_nesting_up_to_the_limit_is_accepted() -> None:
+    assert decode_reply(b"[" * MAX_DEPTH + b"]" * MAX_DEPTH) is not None
+
+
+# -- the stderr log ----------------------------------------------------------------------
+
+
+def test_bounded_log_keeps_head_and_tail_and_says_where_it_cut() -> None:
+    log = BoundedLog(100)
+    for index in range(10_000):
+        log.feed(b"line %05d\n" % index)
+    text = log.text()
+    assert text.startswith("line 00000\n")
+    assert "[arena: log cut here at 100 bytes;" in text
+    assert text.endswith("line 09999\n")
+    assert len(text) < 100 + 2048 + 200
+    assert log.tail_size < 2048 + 11  # the tail is bounded too
+
+
+def test_short_log_is_kept_whole() -> None:
+    log = BoundedLog(100)
+    log.feed(b"hello\n")
+    assert log.text() == "hello\n"
+
+
+# -- real subprocesses ---------------------------------------------------------------------
+
+
+def _participant(tmp_path: Path, source: str, **options: Any) -> SubprocessParticipant:
+    script = tmp_path / "bot.py"
+    script.write_text(source)
+    return SubprocessParticipant([sys.executable, str(script)], tmp_path, dict(os.environ), **options)
+
+
+@pytest.fixture
+def spawn(tmp_path: Path) -> Iterator[Any]:
+    made: list[SubprocessParticipant] = []
+
+    def make(source: str, **options: Any) -> SubprocessParticipant:
+        participant = _participant(tmp_path, source, **options)
+        made.append(participant)
+        participant.start()
+        return participant
+
+    yield make
+    close_all(made, 0)
+    for participant in made:
+        assert participant.proc is not None and participant.proc.returncode is not None
+
+
+ECHO = "import sys\nfor line in sys.stdin:\n    sys.stdout.write(line)\n    sys.stdout.flush()\n"
+
+
+def test_echo_round_trip(spawn: Any) -> None:
+    participant = spawn(ECHO)
+    answer = participant.exchange(b'{"type": "x"}\n', 5.0)
+    assert answer.value == {"type": "x"} and answer.fault is None and answer.delivered
+
+
+def test_line_exactly_at_the_cap_is_read_and_one_more_byte_is_not(spawn: Any) -> None:
+    source = (
+        "import sys\n"
+        "for line in sys.stdin:\n"
+        "    n = int(line)\n"
+        "    sys.stdout.write('\"' + 'x' * (n - 2) + '\"\\n')\n"
+        "    sys.stdout.flush()\n"
+    )
+    participant = spawn(source, line_cap=1000)
+    assert participant.exchange(b"1000\n", 5.0).value == "x" * 998
+    answer = participant.exchange(b"1001\n", 5.0)
+    assert answer.fault is not None and answer.fault.kind is FaultKind.LINE_TOO_LONG
+    assert not participant.alive
+
+
+def test_rest_of_a_line_begun_unasked_is_not_the_reply(spawn: Any) -> None:
+    source = (
+        "import sys, time\n"
+        "sys.stdin.readline(); print('null', flush=True)\n"
+        "sys.stdout.write('{\"half\": '); sys.stdout.flush()\n"  # written when nothing was asked
+        "sys.stdin.readline(); time.sleep(0.1)\n"
+        "sys.stdout.write('\"line\"}\\n7\\n'); sys.stdout.flush()\n"
+        "sys.stdin.readline()\n"
+    )
+    participant = spawn(source)
+    assert participant.exchange(b"1\n", 5.0).value is None
+    time.sleep(0.1)
+    answer = participant.exchange(b"2\n", 5.0)
+    assert answer.unsolicited is not None and answer.unsolicited.raw == '{"half": '
+    assert answer.value == 7 and answer.fault is None
+
+
+def test_participant_not_reading_its_input_times_out(spawn: Any) -> None:
+    participant = spawn("import time\ntime.sleep(60)\n")
+    began = time.monotonic()
+    answer = participant.exchange(b"x" * (1 << 20) + b"\n", 0.3)  # more than a pipe holds
+    assert time.monotonic() - began < 1.5
+    assert answer.fault is not None and answer.fault.kind is FaultKind.TIMEOUT
+    assert "not reading its input" in answer.fault.detail
+    assert not participant.alive
+
+
+def test_closed_stdin_is_an_exit(spawn: Any) -> None:
+    participant = spawn("import os, time\nos.close(0)\ntime.sleep(60)\n")
+    time.sleep(0.2)
+    answer = participant.exchange(b"x" * (1 << 17) + b"\n", 2.0)
+    assert answer.fault is not None and answer.fault.kind is FaultKind.EXITED
+    assert "closed its stdin but kept running" in answer.fault.detail
+
+
+def test_gone_participant_is_not_waited_on(spawn: Any) -> None:
+    participant = spawn("import sys\nsys.exit(4)\n")
+    first = participant.exchange(b"1\n", 5.0)
+    assert first.fault is not None and first.fault.exit_code == 4
+    began = time.monotonic()
+    later = participant.exchange(b"2\n", 5.0)
+    assert later.value is NO_REPLY and not later.delivered and later.fault is None
+    assert time.monotonic() - began < 0.01
+
+
+def test_has_ended_does_not_reap_and_kill_takes_the_whole_group(spawn: Any, tmp_path: Path) -> None:
+    source = (
+        "import os, sys, time\n"
+        "sys.stdin.readline()\n"
+        "child = os.fork()\n"
+        "if child == 0:\n"
+        "    time.sleep(60)\n"
+        "    os._exit(0)\n"
+        "print(child, flush=True)\n"
+        "sys.stdin.readline()\n"
+    )
+    participant = spawn(source)
+    assert participant.proc is not None
+    answer = participant.exchange(b"go\n", 5.0)  # the reply is the forked child's pid
+    child = int(answer.value)
+    participant.end_input()
+    deadline = time.monotonic() + 5
+    while not participant.has_ended():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert participant.proc.returncode is None  # not reaped: its pid still names the group
+    os.kill(child, 0)  # the child lives on after its parent ended
+    participant.kill()
+    participant.kill()  # again: harmless
+    assert participant.proc.returncode == 0 and participant.exit_code == 0
+    deadline = time.monotonic() + 2
+    while Path(f"/proc/{child}").exists() and "Z" not in Path(f"/proc/{child}/stat").read_text().split(")")[1][:3]:
+        assert time.monotonic() < deadline, "the forked child outlived the kill"
+        time.sleep(0.01)
+
+
+def test_start_failure_is_a_fault(tmp_path: Path) -> None:
+    script = tmp_path / "plain.txt"
+    script.write_text("not a program\n")
+    script.chmod(0o755)
+    participant = SubprocessParticipant([str(script)], tmp_path, {})
+    participant.start()
+    assert participant.start_fault is not None and participant.start_fault.kind is FaultKind.START_FAILED
+    assert not participant.alive and not participant.exchange(b"1\n", 1.0).delivered
+
+
+def test_in_process_bot_crash_is_a_fault() -> None:
+    def handle(message: Any) -> Any:
+        raise RuntimeError("bug")
+
+    participant = InProcessParticipant(handle)
+    answer = participant.exchange(b"{}\n", 1.0)
+    assert answer.fault is not None and answer.fault.kind is FaultKind.CRASHED
+    assert "RuntimeError: bug" in participant.stderr_text()
+    assert not participant.exchange(b"{}\n", 1.0).delivered
+
+
+def _alarm_interrupt(seconds: float) -> None:
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+
+
+def test_ctrl_c_during_the_grace_still_kills_every_group(spawn: Any) -> None:
+    stubborn = "import signal, sys, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nsys.stdin.read()\ntime.sleep(60)\n"
+    participants = [spawn(stubborn), spawn(stubborn)]
+    previous = signal.getsignal(signal.SIGALRM)
+    _alarm_interrupt(0.2)
+    try:
+        began = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            close_all(participants, 30.0)
+        assert time.monotonic() - began < 2.0
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    for participant in participants:
+        assert participant.proc is not None and participant.proc.returncode == -signal.SIGKILL
+
+
+# -- the driver's side of processes --------------------------------------------------------
+
+
+def _config(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(body)
+    return path
+
+
+def test_participant_gets_only_the_documented_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SECRET_TOKEN", "do-not-pass")
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    script = tmp_path / "env.py"
+    script.write_text("import json, os, sys\nsys.stdin.readline()\nprint(json.dumps(dict(os.environ)), flush=True)\n")
+    path = _config(tmp_path, (
+        "[[participants]]\nname = 'e'\n"
+        f"command = [{json.dumps(sys.executable)}, 'env.py']\nenv = {{ EXTRA = 'yes' }}\n"
+        "[[participants]]\nname = 'r'\nbot = 'random'\n"
+    ))
+    config, seats = config_module.load(path)
+    [participant, _] = make_participants(seats, config.limits)
+    assert isinstance(participant, SubprocessParticipant)
+    participant.start()
+    try:
+        env = participant.exchange(b"{}\n", 10.0).value
+    finally:
+        close_all([participant], 0)
+    assert env.pop("ARENA_SEAT") == "0" and env.pop("ARENA_NAME") == "e"
+    assert env.pop("PYTHONUNBUFFERED") == "1" and env.pop("EXTRA") == "yes"
+    assert "SECRET_TOKEN" not in env
+    assert set(env) <= set(PASSED_ENVIRONMENT)
+    assert env["LANG"] == "C.UTF-8"
+
+
+def test_interrupt_mid_match_stops_everyone_and_the_record_verifies(tmp_path: Path) -> None:
+    slow = Path(__file__).parent / "hostile" / "slow.py"
+    path = _config(tmp_path, (
+        "seed = 5\n"
+        f"[[participants]]\nname = 's'\ncommand = [{json.dumps(sys.executable)}, {json.dumps(str(slow))}, '0.01']\n"
+        "[[participants]]\nname = 'r'\nbot = 'random'\n"
+    ))
+    config, seats = config_module.load(path)
+    participants = make_participants(seats, config.limits)
+    previous = signal.getsignal(signal.SIGALRM)
+    _alarm_interrupt(0.8)
+    try:
+        with pytest.raises(MatchInterrupted) as stopped:
+            run_match(setup_for(config, ["s", "r"], 5), participants, config.limits, [s.command for s in seats])
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    record = stopped.value.record
+    assert record.result.outcome == "interrupted" and record.transcript
+    assert verify(json.loads(json.dumps(build(record, seed=5, limits=config.limits)))) is None
+    for participant in participants:
+        assert isinstance(participant, SubprocessParticipant)
+        assert participant.proc is not None and participant.proc.returncode is not None
+        with pytest.raises(ProcessLookupError):
+            os.killpg(participant.proc.pid, 0)
+
+
+def test_no_shell_ever(tmp_path: Path) -> None:
+    (tmp_path / "bot.py").write_text("import sys\nsys.exit(0)\n")
+    path = _config(tmp_path, (
+        f"[[participants]]\nname = 'a'\ncommand = {json.dumps(sys.executable + ' bot.py; touch pwned')}\n"
+        "[[participants]]\nname = 'b'\nbot = 'random'\n"
+    ))
+    config, seats = config_module.load(path)
+    assert seats[0].command == (sys.executable, "bot.py;", "touch", "pwned")
+    participants = make_participants(seats, config.limits)
+    participants[0].start()
+    assert isinstance(participants[0], SubprocessParticipant)
+    assert participants[0].proc is not None
+    participants[0].proc.wait(10)
+    close_all(participants, 0)
+    assert not (tmp_path / "pwned").exists()
+    assert participants[0].proc.returncode == 2  # python: can't open file 'bot.py;'
+
