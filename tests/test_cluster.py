@@ -9,6 +9,8 @@ from __future__ import annotations
 import concurrent.futures as cf
 import math
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,9 +21,17 @@ distributed = pytest.importorskip(
     "distributed", reason="Dask is an optional extra: pip install '.[dask]' to run these tests"
 )
 
-import arena  # noqa: E402
-from arena.cluster import ClusterError, DaskExecutor, Need, cluster_executor, connect, needs_of  # noqa: E402
-from arena.config import Seat, bot_command  # noqa: E402
+import arena
+from arena.cluster import (
+    ClusterError,
+    DaskExecutor,
+    Need,
+    cluster_executor,
+    connect,
+    needs_of,
+    open_cluster,
+)
+from arena.config import Seat, bot_command
 
 pytestmark = [
     # Closing a cluster while a cancelled task is still being torn down makes Dask's comms
@@ -124,9 +134,10 @@ def test_a_worker_that_lacks_a_program_is_named_before_the_run(
     program.write_text("#!/bin/sh\n")
     program.chmod(0o755)
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
-    with pytest.raises(ClusterError) as caught:
-        with cluster_executor(address, [seat(tmp_path, "carol", "gofish-only-here")], in_process_bots=True):
-            pass
+    with pytest.raises(ClusterError) as caught, cluster_executor(
+        address, [seat(tmp_path, "carol", "gofish-only-here")], in_process_bots=True
+    ):
+        pass
     message = str(caught.value)
     assert message.startswith("worker tcp://127.0.0.1:")
     assert "participant 'carol': program gofish-only-here: missing there, present on the client" in message
@@ -138,9 +149,9 @@ def test_a_worker_running_another_arena_version_is_named_before_the_run(
 ) -> None:
     monkeypatch.setattr(arena, "__version__", "9.9.9")  # the client's; the workers keep theirs
     bots = [seat(tmp_path, "dave", *bot_command("easy"), bot="easy")]
-    with pytest.raises(ClusterError, match=r"^worker tcp://\S+: the arena: gofish-arena \S+ there, gofish-arena 9.9.9 on the client$"):
-        with cluster_executor(address, bots, in_process_bots=True):
-            pass
+    expected = r"^worker tcp://\S+: the arena: gofish-arena \S+ there, gofish-arena 9.9.9 on the client$"
+    with pytest.raises(ClusterError, match=expected), cluster_executor(address, bots, in_process_bots=True):
+        pass
 
 
 def test_a_worker_that_joins_later_is_checked_before_its_first_task(address: str, tmp_path: Path) -> None:
@@ -156,3 +167,271 @@ def test_an_unreachable_scheduler_is_one_line() -> None:
     with pytest.raises(ClusterError, match=r"^cannot reach the Dask scheduler at tcp://127.0.0.1:9: "):
         connect("tcp://127.0.0.1:9", timeout=1)
     assert time.monotonic() - began < 10
+
+
+# --- whole tournaments on the cluster ------------------------------------------------------
+
+BOTS_CONFIG = """\
+seed = 1234
+games = {games}
+replays = "{replays}"
+[tournament]
+seats = 3
+[[participants]]
+name = "rita"
+bot = "random"
+[[participants]]
+name = "eddie"
+bot = "easy"
+[[participants]]
+name = "meg"
+bot = "medium"
+[[participants]]
+name = "hal"
+bot = "hard"
+"""
+
+# A deterministic participant that is slow enough to be caught mid-match, and leaves a marker
+# named after its parent (the worker process) and itself.
+SLOW_BOT = """\
+import json, os, pathlib, sys, time
+pathlib.Path(sys.argv[1], f"{os.getppid()}-{os.getpid()}").write_text("")
+seat = players = 0
+for line in sys.stdin:
+    message = json.loads(line)
+    kind, reply = message["type"], None
+    if kind == "init":
+        seat, players = message["seat"], len(message["players"])
+    elif kind == "ask":
+        time.sleep(0.004)
+        reply = {"player": (seat + 1) % players, "cardId": message["hand"][0]["id"]}
+    elif kind in ("go-fish", "pick-up"):
+        reply = 0
+    print(json.dumps(reply), flush=True)
+"""
+
+SLOW_CONFIG = """\
+seed = 99
+games = {games}
+replays = "{replays}"
+[[participants]]
+name = "slow-a"
+command = ["{python}", "slow_bot.py", "{markers}"]
+[[participants]]
+name = "slow-b"
+command = ["{python}", "slow_bot.py", "{markers}"]
+"""
+
+
+def write_config(folder: Path, template: str, **values: object) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "config.toml"
+    path.write_text(template.format(replays=folder / "replays", **values))
+    return path
+
+
+def play(path: Path, make_executor: object, window: int) -> tuple[object, object]:
+    from arena import config as config_module
+    from arena import tournament
+
+    settings, seats = config_module.load(path)
+    plan = tournament.prepare(path, settings, seats)
+    report = tournament.run(plan, make_executor, window=window)  # type: ignore[arg-type]
+    plan.write_standings()
+    return plan, report
+
+
+def outcome_of(folder: Path) -> dict[str, object]:
+    """What must be the same wherever the matches ran: every result line and replay, by game."""
+    import json
+
+    lines = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+    games = sorted(line["game"] for line in lines)
+    by_game: dict[int, object] = {}
+    for line in lines:
+        data = json.loads((folder / line["replay"]).read_text())
+        by_game[line["game"]] = {
+            "line": {key: line[key] for key in ("seating", "matchSeed", "dealSeed", "outcome", "scores", "ranks",
+                                                "faults", "invalidAsks", "tournament")},
+            "replay": {key: data[key] for key in ("seed", "players", "startingPlayer", "deck", "transcript",
+                                                  "result", "faults", "events", "config")},
+        }
+    standings = json.loads((folder / "standings.json").read_text())
+    for key in ("run",):
+        standings.pop(key, None)
+    return {"games": games, "by_game": by_game, "standings": standings}
+
+
+def test_a_tournament_on_the_cluster_plays_exactly_what_jobs_1_plays(address: str, tmp_path: Path) -> None:
+    from arena.executors import InlineExecutor
+
+    games = 12
+    here = write_config(tmp_path / "here", BOTS_CONFIG, games=games)
+    there = write_config(tmp_path / "there", BOTS_CONFIG, games=games)
+    play(here, InlineExecutor, 1)
+    from arena import config as config_module
+
+    _, seats = config_module.load(there)
+    with open_cluster(address, seats, in_process_bots=True) as cluster:
+        _, report = play(there, cluster.executor, 2 * cluster.slots)
+    assert report.played == games and not report.interrupted  # type: ignore[attr-defined]
+    local, remote = outcome_of(tmp_path / "here" / "replays"), outcome_of(tmp_path / "there" / "replays")
+    assert remote["games"] == list(range(games))
+    assert remote == local
+
+
+def test_a_worker_killed_mid_match_costs_one_retry_and_nothing_is_lost_or_doubled(
+    cluster: distributed.LocalCluster, address: str, tmp_path: Path
+) -> None:
+    import signal
+    import sys
+    import threading
+
+    from arena import config as config_module
+
+    games = 4
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    folder = tmp_path / "t"
+    path = write_config(folder, SLOW_CONFIG, games=games, python=sys.executable, markers=markers)
+    (folder / "slow_bot.py").write_text(SLOW_BOT)
+    _, seats = config_module.load(path)
+    killed: list[int] = []
+
+    def kill_the_first_worker_that_starts_a_participant() -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not killed:
+            for marker in markers.iterdir():
+                worker = int(marker.name.split("-")[0])
+                os.kill(worker, signal.SIGKILL)
+                killed.append(worker)
+                return
+            time.sleep(0.01)
+
+    with open_cluster(address, seats, in_process_bots=True) as connected:
+        killer = threading.Thread(target=kill_the_first_worker_that_starts_a_participant)
+        killer.start()
+        try:
+            _, report = play(path, connected.executor, 2 * connected.slots)
+        finally:
+            killer.join()
+        connected.client.wait_for_workers(2, timeout=30)  # the nanny brings it back for later tests
+    assert killed, "no participant started"
+    assert report.played == games and not report.interrupted  # type: ignore[attr-defined]
+    replays = folder / "replays"
+    lines = (replays / "results.jsonl").read_text().splitlines()
+    assert sorted(__import__("json").loads(line)["game"] for line in lines) == list(range(games))
+    assert len(list(replays.glob("*.json"))) == games + 1  # the replays and standings.json
+    # The killed match's participants died with their worker (PDEATHSIG): none is left.
+    started = [int(marker.name.split("-")[1]) for marker in markers.iterdir()]
+    assert len(started) > 2 * games  # the lost match started its two participants twice
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(_alive(pid) for pid in started):
+        time.sleep(0.05)
+    assert not [pid for pid in started if _alive(pid)]
+    # And the retried match is the same match: the whole run equals one played here.
+    from arena.executors import InlineExecutor
+
+    here = write_config(tmp_path / "here", SLOW_CONFIG, games=games, python=sys.executable, markers=markers)
+    (tmp_path / "here" / "slow_bot.py").write_text(SLOW_BOT)
+    play(here, InlineExecutor, 1)
+    assert outcome_of(replays)["by_game"] == outcome_of(tmp_path / "here" / "replays")["by_game"]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie whose parent has not reaped it yet is gone for our purposes.
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+# --- the command line ------------------------------------------------------------------------
+
+
+def arena_cli(*args: str, cwd: Path, before: str = "") -> subprocess.CompletedProcess[str]:
+    """`arena ARGS` in a fresh interpreter; `before` runs first (to simulate a missing Dask…)."""
+    script = f"import sys\n{before}\nfrom arena.cli import main\nsys.argv = ['arena', *sys.argv[1:]]\nmain()\n"
+    return subprocess.run([sys.executable, "-c", script, *args], cwd=cwd, capture_output=True, text=True, timeout=120,
+                          check=False)
+
+
+def test_arena_run_with_a_scheduler_writes_what_jobs_1_writes(address: str, tmp_path: Path) -> None:
+    here = write_config(tmp_path / "here", BOTS_CONFIG, games=8)
+    there = write_config(tmp_path / "there", BOTS_CONFIG, games=8)
+    # The address from the config, as `[tournament] scheduler`, works like the option.
+    there.write_text(there.read_text().replace("[tournament]\n", f'[tournament]\nscheduler = "{address}"\n'))
+    local = arena_cli("run", str(here), "--jobs", "1", cwd=tmp_path)
+    remote = arena_cli("run", str(there), cwd=tmp_path)
+    assert local.returncode == 0, local.stderr
+    assert remote.returncode == 0, remote.stderr
+    assert f"on the Dask cluster at {address}: 2 workers checked" in remote.stdout
+    assert outcome_of(tmp_path / "there" / "replays") == outcome_of(tmp_path / "here" / "replays")
+
+
+def test_without_dask_a_scheduler_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    path = write_config(tmp_path / "t", BOTS_CONFIG, games=2)
+    done = arena_cli("run", str(path), "--scheduler", "tcp://127.0.0.1:9", cwd=tmp_path,
+                     before="sys.modules['distributed'] = None  # as if Dask were not installed")
+    assert done.returncode == 2
+    assert done.stderr.strip() == "--scheduler needs Dask, which is not installed: pip install 'gofish-arena[dask]'"
+    assert not (tmp_path / "t" / "replays").exists()
+
+
+def test_a_worker_with_another_arena_version_stops_the_run_before_it_starts(address: str, tmp_path: Path) -> None:
+    path = write_config(tmp_path / "t", BOTS_CONFIG, games=2)
+    done = arena_cli("run", str(path), "--scheduler", address, cwd=tmp_path,
+                     before="import arena; arena.__version__ = '9.9.9'  # the client's; the workers keep theirs")
+    assert done.returncode == 2, done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("worker tcp://127.0.0.1:")
+    assert "the arena: gofish-arena" in line and "gofish-arena 9.9.9 on the client" in line
+    assert not list((tmp_path / "t").glob("replays/*.json"))
+
+
+def test_jobs_and_a_scheduler_together_are_a_usage_error(tmp_path: Path) -> None:
+    path = write_config(tmp_path / "t", BOTS_CONFIG, games=2)
+    done = arena_cli("run", str(path), "--scheduler", "tcp://127.0.0.1:9", "--jobs", "2", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "--jobs and --scheduler" in done.stderr
+
+
+def test_ctrl_c_cancels_the_outstanding_tasks_and_resume_plays_the_rest(
+    cluster: distributed.LocalCluster, address: str, tmp_path: Path
+) -> None:
+    import json
+    import signal
+
+    games = 10
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    folder = tmp_path / "t"
+    path = write_config(folder, SLOW_CONFIG, games=games, python=sys.executable, markers=markers)
+    (folder / "slow_bot.py").write_text(SLOW_BOT)
+    results = folder / "replays" / "results.jsonl"
+    script = "from arena.cli import main\nimport sys\nsys.argv = ['arena', *sys.argv[1:]]\nmain()\n"
+    running = subprocess.Popen([sys.executable, "-c", script, "run", str(path), "--scheduler", address, "-q"],
+                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not (results.exists() and len(results.read_text().splitlines()) >= 2):
+        time.sleep(0.05)
+    running.send_signal(signal.SIGINT)
+    interrupted_at = time.monotonic()
+    _, stderr = running.communicate(timeout=30)
+    assert running.returncode == 130, stderr
+    assert time.monotonic() - interrupted_at < 5
+    first = [json.loads(line)["game"] for line in results.read_text().splitlines()]
+    assert 2 <= len(first) < games
+    # Nothing of the run is left on the cluster once the matches that were running have ended.
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and cluster.scheduler.tasks:
+        time.sleep(0.05)
+    assert not cluster.scheduler.tasks
+    resumed = arena_cli("run", str(path), "--scheduler", address, "--resume", "-q", cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    every = [json.loads(line)["game"] for line in results.read_text().splitlines()]
+    assert sorted(every) == list(range(games)) and every[: len(first)] == first
