@@ -1,0 +1,145 @@
+"""Engine throughput: whole matches per second, no processes involved.
+
+Each match is set up from a seed (shuffle and starting seat, as `arena run` does), played by
+in-process random bots (like the seed's random participant: a random card of the hand, a random
+other seat, a random pond index) with the reference's default rules, and every message is
+encoded with `orjson.dumps`, as the driver does before writing it to a participant.
+
+The floor, measured in the same run, is the encoding alone: the same messages re-encoded with
+`orjson.dumps`. The ratio says how much more a message costs than writing it out.
+
+    python bench/engine.py [--seconds 2] [--seats 2 4] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import random
+import sys
+import time
+from typing import Any
+
+import orjson
+
+from arena.match import Match, MatchSetup, Outcome
+from arena.rules import Rules
+
+GOAL = 1000  # two-seat games per second on one core
+
+
+def play_one(
+    seed: int, names: tuple[str, ...], rules: Rules, bot: random.Random
+) -> tuple[int, list[bytes]]:
+    """Play one match; return its number of messages and every message as encoded."""
+    setup = MatchSetup.from_seed(seed, names, rules)
+    seats = len(names)
+    game = Match(setup).play()
+    dumps, randrange, choice = orjson.dumps, bot.randrange, bot.choice
+    encoded: list[bytes] = []
+    try:
+        seat, message = next(game)
+        while True:
+            encoded.append(dumps(message))
+            kind = message["type"]
+            if kind == "ask":
+                other = (seat + randrange(1, seats)) % seats
+                reply: Any = {"player": other, "cardId": choice(message["hand"])["id"]}
+            elif kind == "go-fish":
+                reply = randrange(len(message["pond"]))
+            elif kind == "pick-up":
+                reply = randrange(message["pond"])
+            else:
+                reply = None
+            seat, message = game.send(reply)
+    except StopIteration as stop:
+        if stop.value.outcome is not Outcome.COMPLETED:
+            raise SystemExit(f"seed {seed}: the match ended {stop.value.outcome}") from None
+    return len(encoded), encoded
+
+
+def measure(seats: int, seconds: float) -> dict[str, float]:
+    names = tuple(f"bot{s}" for s in range(seats))
+    rules, bot = Rules(), random.Random(0)
+    games = messages = 0
+    kept: list[bytes] = []
+    # Rates are per second of this process's CPU time: on a shared machine the wall clock
+    # also counts the time other processes held the core.
+    start, cpu_start = time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < seconds:
+        count, encoded = play_one(games, names, rules, bot)
+        games, messages = games + 1, messages + count
+        if games <= 50:
+            kept.extend(encoded)
+    elapsed = time.process_time() - cpu_start
+    wall = time.perf_counter() - start
+    # The floor: encoding the same kind of messages, and nothing else.
+    decoded = [orjson.loads(line) for line in kept]
+    dumps, rounds = orjson.dumps, 0
+    floor_start, floor_wall = time.process_time(), time.perf_counter()
+    while time.perf_counter() - floor_wall < min(seconds / 4, 1.0) or not rounds:
+        for message in decoded:
+            dumps(message)
+        rounds += 1
+    floor_elapsed = time.process_time() - floor_start
+    encode_rate = rounds * len(decoded) / floor_elapsed
+    return {
+        "seats": seats,
+        "games": games,
+        "cpu_share": elapsed / wall,
+        "games_per_s": games / elapsed,
+        "messages_per_s": messages / elapsed,
+        "messages_per_game": messages / games,
+        "encode_only_per_s": encode_rate,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--seconds", type=float, default=2.0, help="time per seat count (default 2)"
+    )
+    parser.add_argument(
+        "--seats", type=int, nargs="+", default=[2, 4], help="seat counts (default 2 4)"
+    )
+    parser.add_argument("--profile", action="store_true", help="cProfile the two-seat run instead")
+    args = parser.parse_args(argv)
+    print("$", " ".join(["python", *sys.argv]))
+    if args.profile:
+        profiler = cProfile.Profile()
+        profiler.runcall(measure, args.seats[0], args.seconds)
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+        return 0
+    results = [measure(seats, args.seconds) for seats in args.seats]
+    print("rates per CPU second of this process; floor = orjson.dumps of the same messages alone")
+    head = (
+        "seats",
+        "games",
+        "games/s",
+        "msgs/game",
+        "msgs/s",
+        "floor msgs/s",
+        "x floor",
+        "cpu/wall",
+    )
+    print("{:>5} {:>7} {:>9} {:>9} {:>10} {:>13} {:>7} {:>8}".format(*head))
+    for r in results:
+        print(
+            f"{r['seats']:>5} {r['games']:>7} {r['games_per_s']:>9,.0f} {r['messages_per_game']:>9.0f}"
+            f" {r['messages_per_s']:>10,.0f} {r['encode_only_per_s']:>13,.0f}"
+            f" {r['encode_only_per_s'] / r['messages_per_s']:>7.1f} {r['cpu_share']:>8.0%}"
+        )
+    two = next((r for r in results if r["seats"] == 2), None)
+    summary = ", ".join(f"{r['seats']} seats {r['games_per_s']:,.0f} games/s" for r in results)
+    verdict = (
+        ""
+        if two is None
+        else f" (goal {GOAL:,} two-seat games/s: {'met' if two['games_per_s'] >= GOAL else 'NOT met'})"
+    )
+    print(f"summary: {summary}{verdict}, python {sys.version.split()[0]}, one core")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
