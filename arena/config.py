@@ -49,7 +49,8 @@ class DeckSection(_Section):
 
 class LimitsSection(_Section):
     replyTimeout: Annotated[float, Field(gt=0, le=WEEK)] = 2.0
-    startupTimeout: Annotated[float, Field(gt=0, le=WEEK)] = 10.0  # for the `init` reply
+    # For the `init` reply. Default: 10 s, or `replyTimeout` if longer (see `_derived_defaults`).
+    startupTimeout: Annotated[float, Field(gt=0, le=WEEK)] = 10.0
     timeBank: Annotated[float, Field(ge=0, le=WEEK)] = 0.0  # extra seconds per match, for late replies
     closeGrace: Annotated[float, Field(ge=0, le=60)] = 0.5  # after `match-end`, before the kill
     # Default: max(5000, TURNS_PER_CARD × the pack), filled in by `load` (see `_derived_defaults`).
@@ -187,15 +188,20 @@ def load(path: Path, *, seed: int | None = None, games: int | None = None) -> tu
 
 
 def _derived_defaults(config: Config) -> Config:
-    """Defaults that depend on other settings: `maxTurns` grows with the pack.
+    """Defaults that depend on other settings; a value the config gives is kept as it is.
 
-    A legal match of random bots takes about 1.5 asks per card (4900 with 64 decks), so the
-    turn cap only ends matches that could not end by themselves.
+    `maxTurns` grows with the pack: a legal match of random bots takes about 1.5 asks per
+    card (4900 with 64 decks), so the cap only ends matches that could not end by themselves.
+    `startupTimeout` is never shorter than `replyTimeout`.
     """
-    if "maxTurns" in config.limits.model_fields_set:
-        return config
-    turns = max(DEFAULT_MAX_TURNS, TURNS_PER_CARD * config.engine_rules.pack_size)
-    return config.model_copy(update={"limits": config.limits.model_copy(update={"maxTurns": turns})})
+    limits = config.limits
+    given = limits.model_fields_set
+    derived: dict[str, Any] = {}
+    if "maxTurns" not in given:
+        derived["maxTurns"] = max(DEFAULT_MAX_TURNS, TURNS_PER_CARD * config.engine_rules.pack_size)
+    if "startupTimeout" not in given:
+        derived["startupTimeout"] = max(limits.startupTimeout, limits.replyTimeout)
+    return config.model_copy(update={"limits": limits.model_copy(update=derived)})
 
 
 def _check_consistency(path: Path, config: Config) -> None:

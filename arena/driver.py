@@ -55,8 +55,7 @@ class SeatClock:
     spent: list[float] = field(default_factory=list)
 
     def allowed(self, message_type: str) -> float:
-        # Start-up (the `init` reply) is never given less than an ordinary reply.
-        return max(self.startup, self.reply) if message_type == "init" else self.reply + self.bank
+        return self.startup if message_type == "init" else self.reply + self.bank
 
     def charge(self, message_type: str, seconds: float) -> None:
         self.spent.append(seconds)

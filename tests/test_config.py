@@ -165,6 +165,13 @@ def test_turn_cap_grows_with_the_pack_unless_given(tmp_path: Path) -> None:
     assert config.limits.maxTurns == 300
 
 
+def test_startup_time_defaults_to_at_least_the_reply_time(tmp_path: Path) -> None:
+    config, _ = _load(tmp_path, "[limits]\nreplyTimeout = 30\n" + TWO)
+    assert config.limits.startupTimeout == 30.0
+    config, _ = _load(tmp_path, "[limits]\nreplyTimeout = 30\nstartupTimeout = 5\n" + TWO)
+    assert config.limits.startupTimeout == 5.0  # given: kept
+
+
 def test_command_string_is_split_like_a_shell_would(tmp_path: Path) -> None:
     (tmp_path / "my bot.py").write_text("")
     _, seats = _load(tmp_path, _seat("a", "command = \"python3 'my bot.py' --level \\\"2 3\\\"\"") + _seat("b", "bot = 'random'"))
