@@ -113,17 +113,17 @@ class Match:
             return self.result(Outcome.DID_NOT_START)
         table.deal(self.rules.starting_hand_size)
         for seat in seats:
-            yield from self._tell(seat, views.init(seat, self.setup.names, self.rules, self.setup.limits))
+            yield self._tell(seat, views.init(seat, self.setup.names, self.rules, self.setup.limits))
         for seat in seats:
-            yield from self._tell(seat, views.starting_hand(table, seat))
+            yield self._tell(seat, views.starting_hand(table, seat))
         yield from self._check_books_all()
         outcome = yield from self._turns(self.setup.starting_player)
         for seat in seats:
-            yield from self._tell(seat, views.match_end(table.books, table.places()))
+            yield self._tell(seat, views.match_end(table.books, table.places()))
         return self.result(outcome)
 
     def _turns(self, seat: int) -> Generator[Delivery, Any, Outcome]:
-        table, rules = self.table, self.rules
+        table, rules, seats = self.table, self.rules, self.table.seats
         turns = idle = 0
         while True:
             if table.table_is_empty():
@@ -135,7 +135,7 @@ class Match:
                 yield from self._check_books_all()
                 continue
             if not table.hands[seat]:
-                seat = (seat + 1) % table.seats
+                seat = (seat + 1) % seats
                 continue
             if turns >= self.setup.max_turns:
                 return Outcome.TURN_LIMIT
@@ -143,11 +143,11 @@ class Match:
                 return Outcome.STALLED
             turns += 1
             reply = yield self._deliver(seat, views.ask(table, seat))
-            ask = read_ask(reply, seat, table.seats, table.hands[seat])
+            ask = read_ask(reply, seat, seats, table.hands[seat])
             if ask is None:
                 self._event("invalid-ask", seat=seat)
                 idle += 1
-                seat = (seat + 1) % table.seats
+                seat = (seat + 1) % seats
                 continue
             asked, card = ask
             moved = yield from self._resolve_ask(seat, asked, card)
@@ -163,7 +163,7 @@ class Match:
             if rules.next_player is NextPlayer.ASKED:
                 seat = asked
             else:
-                seat = (asked + 1) % table.seats
+                seat = (asked + 1) % seats
 
     def _resolve_ask(self, asker: int, asked: int, card: Card) -> Generator[Delivery, Any, int]:
         table = self.table
@@ -173,7 +173,7 @@ class Match:
             yield from self._check_books_all()
         yield from self._pick_up(asked, self.rules.min_hand_size)
         for seat in range(table.seats):
-            yield from self._tell(seat, views.hand_update(table, seat, asker, asked, card, moved))
+            yield self._tell(seat, views.hand_update(table, seat, asker, asked, card, moved))
         return moved
 
     def _check_books_all(self) -> Generator[Delivery, Any, None]:
@@ -210,18 +210,18 @@ class Match:
         card = table.draw(seat, index)
         self._event("drew", seat=seat, via=kind, index=index, cardId=card["id"], rank=card["rank"])
         if kind == "go-fish":
-            yield from self._tell(seat, views.go_fish_result(table, seat, card))
+            yield self._tell(seat, views.go_fish_result(table, seat, card))
         else:
-            yield from self._tell(seat, views.pick_up_result(table, seat, card))
+            yield self._tell(seat, views.pick_up_result(table, seat, card))
         return card
 
     def _deliver(self, seat: int, message: dict[str, Any]) -> Delivery:
         self.sent += 1
         return Delivery(seat, message)
 
-    def _tell(self, seat: int, message: dict[str, Any]) -> Generator[Delivery, Any, None]:
-        """An informational message: it still waits for a reply, which is ignored."""
-        yield self._deliver(seat, message)
+    # An informational message: it still waits for a reply, which is simply not read. (A plain
+    # function, not a one-yield generator, which cost about 5% of a whole match.)
+    _tell = _deliver
 
     def _event(self, kind: str, **details: Any) -> None:
         self.events.append({"event": kind, "at": self.sent, **details})

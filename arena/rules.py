@@ -84,6 +84,9 @@ class Table:
         self.pond_decks: list[int] = [card["deck"] for card in self.pond]
         self.books: list[int] = [0] * seats
         self.ranks = ranks(knights)
+        # Only a card coming in can complete a book, so a hand found free of books is not
+        # scanned again until it gains a card (most book checks are of unchanged hands).
+        self._may_hold_book: list[bool] = [False] * seats
 
     @property
     def seats(self) -> int:
@@ -95,12 +98,14 @@ class Table:
             hand.extend(self.pond[:hand_size])
             del self.pond[:hand_size]
             del self.pond_decks[:hand_size]
+        self._may_hold_book = [True] * self.seats
 
     def draw(self, seat: int, index: int) -> Card:
         """Move pond card `index` (already wrapped into range) to the end of `seat`'s hand."""
         card = self.pond.pop(index)
         del self.pond_decks[index]
         self.hands[seat].append(card)
+        self._may_hold_book[seat] = True
         return card
 
     def hand_over(self, asked: int, asker: int, rank: int) -> int:
@@ -110,16 +115,21 @@ class Table:
         if moving:
             given[:] = [card for card in given if card["rank"] != rank]
             self.hands[asker].extend(moving)
+            self._may_hold_book[asker] = True
         return len(moving)
 
     def next_book(self, seat: int, after: int = -1) -> int | None:
         """The lowest rank above `after` of which `seat` holds all four suits, if any."""
+        if not self._may_hold_book[seat]:
+            return None
         suits = [0] * 14
         for card in self.hands[seat]:
             suits[card["rank"]] |= 1 << card["suit"]
         for rank in self.ranks:
             if rank > after and suits[rank] == FULL_BOOK:
                 return rank
+        if after < 0:
+            self._may_hold_book[seat] = False
         return None
 
     def lay_book(self, seat: int, rank: int) -> list[Card]:
