@@ -33,14 +33,6 @@ from arena.cluster import (
 )
 from arena.config import Seat, bot_command
 
-pytestmark = [
-    # Closing a cluster while a cancelled task is still being torn down makes Dask's comms
-    # warn about streams it closes itself; nothing of the arena's is behind these.
-    pytest.mark.filterwarnings("ignore:.*[Ss]tream is closed.*"),
-    pytest.mark.filterwarnings("ignore::ResourceWarning"),
-]
-
-
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[object]:
     with distributed.LocalCluster(
