@@ -219,15 +219,17 @@ class CardCount:
 class ExpertBot(Bot):
     """Weighs each ask by what it gains and by what it tells the table.
 
-    The weights were tuned against `hard` in seeded 2-seat matches (bench/bot_strength.py):
-    the chance of a hit alone is a poor guide, because cards won by a hit that does not finish
-    a book are on show, and the seat that draws the rank's last card takes them all.
+    The chance of a hit alone is a poor guide: cards won by a hit that does not finish a book
+    are on show, and a seat that remembers asks takes them all when it draws one of the rank;
+    a miss tells every seat a rank we hold. The weights were tuned in seeded 2-seat matches
+    (bench/bot_strength.py): higher `tell` and `show` weights beat `hard` by more but lose
+    ground against seats that remember nothing, these do well against every level.
     """
 
     hit_weight = 0.6  # a hit keeps the turn
     book_weight = 1.0  # a hit that finishes the book banks it
-    tell_weight = 0.4  # per card of the rank held: a miss tells the table we hold it
-    show_weight = 0.2  # per card held after a hit that leaves the book unfinished
+    tell_weight = 0.2  # per card of the rank held: a miss tells the table we hold it
+    show_weight = 0.1  # per card on show after a hit that leaves the book unfinished
     held_weight = 0.05  # per card held: between equals, the rank nearest its book
 
     def reset(self) -> None:
