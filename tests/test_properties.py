@@ -224,7 +224,7 @@ SETTINGS = st.builds(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     seed=st.integers(0, 2**63),
     seats=st.integers(2, 6),
