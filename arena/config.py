@@ -57,6 +57,7 @@ class LimitsSection(_Section):
     maxTurns: Annotated[int, Field(ge=1)] = DEFAULT_MAX_TURNS
     maxIdleTurns: Annotated[int, Field(ge=1)] = DEFAULT_MAX_IDLE_TURNS
     maxLineBytes: Annotated[int, Field(ge=64, le=64 << 20)] = 1 << 20
+    maxReplyBytes: Annotated[int, Field(ge=1024, le=1 << 30)] = 8 << 20  # all of a seat's replies in a match
     stderrBytes: Annotated[int, Field(ge=0, le=64 << 20)] = 1 << 20
     memoryMiB: Annotated[int | None, Field(ge=16, le=1 << 24)] = None
     cpuSeconds: Annotated[int | None, Field(ge=1, le=10**7)] = None

@@ -126,6 +126,7 @@ def make_participants(
                 seat.cwd,
                 participant_env(index, seat.name, seat.env),
                 line_cap=limits.maxLineBytes,
+                reply_cap=limits.maxReplyBytes,
                 stderr_cap=limits.stderrBytes,
                 limits=resources,
             )
@@ -158,7 +159,9 @@ def run_match(
     try:
         try:
             for participant in participants:  # all start together: their start-up overlaps
-                participant.start()
+                participant.start()  # (a reused one is running already)
+                if isinstance(participant, SubprocessParticipant):
+                    participant.begin_match()
             for seat, participant in enumerate(participants):
                 start_fault = getattr(participant, "start_fault", None)
                 if start_fault is not None:
@@ -271,4 +274,4 @@ def _fault_entry(fault: Fault, faults: list[dict[str, Any]], seat: int, at: int)
     return data
 
 
-__all__ = ["MatchInterrupted", "MatchRecord", "make_participants", "run_match", "FaultKind"]
+__all__ = ["FaultKind", "MatchInterrupted", "MatchRecord", "make_participants", "run_match"]

@@ -51,6 +51,7 @@ class FaultKind(StrEnum):
     NOT_JSON = "not-json"  # a reply line that is not one JSON value
     LINE_TOO_LONG = "line-too-long"  # more than `line_cap` bytes without a newline
     UNSOLICITED = "unsolicited-output"  # output waiting when nothing had been asked
+    TOO_MUCH_OUTPUT = "too-much-output"  # replies of one match over `reply_cap` bytes in all
     CRASHED = "crashed"  # an in-process bot raised
 
 
@@ -217,12 +218,16 @@ class SubprocessParticipant:
         *,
         line_cap: int = 1 << 20,
         stderr_cap: int = 1 << 20,
+        reply_cap: int = 8 << 20,
         limits: ResourceLimits = ResourceLimits(),
     ) -> None:
         self.command = list(command)
         self.cwd = cwd
         self.env = dict(env)
         self.line_cap = line_cap
+        # Every reply is kept in the transcript: their total is what bounds the arena's memory.
+        self.reply_cap = reply_cap
+        self.reply_bytes = 0  # this match's so far (`begin_match` starts again)
         self.limits = limits
         self.log = BoundedLog(stderr_cap)
         self.proc: subprocess.Popen[bytes] | None = None
@@ -251,7 +256,9 @@ class SubprocessParticipant:
                 env=self.env,
                 bufsize=0,
                 start_new_session=True,
-                preexec_fn=_child_setup(self.limits),
+                # Safe with threads here: the hook imports nothing and takes no lock (libc is
+                # loaded beforehand); it is the only way to set PDEATHSIG and rlimits in time.
+                preexec_fn=_child_setup(self.limits),  # noqa: PLW1509
             )
         except (OSError, ValueError, subprocess.SubprocessError) as error:
             self.start_fault = Fault(FaultKind.START_FAILED, f"could not start {self.command[0]!r}: {error}")
@@ -271,6 +278,10 @@ class SubprocessParticipant:
     @property
     def alive(self) -> bool:
         return not self._stopped
+
+    def begin_match(self) -> None:
+        """A new match (a reused participant plays several): its reply bytes count from 0."""
+        self.reply_bytes = 0
 
     @property
     def pid(self) -> int | None:
@@ -349,6 +360,12 @@ class SubprocessParticipant:
         except ValueError as error:
             fault = self._fault(FaultKind.NOT_JSON, f"reply is not JSON: {error}", cut(reply_line))
             return Answer(NO_REPLY, seconds, fault, unsolicited)
+        self.reply_bytes += len(reply_line) + 1  # (a reply that is not JSON is kept only cut)
+        if self.reply_bytes > self.reply_cap:
+            raw = cut(reply_line)
+            self.kill()
+            detail = f"more than {self.reply_cap} bytes of replies in this match; stopped"
+            return Answer(NO_REPLY, seconds, self._fault(FaultKind.TOO_MUCH_OUTPUT, detail, raw), unsolicited)
         return Answer(value, seconds, None, unsolicited)
 
     def _write(self, line: bytes, deadline: float, timeout: float) -> Fault | None:

@@ -185,6 +185,18 @@ def test_line_over_the_cap(play: Any) -> None:
     assert all(entry.get("delivered") is False for entry in played.entries()[1:])
 
 
+def test_huge_valid_replies_are_capped_per_match(play: Any) -> None:
+    # 500 kB per reply is under the line cap, but the transcript keeps every reply: a match's
+    # total is capped (here 2 MB), or a bot could make the arena hold gigabytes.
+    played, peak = _traced_peak(lambda: play("verbose.py", "500", limits={"maxReplyBytes": 2_000_000}))
+    [fault] = played.faults
+    assert fault["kind"] == "too-much-output" and len(fault["raw"]) < 400
+    accepted = [entry for entry in played.entries() if entry["reply"] is not None]
+    assert len(accepted) == 3  # 4 × 500 kB is over the cap
+    assert all(entry.get("delivered") is False for entry in played.entries()[4:])
+    assert peak < 24 << 20
+
+
 def test_partial_line_then_silence(play: Any) -> None:
     played = play("garbage.py", "partial")
     [fault] = played.faults
