@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Executor
 
     from arena.cluster import Cluster
-    from arena.tournament import InterruptShield, RunReport, Tournament
+    from arena.tournament import RunReport, Tournament
 
 app = typer.Typer(
     add_completion=False,
@@ -105,9 +105,7 @@ def run(
         fail(str(error), 2)
     except ArenaError as error:
         fail(f"arena error: {error}", 1)
-    shield = tournament.InterruptShield()
-    signal.signal(signal.SIGINT, shield.handler)
-    signal.signal(signal.SIGTERM, shield.handler)
+    _stop_on_sigterm()  # Ctrl-C and SIGTERM alike: stop the matches, keep every finished one
     missing = len(plan.missing())
     workers = max(1, min(jobs or default_jobs(), missing))
     executor: Callable[[], Executor] = lambda: make_executor(workers)
@@ -118,7 +116,7 @@ def run(
     # -- end of the cluster hook ------------------------------------------------------------
     cwd = Path.cwd()
     if plan.games == 1:
-        _run_single(plan, cwd, quiet, shield, executor if cluster is not None else None)
+        _run_single(plan, cwd, quiet, executor if cluster is not None else None)
         return
     if not quiet:
         _print_header(plan, workers, missing)
@@ -128,7 +126,7 @@ def run(
     elif plan.seed_drawn:
         err.print(f"seed {plan.seed} (drawn)")
     try:
-        report = _run_with_progress(plan, workers, quiet, shield, executor)
+        report = _run_with_progress(plan, workers, quiet, executor)
         path = plan.write_standings()
     except ConfigError as error:  # issue 7: a worker that joined the cluster mid-run, and failed its check
         fail(str(error), 2)
@@ -144,7 +142,7 @@ def run(
 
 
 def _run_single(
-    plan: Tournament, cwd: Path, quiet: bool, shield: InterruptShield, executor: Callable[[], Executor] | None = None
+    plan: Tournament, cwd: Path, quiet: bool, executor: Callable[[], Executor] | None = None
 ) -> None:
     """One match: today's output, a game line and the replay's path."""
     from arena import tournament
@@ -152,7 +150,7 @@ def _run_single(
 
     shown: list[tuple[MatchPlayed, Path]] = []
     try:
-        report = tournament.run(plan, executor or InlineExecutor, window=1, shield=shield,
+        report = tournament.run(plan, executor or InlineExecutor, window=1,
                                 on_played=lambda line, played: shown.append((played, plan.folder / line["replay"])))
     except ConfigError as error:  # issue 7: a worker that failed its check
         fail(str(error), 2)
@@ -194,7 +192,7 @@ def _print_header(plan: Tournament, workers: int, missing: int) -> None:
 
 
 def _run_with_progress(
-    plan: Tournament, workers: int, quiet: bool, shield: InterruptShield, executor: Callable[[], Executor]
+    plan: Tournament, workers: int, quiet: bool, executor: Callable[[], Executor]
 ) -> RunReport:
     from rich.console import Group
     from rich.live import Live
@@ -205,7 +203,7 @@ def _run_with_progress(
 
     window = 1 if workers == 1 else 2 * workers
     if quiet or not out.is_terminal:
-        return tournament.run(plan, executor, window=window, shield=shield)
+        return tournament.run(plan, executor, window=window)
     standings = plan.standings()
     progress = progress_bar()
     done = len(plan.done)
@@ -224,7 +222,7 @@ def _run_with_progress(
                 shown[0] = now
                 live.update(view())
 
-        return tournament.run(plan, executor, window=window, shield=shield, on_played=on_played)
+        return tournament.run(plan, executor, window=window, on_played=on_played)
 
 
 def _print_standings(plan: Tournament, report: RunReport, path: Path, cwd: Path) -> None:

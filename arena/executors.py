@@ -12,9 +12,10 @@ Anything else with the same interface can run the same tasks: a Dask cluster's
 that ask to be reused (`runner.kept_participants`), one pool per worker thread; call
 `runner.close_kept()` when a worker ends.
 
-Interrupts. A worker process ignores SIGINT while it waits for work and turns the first one
-that arrives during a task into KeyboardInterrupt, which the match driver turns into an
-`interrupted` result (every participant stopped, the replay so far returned). `interrupt()`
+Interrupts. A worker process turns the first SIGINT that arrives during a task into
+KeyboardInterrupt, which the match driver turns into an `interrupted` result (every participant
+stopped, the replay so far returned); after a SIGINT it plays no further task (one already
+queued to it comes back as KeyboardInterrupt, unplayed). `interrupt()`
 sends that SIGINT to every worker, so a run stopped by a signal sent to the arena alone
 stops its workers' matches too; a Ctrl-C at a terminal reaches them directly.
 """
@@ -108,6 +109,7 @@ def make_executor(jobs: int) -> Executor:
 
 _in_task = False
 _interrupt_raised = False
+_stopping = False  # a SIGINT has come: this worker starts no further match
 
 
 def _worker_started() -> None:
@@ -117,7 +119,8 @@ def _worker_started() -> None:
 
 
 def _on_interrupt(signum: int, frame: FrameType | None) -> None:
-    global _interrupt_raised
+    global _interrupt_raised, _stopping
+    _stopping = True
     # Once per task: a second signal must not cut short the stopping of its processes.
     if _in_task and not _interrupt_raised:
         _interrupt_raised = True
@@ -126,6 +129,10 @@ def _on_interrupt(signum: int, frame: FrameType | None) -> None:
 
 def _interruptible(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
     global _in_task, _interrupt_raised
+    if _stopping:
+        # A task the pool had already queued to this worker when the run was interrupted: it
+        # cannot be cancelled any more, so it comes back unplayed.
+        raise KeyboardInterrupt
     _interrupt_raised = False
     _in_task = True
     try:

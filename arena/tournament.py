@@ -16,14 +16,23 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import queue
 import secrets
+import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, CancelledError, Executor, Future, wait
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    BrokenExecutor,
+    CancelledError,
+    Executor,
+    Future,
+    ThreadPoolExecutor,
+    wait,
+)
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 import orjson
@@ -83,9 +92,11 @@ def read_results(path: Path) -> list[dict[str, Any]]:
     return lines
 
 
-def append_result(path: Path, line: Mapping[str, Any]) -> None:
-    """Append one line, flushed to disk before this returns. Raises WriteError."""
-    data = orjson.dumps(line) + b"\n"
+def append_results(path: Path, lines: Sequence[Mapping[str, Any]]) -> None:
+    """Append lines, flushed and fsynced before this returns (one write). Raises WriteError."""
+    if not lines:
+        return
+    data = b"".join(orjson.dumps(line) + b"\n" for line in lines)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "ab") as file:
@@ -231,35 +242,6 @@ def prepare(config_path: Path, config: Config, seats: list[Seat], *, resume: boo
 # -- running it -------------------------------------------------------------------------
 
 
-class InterruptShield:
-    """A SIGINT/SIGTERM handler that never lands while a finished match is being recorded.
-
-    Installed by the CLI (`signal.signal(SIGINT, shield.handler)`); outside `hold()` it
-    raises KeyboardInterrupt at once, inside it the interrupt waits for the end of the block.
-    """
-
-    def __init__(self) -> None:
-        self.depth = 0
-        self.pending = False
-
-    def handler(self, signum: int, frame: FrameType | None) -> None:
-        if self.depth:
-            self.pending = True
-            return
-        raise KeyboardInterrupt
-
-    @contextlib.contextmanager
-    def hold(self) -> Iterator[None]:
-        self.depth += 1
-        try:
-            yield
-        finally:
-            self.depth -= 1
-            if not self.depth and self.pending:
-                self.pending = False
-                raise KeyboardInterrupt
-
-
 @dataclass
 class RunReport:
     played: int = 0  # matches finished and recorded by this run
@@ -278,12 +260,14 @@ def run(
     *,
     window: int = 2,
     on_played: OnPlayed | None = None,
-    shield: InterruptShield | None = None,
 ) -> RunReport:
     """Play every missing match; returns when all are recorded or the run was interrupted.
 
-    `window` is how many tasks are in flight at once. Raises WriteError when a file cannot be
-    written, ArenaError when a worker fails other than by dying (a bug of the arena).
+    `window` is how many tasks are in flight at once. `on_played` is called in this thread
+    for each match once its results line is on disk. A KeyboardInterrupt (Ctrl-C, or SIGTERM
+    turned into one) stops the running matches, records every finished one and returns with
+    `interrupted` set. Raises WriteError when a file cannot be written, ArenaError when a
+    worker fails other than by dying (a bug of the arena).
     """
     report = RunReport()
     began = time.monotonic()
@@ -291,24 +275,25 @@ def run(
     todo.reverse()  # popped from the end: lowest game first
     attempts: dict[int, int] = {}
     in_flight: dict[Future[MatchPlayed], int] = {}
-    guard = shield.hold if shield is not None else contextlib.nullcontext
+    recorder = _Recorder(plan)
     executor = make_executor()
     try:
         while todo or in_flight:
             while todo and len(in_flight) < window:
                 game = todo.pop()
                 in_flight[executor.submit(play_task, plan.task(game))] = game
-            done, _ = wait(list(in_flight), timeout=0.5, return_when=FIRST_COMPLETED)
+            done, _ = wait(list(in_flight), timeout=0.25, return_when=FIRST_COMPLETED)
             broken = False
             for future in sorted(done, key=in_flight.__getitem__):
                 game = in_flight.pop(future)
-                if _settle(plan, future, game, report, on_played, guard) == "retry":
+                if _collect(future, game, recorder, report) == "retry":
                     attempts[game] = attempts.get(game, 0) + 1
                     if attempts[game] >= RETRIES:
                         raise ArenaError(f"game {game + 1}: its worker died {RETRIES} times")
                     report.retries += 1
                     todo.append(game)
                     broken = True
+            recorder.deliver(report, on_played)
             if report.interrupted:
                 raise KeyboardInterrupt
             if broken:  # a dead worker breaks the whole pool: play its unfinished tasks again
@@ -319,14 +304,36 @@ def run(
                 executor = make_executor()
     except KeyboardInterrupt:
         report.interrupted = True
-        _drain(plan, executor, in_flight, report, on_played, guard)
+        _drain(executor, in_flight, recorder, report)
     except BaseException:
         _stop(executor)
         raise
     finally:
-        executor.shutdown(wait=True, cancel_futures=True)
+        try:
+            executor.shutdown(wait=True, cancel_futures=True)
+        except KeyboardInterrupt:  # one more Ctrl-C while the workers end: end them now
+            kill = getattr(executor, "kill", None)
+            if kill is not None:
+                kill()
+        recorder.close()
         report.seconds = time.monotonic() - began
+    while True:
+        try:
+            recorder.deliver(report, on_played)
+            break
+        except KeyboardInterrupt:  # the matches are recorded already; only the callbacks are cut
+            report.interrupted = True
+    # The file is the record: whatever an interrupt cut short here, it has every line.
+    plan.done = {game: line for game, line in _lines_of(plan).items()}
     return report
+
+
+def _lines_of(plan: Tournament) -> dict[int, dict[str, Any]]:
+    done: dict[int, dict[str, Any]] = {}
+    for line in read_results(plan.results_path):
+        if line["tournament"] == plan.id and line["run"] == plan.run and isinstance(line["game"], int):
+            done.setdefault(line["game"], line)
+    return done
 
 
 def _stop(executor: Executor) -> None:
@@ -336,50 +343,32 @@ def _stop(executor: Executor) -> None:
     executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _settle(
-    plan: Tournament,
-    future: Future[MatchPlayed],
-    game: int,
-    report: RunReport,
-    on_played: OnPlayed | None,
-    guard: Callable[[], contextlib.AbstractContextManager[Any]],
-) -> str:
-    """Record what a finished future holds; say whether the match must be played again."""
+def _collect(future: Future[MatchPlayed], game: int, recorder: _Recorder, report: RunReport) -> str:
+    """Hand a finished future's match to the recorder; say whether it must be played again."""
     try:
         played = future.result()
     except CancelledError:
         return "cancelled"
     except BrokenExecutor:
         return "retry"
-    except KeyboardInterrupt:  # the worker was interrupted between matches' edges
+    except KeyboardInterrupt:  # the worker was interrupted between the edges of two matches
         report.interrupted = True
         return "interrupted"
     except ArenaError:
         raise
     except Exception as error:
         raise ArenaError(f"game {game + 1}: a worker failed: {type(error).__name__}: {error}") from error
-    with guard():
-        path = write_replay(plan.folder, plan.stamp, played)
-        if played.interrupted:
-            report.interrupted = True
-            report.interrupted_replays.append(path)
-            return "interrupted"
-        line = plan.line(played, path)
-        append_result(plan.results_path, line)
-        plan.done[game] = line
-        report.played += 1
-    if on_played is not None:
-        on_played(line, played)
+    if played.interrupted:
+        report.interrupted = True
+    recorder.record(played)
     return "played"
 
 
 def _drain(
-    plan: Tournament,
     executor: Executor,
     in_flight: dict[Future[MatchPlayed], int],
+    recorder: _Recorder,
     report: RunReport,
-    on_played: OnPlayed | None,
-    guard: Callable[[], contextlib.AbstractContextManager[Any]],
 ) -> None:
     """After an interrupt: stop the running matches and record every one that finished.
 
@@ -401,5 +390,71 @@ def _drain(
             kill()
     for future in sorted(waiting, key=in_flight.__getitem__):
         if future.done():
-            with contextlib.suppress(KeyboardInterrupt):  # it is recorded whole before it lands
-                _settle(plan, future, in_flight[future], report, on_played, guard)
+            with contextlib.suppress(KeyboardInterrupt, ArenaError):
+                _collect(future, in_flight[future], recorder, report)
+
+
+class _Recorder:
+    """The one writer: a thread that writes replays, then their results lines.
+
+    Matches that finish together are written together: their replays in parallel, their lines
+    in one append and one fsync. Being another thread, it is never cut short by Ctrl-C; `close`
+    waits for it to write everything it was given.
+    """
+
+    def __init__(self, plan: Tournament) -> None:
+        self.plan = plan
+        self.inbox: queue.SimpleQueue[MatchPlayed | None] = queue.SimpleQueue()
+        self.outbox: queue.SimpleQueue[tuple[MatchPlayed, Path, dict[str, Any] | None] | BaseException] = (
+            queue.SimpleQueue()
+        )
+        self.files = ThreadPoolExecutor(max_workers=4, thread_name_prefix="arena-replay")
+        self.thread = threading.Thread(target=self._work, name="arena-recorder", daemon=True)
+        self.thread.start()
+
+    def record(self, played: MatchPlayed) -> None:
+        self.inbox.put(played)
+
+    def _work(self) -> None:
+        plan, ending = self.plan, False
+        while not ending:
+            batch = [self.inbox.get()]
+            while not self.inbox.empty():
+                batch.append(self.inbox.get())
+            ending = None in batch
+            played = [item for item in batch if item is not None]
+            if not played:
+                continue
+            try:
+                paths = list(self.files.map(lambda p: write_replay(plan.folder, plan.stamp, p), played))
+                lines = [None if p.interrupted else plan.line(p, path) for p, path in zip(played, paths)]
+                append_results(plan.results_path, [line for line in lines if line is not None])
+            except BaseException as error:  # noqa: BLE001 - handed to the main thread
+                self.outbox.put(error)
+                return
+            for item in zip(played, paths, lines):
+                self.outbox.put(item)
+
+    def deliver(self, report: RunReport, on_played: OnPlayed | None) -> None:
+        """In the caller's thread: account for what has been written; raise its write error."""
+        while not self.outbox.empty():
+            item = self.outbox.get()
+            if isinstance(item, BaseException):
+                raise item
+            played, path, line = item
+            if line is None:
+                report.interrupted_replays.append(path)
+                continue
+            self.plan.done[played.game] = line
+            report.played += 1
+            if on_played is not None:
+                on_played(line, played)
+
+    def close(self) -> None:
+        self.inbox.put(None)
+        while self.thread.is_alive():
+            try:
+                self.thread.join()
+            except KeyboardInterrupt:
+                continue  # what it is writing is already played: let it finish
+        self.files.shutdown(wait=True)

@@ -16,6 +16,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich import box
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
@@ -50,7 +51,8 @@ def progress_bar(console_width: int | None = None) -> Progress:
 
 def standings_table(standings: Standings, *, title: str, limit: int | None = None) -> Table:
     """One row per participant, best first."""
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, show_edge=False)
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                  collapse_padding=True, show_edge=False)
     table.add_column("#", justify="right")
     table.add_column("participant", min_width=8)
     for column in ("matches", "wins", "win share", "95% CI", "rating", "±σ", "books", "place"):
@@ -80,7 +82,8 @@ def faults_table(standings: Standings) -> Table | None:
     rows = [row for row in standings.ranked() if row.faults or row.invalid_asks]
     if not rows:
         return None
-    table = Table(title="faults", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, show_edge=False)
+    table = Table(title="faults", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                  collapse_padding=True, show_edge=False)
     table.add_column("participant")
     for column in ("timeouts", "invalid asks", "crashes", "all faults by kind"):
         table.add_column(column, justify="right" if column != "all faults by kind" else "left")
@@ -91,13 +94,12 @@ def faults_table(standings: Standings) -> Table | None:
     return table
 
 
-def pairwise_table(standings: Standings) -> Table | None:
+def pairwise_table(standings: Standings) -> Group | None:
     """Row beats column: the share of their common matches the row placed ahead (ties half)."""
     rows = standings.ranked()
     if not 2 < len(rows) <= PAIRWISE_MAX:
         return None
-    table = Table(title="pairwise: row placed ahead of column",
-                  title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, show_edge=False)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, show_edge=False)
     table.add_column("")
     for row in rows:
         table.add_column(inert(row.name, 12), justify="right")
@@ -107,4 +109,6 @@ def pairwise_table(standings: Standings) -> Table | None:
             pair = standings.pair(first.name, second.name)
             cells.append("" if first is second or not pair.matches else f"{pair.share:.2f}")
         table.add_row(*cells)
-    return table
+    # The title above, not in, the table: a narrow table would wrap it.
+    return Group(Text("pairwise: how often the row placed ahead of the column (ties count half)",
+                      style="italic"), table)

@@ -170,19 +170,21 @@ def test_duplicate_deals_share_one_deck_across_rotations(tmp_path: Path) -> None
 
 
 def test_results_lines_and_a_resume_that_plays_exactly_the_missing_matches(tmp_path: Path) -> None:
-    path = bots_config(tmp_path, ["random", "easy", "medium"], header="seed = 77\ngames = 9\n",
+    path = bots_config(tmp_path, ["random", "easy", "medium"], header="seed = 77\ngames = 16\n",
                        tournament_section="seats = 2")
     config, seats = load(path)
     plan = tournament.prepare(path, config, seats)
 
-    def stop_after_four(line: dict[str, Any], played: MatchPlayed) -> None:
-        if len(plan.done) == 4:
-            raise KeyboardInterrupt
+    class CtrlCAtTheSixthMatch(InlineExecutor):
+        def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+            if args[0].game == 5:
+                raise KeyboardInterrupt
+            return super().submit(fn, *args, **kwargs)
 
-    report = tournament.run(plan, InlineExecutor, window=1, on_played=stop_after_four)
-    assert report.interrupted and report.played == 4
+    report = tournament.run(plan, CtrlCAtTheSixthMatch, window=1)
+    assert report.interrupted and report.played == 5
     first = results(plan.folder)
-    assert [line["game"] for line in first] == [0, 1, 2, 3]
+    assert [line["game"] for line in first] == [0, 1, 2, 3, 4]
     line = first[1]
     assert line["tournament"] == plan.id == tournament.tournament_id(config, 77)
     assert (line["run"], line["seed"], line["matchSeed"], line["dealSeed"]) == (plan.run, 77, 78, 77)
@@ -193,13 +195,13 @@ def test_results_lines_and_a_resume_that_plays_exactly_the_missing_matches(tmp_p
 
     config, seats = load(path)
     resumed = tournament.prepare(path, config, seats, resume=True)
-    assert resumed.resumed and resumed.run == plan.run and resumed.missing() == [4, 5, 6, 7, 8]
-    assert tournament.run(resumed, InlineExecutor, window=1).played == 5
+    assert resumed.resumed and resumed.run == plan.run and resumed.missing() == list(range(5, 16))
+    assert tournament.run(resumed, InlineExecutor, window=1).played == 11
     lines = results(plan.folder)
-    assert sorted(line["game"] for line in lines) == list(range(9))
+    assert sorted(line["game"] for line in lines) == list(range(16))
     assert {line["run"] for line in lines} == {plan.run}
     standings = json.loads(resumed.write_standings().read_text())
-    assert standings["matches"] == 9 and standings["complete"] is True
+    assert standings["matches"] == 16 and standings["complete"] is True
 
     # The same tournament played straight through gives the same matches.
     straight = tmp_path / "straight"
