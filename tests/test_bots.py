@@ -1,0 +1,339 @@
+"""The built-in bots (arena/bots.py) and the standalone participant scripts.
+
+Bots play real matches on the arena's engine, in-process through `Bot.handle` and as real
+subprocesses over pipes; both forms must give the very same replies.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import queue
+import random
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.bots import BOTS, main
+from arena.match import MatchSetup, Outcome, Result, play
+from arena.rules import NextPlayer, Rules
+
+ROOT = Path(__file__).resolve().parent.parent
+PARTICIPANTS = ROOT / "participants"
+LEVELS = sorted(BOTS)
+
+Transcript = list[tuple[int, dict[str, Any], Any]]
+
+
+def play_in_process(
+    levels: Sequence[str], seed: int, rules: Rules | None = None
+) -> tuple[Result, Transcript]:
+    """One match, a fresh bot per seat, every message answered by `Bot.handle`."""
+    bots = [BOTS[level]() for level in levels]
+    names = [f"{level}{seat}" for seat, level in enumerate(levels)]
+    game = play(MatchSetup.from_seed(seed, names, rules or Rules()))
+    transcript: Transcript = []
+    try:
+        delivery = next(game)
+        while True:
+            reply = bots[delivery.seat].handle(delivery.message)
+            transcript.append((delivery.seat, delivery.message, reply))
+            delivery = game.send(reply)
+    except StopIteration as stop:
+        return stop.value, transcript
+
+
+def assert_every_decision_is_valid(transcript: Transcript, seats: int) -> None:
+    for seat, message, reply in transcript:
+        kind = message["type"]
+        if kind == "ask":
+            assert set(reply) == {"player", "cardId"}, reply
+            assert type(reply["player"]) is int and type(reply["cardId"]) is int
+            assert reply["player"] != seat and 0 <= reply["player"] < seats, (seat, reply)
+            assert reply["cardId"] in {card["id"] for card in message["hand"]}, (message, reply)
+        elif kind in ("go-fish", "pick-up"):
+            size = len(message["pond"]) if kind == "go-fish" else message["pond"]
+            assert type(reply) is int and 0 <= reply < size, (message, reply)
+        elif kind == "init":
+            assert reply is None  # the built-in bots do not ask to be reused
+        else:
+            assert reply is None, (kind, reply)
+
+
+# --- in-process -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_each_level_plays_valid_asks_to_the_end_of_a_classic_match(level: str) -> None:
+    for seed in range(8):
+        result, transcript = play_in_process([level, "easy"] if seed % 2 else ["easy", level], seed)
+        assert result.outcome is Outcome.COMPLETED
+        assert sum(result.scores) == 13
+        assert_every_decision_is_valid(transcript, 2)
+        assert sum(1 for _, m, _ in transcript if m["type"] == "ask") > 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    levels=st.lists(st.sampled_from(LEVELS), min_size=2, max_size=5),
+    decks=st.integers(1, 3),
+    knights=st.booleans(),
+    hand=st.integers(0, 12),
+    min_hand=st.integers(0, 6),
+    next_player=st.sampled_from(list(NextPlayer)),
+)
+def test_every_level_asks_validly_and_finishes_under_any_rules(
+    seed: int,
+    levels: list[str],
+    decks: int,
+    knights: bool,
+    hand: int,
+    min_hand: int,
+    next_player: NextPlayer,
+) -> None:
+    pack = decks * 4 * (14 if knights else 13)
+    rules = Rules(
+        starting_hand_size=min(hand, pack // len(levels)),
+        min_hand_size=min_hand,
+        next_player=next_player,
+        number_of_decks=decks,
+        knights=knights,
+    )
+    result, transcript = play_in_process(levels, seed, rules)
+    assert_every_decision_is_valid(transcript, len(levels))
+    # Bots that only make valid asks never stall a match: every card ends in a book.
+    assert result.outcome is Outcome.COMPLETED
+    assert sum(result.scores) == pack // 4
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_match_replays_identically_whatever_the_global_random_state(level: str) -> None:
+    random.seed(1)
+    first = play_in_process([level, level, "random"], 99)
+    random.seed(2)
+    for _ in range(5):
+        random.random()
+    second = play_in_process([level, level, "random"], 99)
+    assert first == second
+
+
+@pytest.mark.parametrize("level", ["random", "easy", "medium", "hard"])
+def test_randomised_levels_play_differently_on_different_deals(level: str) -> None:
+    replies = {
+        str([r for _, m, r in play_in_process([level, level], seed)[1] if m["type"] == "ask"])
+        for seed in range(4)
+    }
+    assert len(replies) == 4
+
+
+def tally(first: str, second: str, games: int, seed: int) -> tuple[int, int, int, int]:
+    """Wins and books of `first` and `second` over seeded 2-seat matches, seats alternating."""
+    wins = [0, 0]
+    books = [0, 0]
+    for i in range(games):
+        levels = [first, second] if i % 2 == 0 else [second, first]
+        scores = play_in_process(levels, seed + i)[0].scores
+        mine, theirs = (scores[0], scores[1]) if i % 2 == 0 else (scores[1], scores[0])
+        books[0] += mine
+        books[1] += theirs
+        wins[0 if mine > theirs else 1] += 1  # 13 books: never a tie at two seats
+    return wins[0], wins[1], books[0], books[1]
+
+
+def test_hard_beats_easy_in_wins_and_books() -> None:
+    hard_wins, easy_wins, hard_books, easy_books = tally("hard", "easy", 200, 1)
+    assert hard_wins > easy_wins and hard_books > easy_books
+
+
+def test_expert_beats_hard() -> None:
+    expert_wins, hard_wins, expert_books, hard_books = tally("expert", "hard", 400, 1)
+    assert expert_wins > hard_wins and expert_books > hard_books
+
+
+def test_bots_see_only_what_the_sdk_gives_them() -> None:
+    """bots.py imports the SDK and the standard library, never the engine or the table."""
+    tree = ast.parse((ROOT / "arena" / "bots.py").read_text())
+    imported = {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    } | {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    arena_modules = {name for name in imported if name.split(".")[0] == "arena"}
+    assert arena_modules == {"arena.sdk"}
+    assert all(
+        name.split(".")[0] in sys.stdlib_module_names | {"arena", "__future__"} for name in imported
+    )
+
+
+def test_main_refuses_an_unknown_level(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["grandmaster"]) == 2
+    assert "usage: python -m arena.bots" in capsys.readouterr().err
+    assert main([]) == 2
+
+
+# --- over real pipes --------------------------------------------------------------------
+
+
+class Piped:
+    """A participant process fed one line per message, read back with a deadline."""
+
+    def __init__(self, command: Sequence[str]) -> None:
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            "PYTHONUNBUFFERED": "1",
+        }  # no PYTHONPATH: standalone
+        self.process = subprocess.Popen(
+            list(command),
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            start_new_session=True,
+        )
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.errors: list[str] = []
+        self.threads = [
+            threading.Thread(target=self._read, daemon=True),
+            threading.Thread(target=self._drain, daemon=True),
+        ]
+        for thread in self.threads:
+            thread.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def _drain(self) -> None:
+        assert self.process.stderr is not None
+        self.errors.extend(self.process.stderr)
+
+    def exchange(self, message: dict[str, Any]) -> Any:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(message, ensure_ascii=False) + "\n")
+        self.process.stdin.flush()
+        line = self.lines.get(timeout=30)
+        assert line is not None, f"the participant closed its stdout: {''.join(self.errors)}"
+        return json.loads(line)
+
+    def finish(self) -> int:
+        """Close stdin and wait; the exit code (the process group is killed in any case)."""
+        try:
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+            return self.process.wait(timeout=10)
+        finally:
+            if self.process.poll() is None:
+                os.killpg(self.process.pid, 9)
+                self.process.wait()
+            for thread in self.threads:
+                thread.join(timeout=10)  # both pipes are at end of file once the process is gone
+            assert self.process.stdout is not None and self.process.stderr is not None
+            self.process.stdout.close()
+            self.process.stderr.close()
+
+
+def play_piped(
+    commands: Sequence[Sequence[str]], seed: int, rules: Rules | None = None
+) -> tuple[Result, Transcript]:
+    seats = [Piped(command) for command in commands]
+    transcript: Transcript = []
+    try:
+        names = [f"p{seat}" for seat in range(len(seats))]
+        game = play(MatchSetup.from_seed(seed, names, rules or Rules()))
+        try:
+            delivery = next(game)
+            while True:
+                reply = seats[delivery.seat].exchange(delivery.message)
+                transcript.append((delivery.seat, delivery.message, reply))
+                delivery = game.send(reply)
+        except StopIteration as stop:
+            result: Result = stop.value
+    finally:
+        codes = [seat.finish() for seat in seats]
+    assert codes == [0] * len(seats), [seat.errors for seat in seats]
+    return result, transcript
+
+
+def script(name: str) -> list[str]:
+    return [sys.executable, str(PARTICIPANTS / name)]
+
+
+STANDALONE = {
+    "random": script("random_bot.py"),
+    "easy": script("easy_bot.py"),
+    "medium": script("medium_bot.py"),
+    "hard": script("hard_bot.py"),
+    "expert": script("expert_bot.py"),
+}
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_the_standalone_script_replies_exactly_as_the_bot_in_process(level: str) -> None:
+    rules = Rules(number_of_decks=1)
+    piped = play_piped([STANDALONE[level], STANDALONE[level], STANDALONE[level]], 5, rules)
+    in_process = play_in_process([level] * 3, 5, rules)
+    assert piped[0] == in_process[0]
+    assert [r for _, _, r in piped[1]] == [json.loads(json.dumps(r)) for _, _, r in in_process[1]]
+
+
+@pytest.mark.parametrize("level", ["hard", "expert"])
+def test_python_m_arena_bots_replies_exactly_as_the_bot_in_process(level: str) -> None:
+    command = [sys.executable, "-m", "arena.bots", level]
+    piped = play_piped([command, STANDALONE["easy"]], 11)
+    in_process = play_in_process([level, "easy"], 11)
+    assert [r for _, _, r in piped[1]] == [json.loads(json.dumps(r)) for _, _, r in in_process[1]]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js")
+def test_the_javascript_random_bot_plays_a_valid_match() -> None:
+    node = shutil.which("node")
+    assert node is not None
+    rules = Rules(number_of_decks=2, knights=True, next_player=NextPlayer.CLOCKWISE)
+    result, transcript = play_piped(
+        [
+            [node, str(PARTICIPANTS / "random_bot.js")],
+            STANDALONE["easy"],
+            [node, str(PARTICIPANTS / "random_bot.js")],
+        ],
+        3,
+        rules,
+    )
+    assert result.outcome is Outcome.COMPLETED
+    assert_every_decision_is_valid(transcript, 3)
+    again = play_piped(
+        [
+            [node, str(PARTICIPANTS / "random_bot.js")],
+            STANDALONE["easy"],
+            [node, str(PARTICIPANTS / "random_bot.js")],
+        ],
+        3,
+        rules,
+    )
+    assert again == (result, transcript)  # seeded from the match: the same every run
+
+
+def test_a_standalone_script_answers_unknown_messages_and_exits_at_match_end() -> None:
+    for command in [STANDALONE["random"], STANDALONE["expert"]]:
+        seat = Piped(command)
+        try:
+            assert seat.exchange({"type": "something-new", "x": [1, 2]}) is None
+            assert seat.exchange({"type": "match-end", "scores": [0, 0], "ranks": [1, 1]}) is None
+            assert seat.process.wait(timeout=10) == 0  # without waiting for stdin to close
+        finally:
+            seat.finish()
