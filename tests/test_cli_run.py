@@ -156,11 +156,13 @@ def test_interrupted_run_stops_everyone_and_keeps_the_match(tmp_path: Path, how:
     assert not [note for note in notes if _running(note["pid"])]
 
 
-@pytest.mark.xfail(strict=True, reason="executors.LocalExecutor: a worker plays the task already queued "
-                   "to it after the interrupt, to its end (the tournament's code, reported)")
-def test_interrupted_pool_run_starts_no_new_match(tmp_path: Path) -> None:
-    result, seconds, notes = _interrupt(tmp_path, "SIGINT", games=4, jobs=2)
+@pytest.mark.parametrize("how", ["SIGINT", "group"])
+def test_interrupted_pool_run_starts_no_new_match(tmp_path: Path, how: str) -> None:
+    result, seconds, notes = _interrupt(tmp_path, how, games=4, jobs=2)
     assert result.returncode == 130, result.stderr
     assert not [note for note in notes if _running(note["pid"])]
     assert len(notes) == 4  # the two matches in progress, and no other started
     assert seconds < 5.0
+    replays = sorted((tmp_path / "replays").glob("*-g*.json"))
+    assert [path.name.endswith("-interrupted.json") for path in replays] == [True, True]
+    assert all(replay.verify(replay.read(path)) is None for path in replays)

@@ -331,3 +331,43 @@ def test_no_shell_ever(tmp_path: Path) -> None:
     assert not (tmp_path / "pwned").exists()
     assert participants[0].proc.returncode == 2  # python: can't open file 'bot.py;'
 
+
+
+def test_internal_error_mid_match_still_stops_everyone(tmp_path: Path) -> None:
+    """A bug of the arena (here: a participant wrapper that raises) propagates, processes stopped."""
+    slow = Path(__file__).parent / "hostile" / "stubborn.py"
+    path = _config(tmp_path, (
+        f"[[participants]]\nname = 's'\ncommand = [{json.dumps(sys.executable)}, {json.dumps(str(slow))}]\n"
+        "[[participants]]\nname = 'r'\nbot = 'random'\n"
+    ))
+    config, seats = config_module.load(path)
+    participants = make_participants(seats, config.limits)
+    real = participants[1]
+    calls = 0
+
+    class Buggy:
+        def start(self) -> None:
+            real.start()
+
+        def exchange(self, line: bytes, timeout: float) -> Any:
+            nonlocal calls
+            calls += 1
+            if calls == 10:
+                raise RuntimeError("a bug in the arena")
+            return real.exchange(line, timeout)
+
+        @property
+        def alive(self) -> bool:
+            return real.alive
+
+        def stderr_text(self) -> str:
+            return real.stderr_text()
+
+    with pytest.raises(RuntimeError, match="a bug in the arena"):
+        run_match(setup_for(config, ["s", "r"], 1), [participants[0], Buggy()], config.limits,
+                  [s.command for s in seats])
+    assert isinstance(participants[0], SubprocessParticipant) and participants[0].proc is not None
+    assert participants[0].proc.returncode == -signal.SIGKILL  # the stubborn one: killed, reaped
+    with pytest.raises(ProcessLookupError):
+        os.killpg(participants[0].proc.pid, 0)
+    close_all([real], 0)  # (the wrapped one is not a SubprocessParticipant to the driver)
