@@ -11,10 +11,12 @@ match plays the same way every run; it makes exactly the choices of `arena.bots`
 import json
 import random
 import sys
+from typing import Any
 
 
 def main() -> None:
     seat, seats, hand = 0, 2, []
+    reply: Any
     rng = random.Random(0)
     for line in sys.stdin:
         line = line.strip()
