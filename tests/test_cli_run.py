@@ -58,11 +58,12 @@ def test_faults_are_counted_in_the_summary(tmp_path: Path) -> None:
 NAMES = ["[bold red]x[/]", "../../etc/x", "\x1b]0;pwn\x07", "\u202eevil", "a/b\\c\nnext"]
 
 
-def test_untrusted_names_stay_inert(tmp_path: Path) -> None:
+@pytest.mark.parametrize("games", [1, 2])  # a game line, or progress and standings tables
+def test_untrusted_names_stay_inert(tmp_path: Path, games: int) -> None:
     folder = tmp_path / "run"
     folder.mkdir()
     seats = "".join(_seat(name, "bot = 'random'") for name in NAMES)
-    (folder / "config.toml").write_text("seed = 4\ngames = 2\n[rules]\nstartingHandSize = 5\n" + seats)
+    (folder / "config.toml").write_text(f"seed = 4\ngames = {games}\n[rules]\nstartingHandSize = 5\n" + seats)
     result = _arena(folder, "run", "config.toml", "--jobs", "1", FORCE_COLOR="1", TERM="xterm-256color", COLUMNS="300")
     assert result.returncode == 0, result.stderr
     for text in (result.stdout, result.stderr):
