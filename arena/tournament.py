@@ -49,6 +49,7 @@ STANDINGS = "standings.json"
 ID_FORMAT = "gofish-arena-tournament/1"
 RETRIES = 3  # attempts per match when the worker running it dies
 DRAIN_SECONDS = 10.0  # after an interrupt, how long running matches get to stop by themselves
+BACKLOG = 32  # finished matches waiting to be written, beyond which playing waits for writing
 
 
 def tournament_id(config: Config, seed: int) -> str:
@@ -293,7 +294,7 @@ def run(
                     report.retries += 1
                     todo.append(game)
                     broken = True
-            recorder.deliver(report, on_played)
+            recorder.deliver(report, on_played, backlog=BACKLOG)
             if report.interrupted:
                 raise KeyboardInterrupt
             if broken:  # a dead worker breaks the whole pool: play its unfinished tasks again
@@ -409,10 +410,12 @@ class _Recorder:
             queue.SimpleQueue()
         )
         self.files = ThreadPoolExecutor(max_workers=4, thread_name_prefix="arena-replay")
+        self.given = self.taken = 0  # matches handed over, and accounted for since
         self.thread = threading.Thread(target=self._work, name="arena-recorder", daemon=True)
         self.thread.start()
 
     def record(self, played: MatchPlayed) -> None:
+        self.given += 1
         self.inbox.put(played)
 
     def _work(self) -> None:
@@ -435,12 +438,17 @@ class _Recorder:
             for item in zip(played, paths, lines):
                 self.outbox.put(item)
 
-    def deliver(self, report: RunReport, on_played: OnPlayed | None) -> None:
-        """In the caller's thread: account for what has been written; raise its write error."""
-        while not self.outbox.empty():
+    def deliver(self, report: RunReport, on_played: OnPlayed | None, *, backlog: int | None = None) -> None:
+        """In the caller's thread: account for what has been written; raise its write error.
+
+        With `backlog`, first wait until no more than that many matches wait to be written: a
+        run whose matches outpace the disk must not hold them all in memory.
+        """
+        while not self.outbox.empty() or (backlog is not None and self.given - self.taken > backlog):
             item = self.outbox.get()
             if isinstance(item, BaseException):
                 raise item
+            self.taken += 1
             played, path, line = item
             if line is None:
                 report.interrupted_replays.append(path)

@@ -31,7 +31,7 @@ class _RateColumn(ProgressColumn):
 
     def render(self, task: Task) -> Text:
         elapsed = task.elapsed or 0.0
-        fresh = task.completed - task.fields.get("start", 0)
+        fresh = task.completed - task.fields.get("start_count", 0)
         rate = fresh / elapsed if elapsed > 0 else 0.0
         return Text(f"{rate:.1f} matches/s", style="progress.data.speed")
 

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,18 +57,33 @@ def config_text(games: int, reuse: bool, in_process: bool = False) -> str:
             f"inProcessBots = {str(in_process).lower()}\n{players}")
 
 
-def tournament_rate(folder: Path, games: int, jobs: int, reuse: bool, in_process: bool = False) -> float:
+@dataclass
+class Measured:
+    rate: float  # matches per second
+    arena_ms: float  # CPU of the arena's own process per match
+    bots_ms: float  # CPU of the participants per match (only with --jobs 1: they are our children)
+    busy: float  # CPU seconds per wall second: how many cores this run kept busy
+
+
+def _cpu(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def tournament_rate(folder: Path, games: int, jobs: int, reuse: bool, in_process: bool = False) -> Measured:
     folder.mkdir(parents=True)
     (folder / "kept_bot.py").write_text(BOT)
     path = folder / "config.toml"
     path.write_text(config_text(games, reuse, in_process))
     settings, seats = config_module.load(path)
     plan = tournament.prepare(path, settings, seats)
+    mine, children = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
     began = time.perf_counter()
     report = tournament.run(plan, lambda: make_executor(jobs), window=1 if jobs == 1 else 2 * jobs)
     seconds = time.perf_counter() - began
+    mine, children = _cpu(resource.RUSAGE_SELF) - mine, _cpu(resource.RUSAGE_CHILDREN) - children
     assert report.played == games and not report.interrupted, report
-    return games / seconds
+    return Measured(games / seconds, 1000 * mine / games, 1000 * children / games, (mine + children) / seconds)
 
 
 def engine_rate(games: int) -> float:
@@ -99,13 +116,19 @@ def main() -> None:
                     ("in-process built-in bots", False, True)]
         for label, reuse, in_process in settings:
             for jobs in (1, 2):
-                best = 0.0
+                runs = []
                 for attempt in range(args.repeat):
                     folder = Path(temporary) / f"{label[:12]}-{reuse}-{jobs}-{attempt}".replace(" ", "_")
-                    best = max(best, tournament_rate(folder, args.games, jobs, reuse, in_process))
-                rates[(label, jobs)] = best
-                ratio = "" if jobs == 1 else f"   {best / rates[(label, 1)]:.2f}x of --jobs 1"
-                print(f"{label:28} --jobs {jobs}: {best:8.1f} matches/s{ratio}")
+                    runs.append(tournament_rate(folder, args.games, jobs, reuse, in_process))
+                best = max(runs, key=lambda run: run.rate)
+                rates[(label, jobs)] = best.rate
+                if jobs == 1:
+                    # Only here are the participants our own children, so their CPU is counted.
+                    note = (f"   CPU per match: arena {best.arena_ms:.1f} ms, participants {best.bots_ms:.1f} ms;"
+                            f" {best.busy:.2f} cores busy")
+                else:
+                    note = f"   {best.rate / rates[(label, 1)]:.2f}x of --jobs 1"
+                print(f"{label:28} --jobs {jobs}: {best.rate:8.1f} matches/s{note}")
     for jobs in (1, 2):
         gain = rates[("subprocess bots, reuse", jobs)] / rates[("subprocess bots, no reuse", jobs)]
         print(f"reuse vs no reuse at --jobs {jobs}: {gain:.1f}x")

@@ -252,20 +252,22 @@ def test_reused_participants_play_the_same_matches_in_fewer_processes(tmp_path: 
         for name in ("ann", "bob")
     )
     runs = {}
-    for reuse in (True, False):
-        folder = tmp_path / f"reuse-{reuse}"
+    for reuse, jobs in ((True, 1), (False, 1), (True, 2)):
+        folder = tmp_path / f"reuse-{reuse}-{jobs}"
         folder.mkdir()
         (folder / "kept.py").write_text(REUSE_BOT.format(root=str(ROOT)))
         path = write_config(folder, f"seed = 8\ngames = 6\n[tournament]\nreuse = {str(reuse).lower()}\n{participants}")
         config, seats = load(path)
         plan = tournament.prepare(path, config, seats)
-        assert tournament.run(plan, InlineExecutor, window=1).played == 6
+        executor = InlineExecutor if jobs == 1 else (lambda: LocalExecutor(2))
+        assert tournament.run(plan, executor, window=2 * jobs).played == 6
         pids = {log.read_text() for log in plan.folder.glob("*.stderr.log")}
-        runs[reuse] = (transcripts(plan.folder), len(pids))
+        runs[reuse, jobs] = (transcripts(plan.folder), len(pids))
         assert wait_for_no_process(marker) == []  # the kept ones too: closed at the end of the run
-    assert runs[True][0] == runs[False][0]
-    assert runs[True][1] == 2  # one process per participant for the whole run
-    assert runs[False][1] == 12
+    assert runs[True, 1][0] == runs[False, 1][0] == runs[True, 2][0]
+    assert runs[True, 1][1] == 2  # one process per participant for the whole run
+    assert runs[False, 1][1] == 12
+    assert 2 <= runs[True, 2][1] <= 4  # one per participant and worker
 
 
 # --- the real CLI ---------------------------------------------------------------------------
