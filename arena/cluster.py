@@ -325,6 +325,13 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> Client:
         from distributed import Client as DaskClient
     except ImportError:
         raise ClusterError(f"--scheduler needs Dask, which is not installed: {INSTALL_HINT}") from None
+    from distributed.comm.addressing import get_address_host_port
+
+    try:
+        # Checked first: a Client given a malformed address fails, then hangs 20 s on exit.
+        get_address_host_port(address)
+    except ValueError as error:
+        raise ClusterError(f"{address!r} is not a Dask scheduler address (tcp://HOST:PORT): {error}") from None
     try:
         client: Client = DaskClient(address, timeout=timeout, set_as_default=False)  # type: ignore[no-untyped-call]
         return client

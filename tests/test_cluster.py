@@ -33,6 +33,7 @@ from arena.cluster import (
 )
 from arena.config import Seat, bot_command
 
+
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[object]:
     with distributed.LocalCluster(
@@ -427,3 +428,11 @@ def test_ctrl_c_cancels_the_outstanding_tasks_and_resume_plays_the_rest(
     assert resumed.returncode == 0, resumed.stderr
     every = [json.loads(line)["game"] for line in results.read_text().splitlines()]
     assert sorted(every) == list(range(games)) and every[: len(first)] == first
+
+
+@pytest.mark.parametrize("address", ["foo", "http://127.0.0.1:8786", "tcp://127.0.0.1"])
+def test_a_malformed_address_is_one_line_at_once(address: str) -> None:
+    began = time.monotonic()
+    with pytest.raises(ClusterError, match=r"is not a Dask scheduler address \(tcp://HOST:PORT\): "):
+        connect(address)
+    assert time.monotonic() - began < 1
