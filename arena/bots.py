@@ -23,7 +23,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Sequence
 
-from arena.sdk import Ask, AskSeen, Bot, Card
+from arena.sdk import Ask, AskSeen, Bot, Card, Draw
 
 __all__ = ["BOTS", "EasyBot", "ExpertBot", "HardBot", "MediumBot", "RandomBot", "main"]
 
@@ -245,7 +245,7 @@ class ExpertBot(Bot):
         self.count.saw(seen)
         self.count.sizes[self.seat] = len(self.hand)
 
-    def on_draw(self, card: Card, via: str) -> None:
+    def on_draw(self, card: Card, via: Draw) -> None:
         self.count.pond = self.pond_size
         self.count.sizes[self.seat] = len(self.hand)
 

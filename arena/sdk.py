@@ -36,9 +36,11 @@ import sys
 import traceback
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple, TextIO
+from typing import Any, ClassVar, Literal, NamedTuple, TextIO
 
-__all__ = ["Ask", "AskSeen", "Bot", "Card", "run"]
+__all__ = ["Ask", "AskSeen", "Bot", "Card", "Draw", "run"]
+
+Draw = Literal["go-fish", "pick-up"]  # how a card came from the pond
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +129,7 @@ class Bot:
     def on_ask_seen(self, seen: AskSeen) -> None:
         """An ask was resolved (`self.asks`, `self.hand_sizes` already include it)."""
 
-    def on_draw(self, card: Card, via: str) -> None:
+    def on_draw(self, card: Card, via: Draw) -> None:
         """You took `card` from the pond; `via` is `"go-fish"` or `"pick-up"`."""
 
     def on_match_end(self, scores: list[int], ranks: list[int]) -> None:
@@ -180,8 +182,9 @@ class Bot:
             return int(self.choose_pond_index(self.pond_size))
         elif kind in ("go-fish-result", "pick-up-result"):
             self.pond_size = max(self.pond_size - 1, 0)
+            via: Draw = "go-fish" if kind == "go-fish-result" else "pick-up"
             for card in self._cards(message.get("card")):
-                self.on_draw(card, "go-fish" if kind == "go-fish-result" else "pick-up")
+                self.on_draw(card, via)
         elif kind == "hand-update":
             self._hand_update(message)
         elif kind == "match-end":

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.sdk import Ask, AskSeen, Bot, Card, run
+from arena.sdk import Ask, AskSeen, Bot, Card, Draw, run
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -80,7 +80,7 @@ class Recorder(Bot):
     def on_ask_seen(self, seen: AskSeen) -> None:
         self.calls.append(("ask", seen))
 
-    def on_draw(self, card: Card, via: str) -> None:
+    def on_draw(self, card: Card, via: Draw) -> None:
         self.calls.append((via, card.id))
 
     def on_match_end(self, scores: list[int], ranks: list[int]) -> None:
