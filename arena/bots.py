@@ -242,6 +242,8 @@ class ExpertBot(Bot):
         self.count = CardCount(self.seat, self.hand_sizes, self.pond_size, min_hand, decks)
 
     def on_ask_seen(self, seen: AskSeen) -> None:
+        if max(seen.asker, seen.asked, self.seat) >= len(self.count.sizes):
+            return  # no `init` (a seed-style arena): the table is unknown until the first `ask`
         self.count.saw(seen)
         self.count.sizes[self.seat] = len(self.hand)
 
@@ -251,6 +253,8 @@ class ExpertBot(Bot):
 
     def choose_ask(self) -> Ask:
         held = self.ranks_in_hand()
+        if len(self.count.sizes) != self.seats:
+            self.on_start()  # no `init` came: count from what this first `ask` shows
         pack = self._decks() * 4 * (14 if self._knights() else 13)
         on_table = sum(self.hand_sizes) + self.pond_size + 4 * len(self.books_laid)
         if self._decks() == 1:

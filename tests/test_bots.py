@@ -337,3 +337,35 @@ def test_a_standalone_script_answers_unknown_messages_and_exits_at_match_end() -
             assert seat.process.wait(timeout=10) == 0  # without waiting for stdin to close
         finally:
             seat.finish()
+
+
+@pytest.mark.parametrize(
+    "name", ["easy_bot.py", "medium_bot.py", "hard_bot.py", "expert_bot.py", "random_bot.py"]
+)
+def test_a_standalone_script_runs_with_no_site_packages_from_any_folder(
+    name: str, tmp_path: Path
+) -> None:
+    """`-I -S`: no site-packages (so no installed arena, no pydantic), not even the script's folder."""
+    ask = {
+        "type": "ask",
+        "hand": [{"id": 3, "card": "x", "deck": 0, "suit": 0, "rank": 3}],
+        "opponentsHandSizes": [None, 5],
+        "pond": [0, 0],
+    }
+    lines = "".join(
+        json.dumps(m) + "\n" for m in [{"type": "starting-hand", "hand": ask["hand"]}, ask]
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", str(PARTICIPANTS / name)],
+        input=lines,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(line) for line in done.stdout.splitlines()] == [
+        None,
+        {"player": 1, "cardId": 3},
+    ]
