@@ -6,7 +6,12 @@ rounds: `--jobs 1` (the floor), `--scheduler tcp://…`, and `--jobs 2` (a local
 for comparison). Prints the best times and the ratios to the floor, and checks that the three
 runs wrote the same results. Needs the dask extra.
 
-    python bench/cluster.py [--games 120] [--rounds 3] [--bots in-process|subprocess]
+    python bench/cluster.py [--games 120] [--rounds 3] [--bots in-process|subprocess|thinking] [--think 20]
+
+`--bots`: the built-in bots inside the workers (a match takes ~10 ms of CPU), as programs
+(process start-up and a pipe per message: ~0.2 s a match), or as programs that also think
+`--think` ms of wall time before each decision (as a bot with a time budget does, which
+leaves the CPU to others: this shows how matches overlap, whatever else loads the machine).
 """
 
 from __future__ import annotations
@@ -25,12 +30,31 @@ from pathlib import Path
 
 PARTICIPANTS = ("random", "easy", "medium", "hard")
 
+THINKING_BOT = """\
+import sys, time
+from arena.bots import BOTS
+from arena.sdk import run
+bot, think = BOTS[sys.argv[1]](), float(sys.argv[2]) / 1000
+plays = bot.handle
+def handle(message):
+    if message.get("type") in ("ask", "go-fish", "pick-up"):
+        time.sleep(think)
+    return plays(message)
+bot.handle = handle
+run(bot)
+"""
 
-def write_config(folder: Path, games: int, in_process: bool) -> Path:
+
+def write_config(folder: Path, games: int, bots: str, think_ms: float) -> Path:
     folder.mkdir(parents=True)
     lines = [f"seed = 2024\ngames = {games}\nreplays = \"replays\"",
-             f"[tournament]\nseats = 2\ninProcessBots = {'true' if in_process else 'false'}\nreuse = false"]
-    lines += [f'[[participants]]\nname = "{level}"\nbot = "{level}"' for level in PARTICIPANTS]
+             f"[tournament]\nseats = 2\ninProcessBots = {'true' if bots == 'in-process' else 'false'}\nreuse = false"]
+    if bots == "thinking":
+        (folder / "thinking_bot.py").write_text(THINKING_BOT)
+        lines += [f'[[participants]]\nname = "{level}"\n'
+                  f'command = ["{sys.executable}", "thinking_bot.py", "{level}", "{think_ms:g}"]' for level in PARTICIPANTS]
+    else:
+        lines += [f'[[participants]]\nname = "{level}"\nbot = "{level}"' for level in PARTICIPANTS]
     path = folder / "bench.toml"
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -100,13 +124,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=120)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--bots", choices=("in-process", "subprocess"), default="in-process")
+    parser.add_argument("--bots", choices=("in-process", "subprocess", "thinking"), default="in-process")
+    parser.add_argument("--think", type=float, default=20.0, help="ms per decision with --bots thinking")
     options = parser.parse_args()
     load_before = os.getloadavg()[0]
     address, started = start_cluster(workers=2)
     try:
         with tempfile.TemporaryDirectory() as temporary:
-            config = write_config(Path(temporary) / "t", options.games, options.bots == "in-process")
+            config = write_config(Path(temporary) / "t", options.games, options.bots, options.think)
             runs: dict[str, list[float]] = {"--jobs 1": [], "cluster": [], "--jobs 2": []}
             arguments = {"--jobs 1": ("--jobs", "1"), "cluster": ("--scheduler", address), "--jobs 2": ("--jobs", "2")}
             written: dict[str, list[tuple[int, list[int], list[str]]]] = {}
@@ -119,8 +144,9 @@ def main() -> None:
         stop_cluster(started)
     same = written["cluster"] == written["--jobs 1"] == written["--jobs 2"]
     floor = min(runs["--jobs 1"])
-    print(f"command: python bench/cluster.py --games {options.games} --rounds {options.rounds} --bots {options.bots}")
-    print(f"{options.games} matches of 2 seats among {len(PARTICIPANTS)} built-in bots ({options.bots}); "
+    think = f" --think {options.think:g}" if options.bots == "thinking" else ""
+    print(f"command: python bench/cluster.py --games {options.games} --rounds {options.rounds} --bots {options.bots}{think}")
+    print(f"{options.games} matches of 2 seats among {len(PARTICIPANTS)} built-in bots ({options.bots}{think}); "
           f"machine: {os.cpu_count()} cores, load average {load_before:.1f} before and "
           f"{os.getloadavg()[0]:.1f} after; whole `arena run` commands, start-up included")
     for name, times in runs.items():
