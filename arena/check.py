@@ -15,9 +15,7 @@ Nothing here prints or raises because of what the program did: `run_checks` retu
 from __future__ import annotations
 
 import math
-import os
 import random
-import shutil
 import statistics
 import time
 from collections import Counter
@@ -33,7 +31,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.cards import Card, describe
-from arena.config import LimitsSection
+from arena.config import LimitsSection, resolve_program
 from arena.driver import participant_env
 from arena.errors import ConfigError
 from arena.match import NO_REPLY, Match, MatchSetup
@@ -118,17 +116,7 @@ def resolve_command(command: Sequence[str], cwd: Path) -> list[str]:
     """
     if not command or not command[0].strip():
         raise ConfigError("no command given: arena check -- COMMAND [ARGS...]")
-    program = command[0]
-    if "/" in program:
-        resolved = (cwd / program).resolve()
-        if not resolved.is_file():
-            raise ConfigError(f"program {program!r} not found (looked for {resolved})")
-        if not os.access(resolved, os.X_OK):
-            raise ConfigError(f"program {program!r} is not executable (chmod +x {resolved})")
-        program = str(resolved)
-    elif shutil.which(program) is None:
-        raise ConfigError(f"program {program!r} not found on PATH")
-    return [program, *command[1:]]
+    return [resolve_program(command[0], cwd), *command[1:]]
 
 
 # -- the scenarios -------------------------------------------------------------------------

@@ -238,18 +238,29 @@ def _resolve(path: Path, index: int, participant: ParticipantSection) -> Seat:
             raise ConfigError(f"{path}: {key}: cannot split {participant.command!r}: {error}") from None
     if not command or not command[0].strip():
         raise ConfigError(f"{path}: {key}: the command is empty")
-    program = command[0]
-    if "/" in program:
-        # Absolute, but symlinks kept: a venv's `bin/python` is a link that must stay one.
-        resolved = Path(os.path.abspath(folder / program))
-        if not resolved.is_file():
-            raise ConfigError(f"{path}: {key}: program {program!r} not found (looked for {resolved})")
-        if not os.access(resolved, os.X_OK):
-            raise ConfigError(f"{path}: {key}: program {program!r} is not executable (chmod +x {resolved})")
-        program = str(resolved)
-    elif shutil.which(program) is None:
-        raise ConfigError(f"{path}: {key}: program {program!r} not found on PATH")
+    try:
+        program = resolve_program(command[0], folder)
+    except ConfigError as error:
+        raise ConfigError(f"{path}: {key}: {error}") from None
     return Seat(name=participant.name, command=(program, *command[1:]), cwd=folder, env=participant.env)
+
+
+def resolve_program(program: str, folder: Path) -> str:
+    """The program to run: with a `/`, resolved against `folder`; a bare name, found on PATH.
+
+    Raises ConfigError (without file or key: the caller adds them) when it cannot be run.
+    """
+    if "/" not in program:
+        if shutil.which(program) is None:
+            raise ConfigError(f"program {program!r} not found on PATH")
+        return program
+    # Absolute, but symlinks kept: a venv's `bin/python` is a link that must stay one.
+    resolved = Path(os.path.abspath(folder / program))
+    if not resolved.is_file():
+        raise ConfigError(f"program {program!r} not found (looked for {resolved})")
+    if not os.access(resolved, os.X_OK):
+        raise ConfigError(f"program {program!r} is not executable (chmod +x {resolved})")
+    return str(resolved)
 
 
 def _first_problem(error: ValidationError, data: dict[str, Any]) -> str:

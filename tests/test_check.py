@@ -176,7 +176,7 @@ def test_init_tells_the_limits_of_the_check() -> None:
 
 @functools.cache
 def run_check(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "220"}  # wide enough that no reason is wrapped
+    env = {**os.environ, "COLUMNS": "400"}  # wide enough that no reason is wrapped, however long the examples
     done = subprocess.run(
         [ARENA, "check", *argv],
         capture_output=True,
