@@ -6,9 +6,10 @@ task returns its finished match to the client, which writes the replays and the 
 file itself, as with local processes.
 
 Before the run, and again on every worker that joins later (a restarted one too), each
-worker is checked for what the participants need: the config folder they run in, each
-program and each file of the config folder their command names (the same bytes as on the
-client), and for the arena itself and its built-in bots the same `arena.__version__`.
+worker is checked for what the participants need: the config folder they run in, every
+program and file their commands name by path (the same bytes as on the client), every
+program named bare (on the worker's PATH), and for the arena itself and its built-in bots
+the same `arena.__version__`.
 
 A worker that dies mid-match is the scheduler's business: it hands the match to another
 worker (up to `distributed.scheduler.allowed-failures` times, 3 by default), and the client
@@ -18,8 +19,8 @@ the same way again.
 Dask is an optional extra (`pip install 'gofish-arena[dask]'`); it is imported only here, and
 only when a cluster is asked for.
 
-    ClusterError (a ConfigError)   no Dask, no scheduler, no worker, or a worker that lacks
-                                   what a participant needs; one line, exit 2
+    ClusterError (a ConfigError)   no Dask, a bad or unreachable address, no worker, or a
+                                   worker that lacks what a participant needs; one line, exit 2
     MatchLost (an ArenaError)      a match that took down every worker it was given
 """
 
@@ -144,18 +145,20 @@ def first_mismatch(worker: str, needs: tuple[Need, ...], expected: tuple[str, ..
     return None
 
 
-# On a worker: the needs already checked in this process (a restarted worker checks again).
-_checked: dict[tuple[Need, ...], str | None] = {}
+# On a worker: what this process has already checked, and what it found (a restarted worker
+# checks again). Keyed by what the client expects too: two clients may expect differently.
+_checked: dict[tuple[tuple[Need, ...], tuple[str, ...]], str | None] = {}
 _checked_lock = threading.Lock()
 
 
 def _check_here(needs: tuple[Need, ...], expected: tuple[str, ...]) -> None:
     with _checked_lock:
-        if needs not in _checked:
+        if (needs, expected) not in _checked:
             from distributed import get_worker
 
-            _checked[needs] = first_mismatch(get_worker().address, needs, expected, observe_all(needs))
-        problem = _checked[needs]
+            seen = observe_all(needs)
+            _checked[needs, expected] = first_mismatch(get_worker().address, needs, expected, seen)
+        problem = _checked[needs, expected]
     if problem is not None:
         raise ClusterError(problem)
 
