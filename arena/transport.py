@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import json
 import os
 import resource
 import select
+import shutil
 import signal
 import subprocess
 import time
@@ -111,7 +113,7 @@ def decode_reply(line: bytes) -> Any:
     not hold it.
     """
     try:
-        value = json.loads(line.decode("utf-8"), parse_constant=_not_json)
+        value = _DECODER.decode(line.decode("utf-8"))
     except RecursionError:
         raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
     if _depth_over(value, MAX_DEPTH):
@@ -138,6 +140,11 @@ def _depth_over(value: Any, limit: int) -> bool:
 
 def _not_json(literal: str) -> Any:
     raise ValueError(f"{literal} is not JSON")
+
+
+# Built once: `json.loads` with any keyword builds a new decoder on every call (a third of
+# the cost of decoding a reply).
+_DECODER = json.JSONDecoder(parse_constant=_not_json)
 
 
 def cut(data: bytes | str, limit: int = RAW_CUT) -> str:
@@ -192,8 +199,41 @@ class ResourceLimits:
     cpu_seconds: int | None = None  # RLIMIT_CPU (the kernel sends SIGXCPU, then SIGKILL)
 
 
+_LIBC = ctypes.CDLL(None, use_errno=True)  # loaded in the parent: nothing to look up after fork
+
+
+@functools.cache
+def _pdeathsig_launcher() -> tuple[str, ...] | None:
+    """util-linux's `setpriv`, which sets the parent-death signal and then runs the program.
+
+    Spawning through it takes about half the time of a `preexec_fn`, which makes Python fork
+    the whole arena and run Python code in the child (measured: 1.6 ms against 3.2 ms).
+    """
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return None
+    try:
+        usage = subprocess.run([setpriv, "--help"], capture_output=True, text=True, timeout=5).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (setpriv, "--pdeathsig", "KILL", "--") if "--pdeathsig" in usage else None
+
+
+def _runnable(program: str, env: Mapping[str, str]) -> bool:
+    """Whether the kernel will run `program`: found, executable, a script or an ELF binary."""
+    path = program if "/" in program else shutil.which(program, path=env.get("PATH", os.defpath))
+    if path is None or not os.access(path, os.X_OK):
+        return False
+    try:
+        with open(path, "rb") as file:
+            head = file.read(4)
+    except OSError:
+        return False
+    return head == b"\x7fELF" or head.startswith(b"#!")
+
+
 def _child_setup(limits: ResourceLimits) -> Callable[[], None]:
-    libc = ctypes.CDLL(None, use_errno=True)  # loaded in the parent: nothing to look up after fork
+    libc = _LIBC
 
     def setup() -> None:
         # Die with the arena, even if it is killed without a chance to clean up.
@@ -246,9 +286,16 @@ class SubprocessParticipant:
     def start(self) -> None:
         if self.proc is not None:
             return  # already running: kept alive from an earlier match (reuse)
+        argv: list[str] = self.command
+        setup: Callable[[], None] | None = _child_setup(self.limits)
+        launcher = _pdeathsig_launcher()
+        # The fast path needs no rlimits, and a program known to exist: a program that
+        # cannot start is then still an error of Popen here, not an exit of the launcher.
+        if launcher and self.limits == ResourceLimits() and _runnable(self.command[0], self.env):
+            argv, setup = [*launcher, *self.command], None
         try:
             self.proc = subprocess.Popen(
-                self.command,
+                argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -257,8 +304,9 @@ class SubprocessParticipant:
                 bufsize=0,
                 start_new_session=True,
                 # Safe with threads here: the hook imports nothing and takes no lock (libc is
-                # loaded beforehand); it is the only way to set PDEATHSIG and rlimits in time.
-                preexec_fn=_child_setup(self.limits),  # noqa: PLW1509
+                # loaded beforehand); without `setpriv` it is the only way to set PDEATHSIG
+                # and rlimits in time.
+                preexec_fn=setup,  # noqa: PLW1509
             )
         except (OSError, ValueError, subprocess.SubprocessError) as error:
             self.start_fault = Fault(FaultKind.START_FAILED, f"could not start {self.command[0]!r}: {error}")
@@ -552,11 +600,7 @@ def close_all(participants: Iterable[Participant], grace: float) -> None:
     try:
         for participant in running:
             participant.end_input()
-        deadline = time.monotonic() + grace
-        while time.monotonic() < deadline and not all(p.has_ended() for p in running):
-            for participant in running:
-                participant.drain_stderr()
-            time.sleep(0.005)
+        _wait_for_exits(running, grace)
     except KeyboardInterrupt:
         interrupted = True
     for participant in running:
@@ -568,6 +612,49 @@ def close_all(participants: Iterable[Participant], grace: float) -> None:
                 interrupted = True
     if interrupted:
         raise KeyboardInterrupt
+
+
+def _wait_for_exits(running: list[SubprocessParticipant], grace: float) -> None:
+    """Wait up to `grace` seconds for every process to end, draining stderr meanwhile.
+
+    Each process is watched through a pidfd, which becomes readable when it ends (without
+    reaping it), so the wait ends the moment the last one does.
+    """
+    poller = select.poll()
+    ending: dict[int, SubprocessParticipant] = {}
+    logs: dict[int, SubprocessParticipant] = {}
+    try:
+        for participant in running:
+            if participant.has_ended() or participant.proc is None:
+                continue
+            try:
+                pidfd = os.pidfd_open(participant.proc.pid)
+            except OSError:  # the process is already gone
+                continue
+            ending[pidfd] = participant
+            poller.register(pidfd, select.POLLIN)
+            stderr = participant.proc.stderr
+            if stderr is not None and not stderr.closed:
+                logs[stderr.fileno()] = participant
+                poller.register(stderr.fileno(), select.POLLIN)
+        deadline = time.monotonic() + grace
+        while ending:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            for fd, event in poller.poll(remaining * 1000):
+                if fd in ending:
+                    poller.unregister(fd)
+                    os.close(fd)
+                    del ending[fd]
+                elif fd in logs:
+                    logs[fd].drain_stderr()
+                    if event & (select.POLLHUP | select.POLLERR):
+                        poller.unregister(fd)
+                        del logs[fd]
+    finally:
+        for pidfd in ending:
+            os.close(pidfd)
 
 
 class InProcessParticipant:

@@ -24,6 +24,7 @@ from arena.transport import (
     BoundedLog,
     FaultKind,
     InProcessParticipant,
+    ResourceLimits,
     SubprocessParticipant,
     close_all,
     decode_reply,
@@ -371,3 +372,30 @@ def test_internal_error_mid_match_still_stops_everyone(tmp_path: Path) -> None:
     with pytest.raises(ProcessLookupError):
         os.killpg(participants[0].proc.pid, 0)
     close_all([real], 0)  # (the wrapped one is not a SubprocessParticipant to the driver)
+
+
+PDEATHSIG_REPORTER = """
+import ctypes, sys
+signal = ctypes.c_int()
+ctypes.CDLL(None).prctl(2, ctypes.byref(signal))  # PR_GET_PDEATHSIG
+sys.stdin.readline()
+print(signal.value, flush=True)
+"""
+
+
+@pytest.mark.parametrize(
+    "limits",
+    [ResourceLimits(), ResourceLimits(cpu_seconds=30)],
+    ids=["fast-spawn", "with-rlimits"],
+)
+def test_every_participant_dies_with_the_arena(tmp_path: Path, limits: ResourceLimits) -> None:
+    """The parent-death signal is SIGKILL, whichever way the process was started."""
+    participant = SubprocessParticipant(
+        [sys.executable, "-c", PDEATHSIG_REPORTER], tmp_path, dict(os.environ), limits=limits
+    )
+    participant.start()
+    try:
+        answer = participant.exchange(b"null\n", 10.0)
+    finally:
+        close_all([participant], 0.5)
+    assert answer.value == signal.SIGKILL
