@@ -12,16 +12,16 @@ program named bare (on the worker's PATH), and for the arena itself and its buil
 the same `arena.__version__`.
 
 A worker that dies mid-match is the scheduler's business: it hands the match to another
-worker (up to `distributed.scheduler.allowed-failures` times, 3 by default), and the client
-gets exactly one result per match. A task that raises is not retried: the match would fail
-the same way again.
+worker, and the client gets exactly one result per match. (After more than
+`distributed.scheduler.allowed-failures` deaths, 3 by default, it gives up: MatchLost.) A
+task that raises is not retried: the match would fail the same way again.
 
 Dask is an optional extra (`pip install 'gofish-arena[dask]'`); it is imported only here, and
 only when a cluster is asked for.
 
     ClusterError (a ConfigError)   no Dask, a bad or unreachable address, no worker, or a
                                    worker that lacks what a participant needs; one line, exit 2
-    MatchLost (an ArenaError)      a match that took down every worker it was given
+    MatchLost (an ArenaError)      a match that took down every worker it was given; exit 1
 """
 
 from __future__ import annotations

@@ -39,7 +39,10 @@ needs_dask = pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
     distributed = pytest.importorskip("distributed", reason=NO_DASK)
-    with distributed.LocalCluster(
+    import dask
+
+    # A task is given up once it has killed 2 workers (by default, 4), to keep the test short.
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}), distributed.LocalCluster(
         n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
     ) as local:
         yield local
@@ -441,3 +444,41 @@ def test_a_malformed_address_is_one_line_at_once(text: str) -> None:
     with pytest.raises(ClusterError, match=r"is not a Dask scheduler address \(tcp://HOST:PORT\): "):
         connect(text)
     assert time.monotonic() - began < 1
+
+
+# A participant that takes down whatever worker runs it (as a bot that eats all memory would).
+WORKER_KILLER = """\
+import os, signal
+os.kill(os.getppid(), signal.SIGKILL)
+"""
+
+
+def test_a_match_that_kills_every_worker_it_is_given_stops_the_run_naming_it(cluster: Any, tmp_path: Path) -> None:
+    from arena import config as config_module
+    from arena.cluster import MatchLost
+
+    folder = tmp_path / "t"
+    path = write_config(folder, SLOW_CONFIG, games=1, python=sys.executable, markers=tmp_path)
+    (folder / "slow_bot.py").write_text(WORKER_KILLER)
+    _, seats = config_module.load(path)
+    with open_cluster(cluster.scheduler_address, seats, in_process_bots=True) as connected:
+        before = set(connected.client.run(os.getpid).values())
+        try:
+            with pytest.raises(MatchLost, match=r"^game 1: every worker that ran it died"):
+                play(path, connected.executor, 2)
+        finally:
+            _wait_for_two_fresh_workers(connected.client)
+        assert not before & set(connected.client.run(os.getpid).values())  # both were killed
+    assert not (folder / "replays" / "results.jsonl").exists()
+
+
+def _wait_for_two_fresh_workers(client: Any) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if len(client.run(os.getpid)) == 2:
+                return
+        except OSError:
+            pass  # a worker the scheduler still lists is gone
+        time.sleep(0.1)
+    raise AssertionError("the nannies did not bring two workers back")
