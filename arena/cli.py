@@ -368,7 +368,6 @@ def check(
     raise typer.Exit(0 if report.passed else 1)
 
 
-
 def main() -> None:
     try:
         app()
