@@ -14,8 +14,6 @@ Nothing here prints or raises because of what the program did: `run_checks` retu
 
 from __future__ import annotations
 
-import math
-import random
 import statistics
 import time
 from collections import Counter
@@ -30,12 +28,14 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from arena.bots import BOTS
 from arena.cards import Card, describe
 from arena.config import LimitsSection, resolve_program
 from arena.driver import participant_env
 from arena.errors import ConfigError
 from arena.match import NO_REPLY, Match, MatchSetup
-from arena.rules import NextPlayer, Rules, StartingPlayer, read_ask
+from arena.rules import NextPlayer, Rules, StartingPlayer, is_pond_number, read_ask, whole_number
+from arena.sdk import Bot
 from arena.terminal import inert
 from arena.transport import Answer, FaultKind, SubprocessParticipant, close_all, cut
 
@@ -160,29 +160,6 @@ def scenarios(limits: LimitsSection) -> list[Scenario]:
     ]
 
 
-class RandomOpponent:
-    """The other seats: a seeded random player, computed in-process."""
-
-    def __init__(self, seed: int) -> None:
-        self.rng = random.Random(seed)
-
-    def reply(self, message: dict[str, Any]) -> Any:
-        kind = message["type"]
-        if kind == "ask":
-            sizes = message["opponentsHandSizes"]
-            others = [seat for seat, size in enumerate(sizes) if size is not None]
-            holding = [seat for seat in others if sizes[seat]]
-            return {
-                "player": self.rng.choice(holding or others),
-                "cardId": self.rng.choice(message["hand"])["id"],
-            }
-        if kind == "go-fish":
-            return self.rng.randrange(len(message["pond"]))
-        if kind == "pick-up":
-            return self.rng.randrange(message["pond"])
-        return None
-
-
 # -- judging one reply ---------------------------------------------------------------------
 
 
@@ -191,13 +168,6 @@ def _show(value: Any) -> str:
         return cut(orjson.dumps(value).decode(), 80)
     except (orjson.JSONEncodeError, TypeError):
         return cut(repr(value), 80)
-
-
-def _whole(value: Any) -> int | None:
-    """A JSON number with an integral value as an int (as the rules read one), else None."""
-    if type(value) is int or (type(value) is float and value.is_integer()):
-        return int(value)
-    return None
 
 
 def ask_problem(reply: Any, seat: int, seats: int, hand: Sequence[Card]) -> tuple[str, str] | None:
@@ -209,7 +179,7 @@ def ask_problem(reply: Any, seat: int, seats: int, hand: Sequence[Card]) -> tupl
             "ask-not-an-object",
             f'an ask reply is an object {{"player": seat, "cardId": id}}, got {_show(reply)}',
         )
-    player, card_id = _whole(reply.get("player")), reply.get("cardId")
+    player, card_id = whole_number(reply.get("player")), reply.get("cardId")
     if "player" not in reply:
         return "ask-no-player", f"no `player` key (keys: {', '.join(map(str, reply)) or 'none'})"
     if player is None:
@@ -225,7 +195,7 @@ def ask_problem(reply: Any, seat: int, seats: int, hand: Sequence[Card]) -> tupl
         return "ask-no-card-id", f"no `cardId` key (keys: {', '.join(map(str, reply))})"
     if type(card_id) is dict and "id" in card_id:
         return "ask-card-not-id", "cardId is a whole card; send only its `id`"
-    if _whole(card_id) is None:
+    if whole_number(card_id) is None:
         return (
             "ask-card-id-not-a-number",
             f"cardId must be the id (a number) of a card in your hand, got {_show(card_id)}",
@@ -246,7 +216,7 @@ def ask_problem(reply: Any, seat: int, seats: int, hand: Sequence[Card]) -> tupl
 
 def pond_index_problem(reply: Any) -> tuple[str, str] | None:
     """Why `reply` to `go-fish` / `pick-up` is not a pond index; None when it is a finite number."""
-    if type(reply) is int or (type(reply) is float and math.isfinite(reply)):
+    if is_pond_number(reply):
         return None
     return "pond-index-not-a-number", f"a pond index is a number, got {_show(reply)} (counts as 0)"
 
@@ -333,7 +303,8 @@ def run_scenario(
     report = ScenarioReport(scenario.name, scenario.about)
     setup = scenario.setup
     seats = len(setup.names)
-    opponents = {seat: RandomOpponent(seat * 1000 + len(report.name)) for seat in range(1, seats)}
+    # The other seats: the built-in random bot, in-process (seeded by its own hand).
+    opponents = {seat: BOTS["random"]() for seat in range(1, seats)}
     participant = SubprocessParticipant(
         command, cwd, participant_env(CHECKED_SEAT, setup.names[0], {})
     )
@@ -361,7 +332,7 @@ def run_scenario(
 def _play(
     scenario: Scenario,
     participant: SubprocessParticipant,
-    opponents: dict[int, RandomOpponent],
+    opponents: dict[int, Bot],
     limits: LimitsSection,
     report: ScenarioReport,
     spawned: float,
@@ -374,7 +345,7 @@ def _play(
         while True:
             seat, message = delivery
             if seat != CHECKED_SEAT:
-                delivery = game.send(opponents[seat].reply(message))
+                delivery = game.send(opponents[seat].handle(message))
                 continue
             reply = _exchange(participant, message, limits, report, seats, spawned)
             if (

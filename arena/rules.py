@@ -154,7 +154,7 @@ class Table:
         return [1 + sum(other > mine for other in self.books) for mine in self.books]
 
 
-def _integer(value: Any) -> int | None:
+def whole_number(value: Any) -> int | None:
     """A JSON number with an integral value, as an int; anything else (bools too) is None."""
     if type(value) is int:
         return value
@@ -172,14 +172,19 @@ def read_ask(reply: Any, asker: int, seats: int, hand: list[Card]) -> tuple[int,
     """
     if type(reply) is not dict:
         return None
-    asked = _integer(reply.get("player"))
-    card_id = _integer(reply.get("cardId"))
+    asked = whole_number(reply.get("player"))
+    card_id = whole_number(reply.get("cardId"))
     if asked is None or card_id is None or not 0 <= asked < seats or asked == asker:
         return None
     for card in hand:
         if card["id"] == card_id:
             return asked, card
     return None
+
+
+def is_pond_number(reply: Any) -> bool:
+    """Whether a pond-index reply is a finite number; anything else counts as 0."""
+    return type(reply) is int or (type(reply) is float and math.isfinite(reply))
 
 
 def pond_index(reply: Any, pond_size: int) -> int:

@@ -13,7 +13,6 @@ and `files` give the schemas.
 
 from __future__ import annotations
 
-import math
 from typing import Annotated, Any, Final, Literal
 
 from pydantic import (
@@ -29,6 +28,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from arena import __version__
 from arena.replay import EntryModel, ReplayModel
+from arena.rules import is_pond_number, whole_number
 
 SCHEMA_FORMAT: Final = "gofish-arena-schema/1"
 _DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
@@ -222,17 +222,16 @@ ArenaMessage = Annotated[
 
 
 def _whole_number(value: Any) -> int:
-    # JSON has one number type: 1.0 is the integer 1. A bool is never a number.
-    if type(value) is int:
-        return value
-    if type(value) is float and value.is_integer():
-        return int(value)
-    raise ValueError("must be an integer")
+    # As the rules read it (`rules.whole_number`): 1.0 is the integer 1, a bool no number.
+    number = whole_number(value)
+    if number is None:
+        raise ValueError("must be an integer")
+    return number
 
 
 def _finite_number(value: Any) -> int | float:
-    if type(value) is int or (type(value) is float and math.isfinite(value)):
-        return value
+    if is_pond_number(value):
+        return value  # type: ignore[no-any-return]
     raise ValueError("must be a finite number (anything else counts as 0)")
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from arena import check
+from arena.bots import BOTS as BUILT_IN_BOTS
 from arena.cards import Card, new_pack
 from arena.config import LimitsSection
 from arena.errors import ConfigError
@@ -108,7 +109,7 @@ def test_a_relative_program_is_resolved_against_the_working_folder(tmp_path: Pat
 
 def seat_zero_messages(scenario: check.Scenario) -> list[dict[str, Any]]:
     """What seat 0 is sent when every seat plays the checker's random opponent."""
-    players = [check.RandomOpponent(seat) for seat in range(len(scenario.setup.names))]
+    players = [BUILT_IN_BOTS["random"]() for _ in scenario.setup.names]
     game = Match(scenario.setup).play()
     sent = []
     try:
@@ -116,7 +117,7 @@ def seat_zero_messages(scenario: check.Scenario) -> list[dict[str, Any]]:
         while True:
             if seat == 0:
                 sent.append(message)
-            seat, message = game.send(players[seat].reply(message))
+            seat, message = game.send(players[seat].handle(message))
     except StopIteration as stop:
         assert stop.value.outcome == "completed", scenario.name
     return sent
