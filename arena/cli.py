@@ -13,11 +13,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Optional
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from arena import config as config_module
@@ -84,12 +83,12 @@ def _relative(path: Path, cwd: Path) -> str:
 def run(
     ctx: typer.Context,
     config: Annotated[Path, typer.Argument(help="The config.toml to run.")],
-    seed: Annotated[Optional[int], typer.Option(help="Seed of the first match (overrides the config).")] = None,
-    games: Annotated[Optional[int], typer.Option(help="Number of matches (overrides the config).")] = None,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Matches played at once, each in a worker process [default: the number of cores].")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the first match (overrides the config).")] = None,
+    games: Annotated[int | None, typer.Option(help="Number of matches (overrides the config).")] = None,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Matches played at once, each in a worker process [default: the number of cores].")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the last run of this tournament: play only its missing matches.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress or tables; errors only.")] = False,
-    scheduler: Annotated[Optional[str], typer.Option("--scheduler", metavar="tcp://HOST:PORT", help="Play the matches on the Dask cluster at this address (overrides the config's tournament.scheduler; needs gofish-arena[dask]; see docs/cluster.md).")] = None,
+    scheduler: Annotated[str | None, typer.Option("--scheduler", metavar="tcp://HOST:PORT", help="Play the matches on the Dask cluster at this address (overrides the config's tournament.scheduler; needs gofish-arena[dask]; see docs/cluster.md).")] = None,
 ) -> None:
     """Play the matches of CONFIG and write one replay per match, results.jsonl and standings."""
     from arena import tournament
@@ -260,7 +259,7 @@ def replay_verify(file: Annotated[Path, typer.Argument(help="A replay JSON file.
 @replay_app.command("show")
 def replay_show(
     file: Annotated[Path, typer.Argument(help="A replay JSON file.")],
-    seat: Annotated[Optional[int], typer.Option(help="Show only what this seat saw.")] = None,
+    seat: Annotated[int | None, typer.Option(help="Show only what this seat saw.")] = None,
 ) -> None:
     """The match as a timeline: the deal, every ask, draw, book and fault, the final table."""
     from arena import show
@@ -301,7 +300,7 @@ def replay_html(
 def play(
     opponents: Annotated[int, typer.Option(min=1, max=3, help="Bots at the table.")] = 1,
     level: Annotated[str, typer.Option(help="Bot level: easy, medium, hard or expert.")] = "easy",
-    seed: Annotated[Optional[int], typer.Option(min=0, help="The deal (default: a new one).")] = None,
+    seed: Annotated[int | None, typer.Option(min=0, help="The deal (default: a new one).")] = None,
     delay: Annotated[float, typer.Option(min=0, help="Seconds of pause before each bot move.")] = 0.4,
     replays: Annotated[Path, typer.Option(help="Folder for the replay.")] = Path("replays"),
     name: Annotated[str, typer.Option(help="Your seat's name.")] = "you",
@@ -325,7 +324,7 @@ def play(
 
 @app.command()
 def schema(
-    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Write one file per schema into this folder.")] = None,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Write one file per schema into this folder.")] = None,
 ) -> None:
     """Print the JSON Schema of every message, every reply and the replay file (one document)."""
     import json

@@ -81,7 +81,7 @@ class MatchRecord:
 
     setup: MatchSetup
     commands: list[list[str]]
-    result: Result = Result(Outcome.INTERRUPTED, (), ())
+    result: Result = field(default_factory=lambda: Result(Outcome.INTERRUPTED, (), ()))
     transcript: list[dict[str, Any]] = field(default_factory=list)
     faults: list[dict[str, Any]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)

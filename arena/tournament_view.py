@@ -5,6 +5,8 @@ Every participant name goes through `arena.terminal.inert`: names are untrusted 
 
 from __future__ import annotations
 
+from rich import box
+from rich.console import Group
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -15,8 +17,6 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
-from rich import box
-from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 

@@ -213,7 +213,9 @@ def _pdeathsig_launcher() -> tuple[str, ...] | None:
     if setpriv is None:
         return None
     try:
-        usage = subprocess.run([setpriv, "--help"], capture_output=True, text=True, timeout=5).stdout
+        usage = subprocess.run(
+            [setpriv, "--help"], capture_output=True, text=True, timeout=5, check=False
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     return (setpriv, "--pdeathsig", "KILL", "--") if "--pdeathsig" in usage else None
@@ -683,7 +685,7 @@ class InProcessParticipant:
             reply = self.handle(json.loads(line))
             # Through JSON and back, as over a pipe: tuples become lists, keys strings.
             value = decode_reply(json.dumps(reply).encode())
-        except Exception as error:  # a bot's bug is a fault, like a crash of its process
+        except Exception as error:  # noqa: BLE001 - a bot's bug is a fault, like a crash of its process
             self._crashed = Fault(FaultKind.CRASHED, f"{type(error).__name__}: {error}")
             self.log.feed(f"{type(error).__name__}: {error}\n".encode())
             return Answer(NO_REPLY, time.monotonic() - started, self._crashed)

@@ -26,12 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena import config as config_module  # noqa: E402
-from arena import tournament  # noqa: E402
-from arena.bots import RandomBot  # noqa: E402
-from arena.executors import make_executor  # noqa: E402
-from arena.match import Match, MatchSetup  # noqa: E402
-from arena.rules import Rules  # noqa: E402
+from arena import config as config_module
+from arena import tournament
+from arena.bots import RandomBot
+from arena.executors import make_executor
+from arena.match import Match, MatchSetup
+from arena.rules import Rules
 
 BOT = f"""\
 import sys

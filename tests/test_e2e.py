@@ -21,7 +21,8 @@ def replay_files(folder: Path) -> list[Path]:
 
 def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "arena.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "arena.cli", *args],
+        cwd=cwd, capture_output=True, text=True, timeout=120, check=False,
     )
 
 

@@ -275,7 +275,7 @@ def test_reused_participants_play_the_same_matches_in_fewer_processes(tmp_path: 
 
 def arena(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=120, env=env)
+                          text=True, timeout=120, env=env, check=False)
 
 
 def test_sigint_stops_every_match_and_resume_finishes_the_tournament(tmp_path: Path) -> None:
