@@ -81,6 +81,7 @@ class MatchRecord:
 
     setup: MatchSetup
     commands: list[list[str]]
+    in_process: list[bool] = field(default_factory=list)  # seats played by a built-in bot in-process
     result: Result = field(default_factory=lambda: Result(Outcome.INTERRUPTED, (), ()))
     transcript: list[dict[str, Any]] = field(default_factory=list)
     faults: list[dict[str, Any]] = field(default_factory=list)
@@ -151,6 +152,7 @@ def run_match(
     its record holding what was played; any other error propagates, processes stopped too.
     """
     record = MatchRecord(setup, [list(c) for c in commands])
+    record.in_process = [isinstance(p, InProcessParticipant) for p in participants]
     record.started_at = datetime.now(UTC).isoformat(timespec="seconds")
     clocks = [SeatClock(limits.replyTimeout, limits.startupTimeout, limits.timeBank) for _ in participants]
     match = Match(setup)

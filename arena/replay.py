@@ -96,8 +96,7 @@ def build(record: MatchRecord, *, seed: int | None, limits: LimitsSection, extra
         "config": {**setup.rules.as_seed_names(), "limits": limits.model_dump()},
         "seed": seed,
         "players": [
-            {"seat": seat, "name": name, "command": record.commands[seat]}
-            for seat, name in enumerate(setup.names)
+            _player(record, seat, name) for seat, name in enumerate(setup.names)
         ],
         "startingPlayer": setup.starting_player,
         **(extra or {}),
@@ -111,6 +110,14 @@ def build(record: MatchRecord, *, seed: int | None, limits: LimitsSection, extra
         "events": record.events,
         "transcript": record.transcript,
     }
+
+
+def _player(record: MatchRecord, seat: int, name: str) -> dict[str, Any]:
+    player: dict[str, Any] = {"seat": seat, "name": name, "command": record.commands[seat]}
+    if seat < len(record.in_process) and record.in_process[seat]:
+        # The command it would run as; it played inside the arena, with the same replies.
+        player["inProcess"] = True
+    return player
 
 
 _ONE_PER_LINE = ("deck", "events", "transcript", "faults")
