@@ -29,12 +29,11 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.bots import BOTS
-from arena.cards import Card, describe
 from arena.config import LimitsSection, resolve_program
 from arena.driver import participant_env
 from arena.errors import ConfigError
 from arena.match import NO_REPLY, Match, MatchSetup
-from arena.rules import NextPlayer, Rules, StartingPlayer, is_pond_number, read_ask, whole_number
+from arena.rules import NextPlayer, Rules, StartingPlayer, is_pond_number, why_ask_refused
 from arena.sdk import Bot
 from arena.terminal import inert
 from arena.transport import Answer, FaultKind, SubprocessParticipant, close_all, cut
@@ -170,50 +169,6 @@ def _show(value: Any) -> str:
         return cut(repr(value), 80)
 
 
-def ask_problem(reply: Any, seat: int, seats: int, hand: Sequence[Card]) -> tuple[str, str] | None:
-    """Why `reply` to `ask` is invalid, as (kind, reason); None when the rules accept it."""
-    if read_ask(reply, seat, seats, list(hand)) is not None:
-        return None
-    if type(reply) is not dict:
-        return (
-            "ask-not-an-object",
-            f'an ask reply is an object {{"player": seat, "cardId": id}}, got {_show(reply)}',
-        )
-    player, card_id = whole_number(reply.get("player")), reply.get("cardId")
-    if "player" not in reply:
-        return "ask-no-player", f"no `player` key (keys: {', '.join(map(str, reply)) or 'none'})"
-    if player is None:
-        return (
-            "ask-player-not-a-seat",
-            f"player must be a seat number, got {_show(reply['player'])}",
-        )
-    if not 0 <= player < seats:
-        return "ask-player-not-a-seat", f"player {player} is not a seat (seats are 0..{seats - 1})"
-    if player == seat:
-        return "ask-itself", f"asks itself (you are seat {seat}); ask another seat"
-    if "cardId" not in reply:
-        return "ask-no-card-id", f"no `cardId` key (keys: {', '.join(map(str, reply))})"
-    if type(card_id) is dict and "id" in card_id:
-        return "ask-card-not-id", "cardId is a whole card; send only its `id`"
-    if whole_number(card_id) is None:
-        return (
-            "ask-card-id-not-a-number",
-            f"cardId must be the id (a number) of a card in your hand, got {_show(card_id)}",
-        )
-    same_rank = [card for card in hand if card["rank"] == card_id]
-    if same_rank:
-        card = same_rank[0]
-        return "ask-rank-not-id", (
-            f"cardId {_show(card_id)} is a rank, not a card id: to ask for the rank of your "
-            f"{describe(card)}, send its id {card['id']}"
-        )
-    ids = ", ".join(str(card["id"]) for card in hand[:8]) + (", …" if len(hand) > 8 else "")
-    return (
-        "ask-card-not-in-hand",
-        f"cardId {_show(card_id)} is not the id of a card in your hand (ids: {ids})",
-    )
-
-
 def pond_index_problem(reply: Any) -> tuple[str, str] | None:
     """Why `reply` to `go-fish` / `pick-up` is not a pond index; None when it is a finite number."""
     if is_pond_number(reply):
@@ -264,7 +219,7 @@ def answer_problems(message: dict[str, Any], answer: Answer, at: int, seats: int
     if answer.value is NO_REPLY:
         return found
     if kind == "ask":
-        problem = ask_problem(answer.value, CHECKED_SEAT, seats, message["hand"])
+        problem = why_ask_refused(answer.value, CHECKED_SEAT, seats, message["hand"])
     elif kind in ("go-fish", "pick-up"):
         problem = pond_index_problem(answer.value)
     else:

@@ -26,7 +26,15 @@ from typing import Any, Final, NamedTuple
 
 from arena import views
 from arena.cards import Card, shuffled_pack
-from arena.rules import NextPlayer, Rules, StartingPlayer, Table, pond_index, read_ask
+from arena.rules import (
+    NextPlayer,
+    Rules,
+    StartingPlayer,
+    Table,
+    pond_index,
+    read_ask,
+    why_ask_refused,
+)
 
 # Caps that end a match which cannot finish on its own (SPEC leaves this to the project).
 DEFAULT_MAX_TURNS: Final = 5000  # asks in one match
@@ -145,7 +153,11 @@ class Match:
             reply = yield self._deliver(seat, views.ask(table, seat))
             ask = read_ask(reply, seat, seats, table.hands[seat])
             if ask is None:
-                self._event("invalid-ask", seat=seat)
+                if reply is NO_REPLY:
+                    refusal = ("no-reply", "no reply that could be read (see the transcript entry)")
+                else:
+                    refusal = why_ask_refused(reply, seat, seats, table.hands[seat]) or ("?", "")
+                self._event("invalid-ask", seat=seat, reason=refusal[0], detail=refusal[1])
                 idle += 1
                 seat = (seat + 1) % seats
                 continue
@@ -224,7 +236,9 @@ class Match:
     _tell = _deliver
 
     def _event(self, kind: str, **details: Any) -> None:
-        self.events.append({"event": kind, "at": self.sent, **details})
+        # `at`: the transcript index of the last message sent before it happened (for an ask or
+        # a draw, the message whose reply made it happen).
+        self.events.append({"event": kind, "at": self.sent - 1, **details})
 
 
 def play(setup: MatchSetup) -> MatchFlow:

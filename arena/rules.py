@@ -7,13 +7,15 @@ The order in which these changes happen, and who is told what, is `arena.match`.
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
-from arena.cards import Card, ranks
+from arena.cards import Card, describe, ranks
 
 FULL_BOOK = 0b1111  # one bit per suit
 
@@ -163,7 +165,7 @@ def whole_number(value: Any) -> int | None:
     return None
 
 
-def read_ask(reply: Any, asker: int, seats: int, hand: list[Card]) -> tuple[int, Card] | None:
+def read_ask(reply: Any, asker: int, seats: int, hand: Sequence[Card]) -> tuple[int, Card] | None:
     """The (asked seat, card asked with) of a valid `ask` reply, or None for an invalid ask.
 
     Valid: a JSON object whose `player` is another seat's index and whose `cardId` is the id
@@ -180,6 +182,58 @@ def read_ask(reply: Any, asker: int, seats: int, hand: list[Card]) -> tuple[int,
         if card["id"] == card_id:
             return asked, card
     return None
+
+
+def why_ask_refused(reply: Any, seat: int, seats: int, hand: Sequence[Card]) -> tuple[str, str] | None:
+    """Why `read_ask` refuses `reply`, as (kind, reason for the bot writer); None if it accepts it."""
+    if read_ask(reply, seat, seats, hand) is not None:
+        return None
+    if type(reply) is not dict:
+        return (
+            "ask-not-an-object",
+            f'an ask reply is an object {{"player": seat, "cardId": id}}, got {_shown(reply)}',
+        )
+    player, card_id = whole_number(reply.get("player")), reply.get("cardId")
+    if "player" not in reply:
+        return "ask-no-player", f"no `player` key (keys: {', '.join(map(str, reply)) or 'none'})"
+    if player is None:
+        return (
+            "ask-player-not-a-seat",
+            f"player must be a seat number, got {_shown(reply['player'])}",
+        )
+    if not 0 <= player < seats:
+        return "ask-player-not-a-seat", f"player {player} is not a seat (seats are 0..{seats - 1})"
+    if player == seat:
+        return "ask-itself", f"asks itself (you are seat {seat}); ask another seat"
+    if "cardId" not in reply:
+        return "ask-no-card-id", f"no `cardId` key (keys: {', '.join(map(str, reply))})"
+    if type(card_id) is dict and "id" in card_id:
+        return "ask-card-not-id", "cardId is a whole card; send only its `id`"
+    if whole_number(card_id) is None:
+        return (
+            "ask-card-id-not-a-number",
+            f"cardId must be the id (a number) of a card in your hand, got {_shown(card_id)}",
+        )
+    same_rank = [card for card in hand if card["rank"] == card_id]
+    if same_rank:
+        card = same_rank[0]
+        return "ask-rank-not-id", (
+            f"cardId {_shown(card_id)} is a rank, not a card id: to ask for the rank of your "
+            f"{describe(card)}, send its id {card['id']}"
+        )
+    ids = ", ".join(str(card["id"]) for card in hand[:8]) + (", …" if len(hand) > 8 else "")
+    return (
+        "ask-card-not-in-hand",
+        f"cardId {_shown(card_id)} is not the id of a card in your hand (ids: {ids})",
+    )
+
+
+def _shown(value: Any, limit: int = 80) -> str:
+    try:
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def is_pond_number(reply: Any) -> bool:

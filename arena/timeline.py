@@ -214,13 +214,15 @@ class TimelineBuilder:
 
     def _invalid(self, event: Mapping[str, Any], transcript: Sequence[Mapping[str, Any]]) -> Step:
         seat, at = int(event["seat"]), int(event["at"])
-        entry = transcript[at - 1] if 0 < at <= len(transcript) else {}
+        entry = transcript[at] if 0 <= at < len(transcript) else {}
         if entry.get("delivered") is False:
             why = "was gone"
         elif "noReply" in entry:
             why = f"gave no reply ({entry['noReply'].get('kind', '?')})"
         else:
             why = "asked " + _cut(_json_text(entry.get("reply")), 60)
+            if event.get("detail"):
+                why += f": {event['detail']}"
         line: Line = (Who(seat), f" made an invalid ask: {why}; the turn passes")
         return self._add(StepKind.INVALID_ASK, at, seat, line, self._only(seat, line), (), fault=True)
 
@@ -306,9 +308,9 @@ def build(replay: Mapping[str, Any]) -> tuple[MatchSetup, list[Step]]:
     transcript = replay["transcript"]
     if builder.deal() is not None:
         # A fault at message i happened before the events that message's reply caused
-        # (their `at` is i + 1): sort faults first among equals.
+        # (their `at` is i too): sort faults first among equals.
         timed: list[tuple[int, int, Mapping[str, Any], bool]] = [
-            (int(f.get("at", 0)) + 1, 0, f, True) for f in replay.get("faults") or [] if _is_fault(f, len(setup.names))
+            (int(f.get("at", 0)), 0, f, True) for f in replay.get("faults") or [] if _is_fault(f, len(setup.names))
         ]
         timed += [(int(e["at"]), 1, e, False) for e in events]
         timed.sort(key=lambda item: (item[0], item[1]))

@@ -20,7 +20,7 @@ from arena.cards import Card, new_pack
 from arena.config import LimitsSection
 from arena.errors import ConfigError
 from arena.match import Match
-from arena.rules import read_ask
+from arena.rules import read_ask, why_ask_refused
 
 ARENA = str(Path(sys.executable).parent / "arena")
 ROOT = Path(__file__).parent.parent
@@ -53,7 +53,7 @@ HAND: list[Card] = [PACK[18], PACK[0], PACK[51]]
     ],
 )
 def test_an_invalid_ask_is_explained(reply: Any, kind: str, words: str) -> None:
-    problem = check.ask_problem(reply, 0, 2, HAND)
+    problem = why_ask_refused(reply, 0, 2, HAND)
     assert problem is not None
     assert problem[0] == kind
     assert words in problem[1]
@@ -63,7 +63,7 @@ def test_an_invalid_ask_is_explained(reply: Any, kind: str, words: str) -> None:
     "reply", [{"player": 1, "cardId": 18}, {"player": 1.0, "cardId": 0.0, "why": "extra"}]
 )
 def test_a_valid_ask_has_no_problem(reply: Any) -> None:
-    assert check.ask_problem(reply, 0, 2, HAND) is None
+    assert why_ask_refused(reply, 0, 2, HAND) is None
 
 
 def test_an_ask_is_judged_exactly_as_the_rules_judge_it() -> None:
@@ -73,7 +73,7 @@ def test_an_ask_is_judged_exactly_as_the_rules_judge_it() -> None:
             candidates.append({"player": player, "cardId": card_id})
     for reply in candidates:
         accepted = read_ask(reply, 0, 2, HAND) is not None
-        assert (check.ask_problem(reply, 0, 2, HAND) is None) is accepted, reply
+        assert (why_ask_refused(reply, 0, 2, HAND) is None) is accepted, reply
 
 
 @pytest.mark.parametrize("reply", [0, 3, -1, 2.5, 10**20])
