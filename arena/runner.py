@@ -26,7 +26,7 @@ from arena.config import Config, Seat
 from arena.driver import MatchInterrupted, MatchRecord, make_participants, run_match
 from arena.files import write_new
 from arena.match import MatchSetup, Outcome
-from arena.transport import BoundedLog, Participant, SubprocessParticipant, close_all
+from arena.transport import BoundedLog, FaultKind, Participant, SubprocessParticipant, close_all
 
 KEPT_PER_WORKER = 16  # idle reusable participants one worker keeps (least recently used go)
 
@@ -126,9 +126,10 @@ class KeptParticipants:
 
     def take(self, key: tuple[Any, ...]) -> SubprocessParticipant | None:
         participant = self.idle.pop(key, None)
-        if participant is None or participant.alive:
-            # One that ended while idle is found out by its next `init`: a fault of that match.
+        if participant is None or (participant.alive and not participant.has_ended()):
             return participant
+        # It ended while idle (e.g. asked for reuse, then exited at `match-end` anyway): the
+        # next match gets a fresh process rather than a dead one and a forfeit.
         close_all([participant], 0)
         return None
 
@@ -177,11 +178,33 @@ def play_task(task: MatchTask) -> MatchPlayed:
     # A CPU-time limit is per process: a reused process would carry it over between matches.
     reuse = task.reuse and config.limits.cpuSeconds is None
     setup = setup_for(config, task.names, task.deal_seed)
+    record, reused = _play_once(task, setup, kept_participants() if reuse else None)
+    if any(_ended_before_init(record, seat) for seat in reused):
+        # A kept process that ended between matches (it asked for reuse, then exited at
+        # `match-end` anyway, faster than the check before reuse could see): the match is
+        # played again from the start with fresh processes, as if it had never been kept.
+        record, _ = _play_once(task, setup, None)
+    return _played(task, record)
+
+
+def _ended_before_init(record: MatchRecord, seat: int) -> bool:
+    """Whether `seat`'s process was found gone at its `init` (transcript index `seat`)."""
+    return any(
+        fault["seat"] == seat and fault["at"] == seat and fault["kind"] == FaultKind.EXITED
+        for fault in record.faults
+    )
+
+
+def _play_once(
+    task: MatchTask, setup: MatchSetup, pool: KeptParticipants | None
+) -> tuple[MatchRecord, frozenset[int]]:
+    """Play the match with kept processes from `pool` where it has them; the seats that had one."""
+    config = task.config
     participants: list[Participant] = make_participants(
         task.seats, config.limits, in_process_bots=task.in_process_bots
     )
-    pool = kept_participants() if reuse else None
     keys = [_reuse_key(seat, config) for seat in task.seats]
+    reused: set[int] = set()
     if pool is not None:
         for index, participant in enumerate(participants):
             if isinstance(participant, SubprocessParticipant):
@@ -189,9 +212,12 @@ def play_task(task: MatchTask) -> MatchPlayed:
                 if kept is not None:
                     kept.log = BoundedLog(config.limits.stderrBytes)  # this match's log only
                     participants[index] = kept
+                    reused.add(index)
     kept_seats: frozenset[int] = frozenset()
     try:
-        record = run_match(setup, participants, config.limits, [s.command for s in task.seats], reuse=reuse)
+        record = run_match(
+            setup, participants, config.limits, [s.command for s in task.seats], reuse=pool is not None
+        )
         kept_seats = frozenset(record.kept)
     except MatchInterrupted as stop:
         record = stop.record
@@ -203,7 +229,7 @@ def play_task(task: MatchTask) -> MatchPlayed:
                 pool.give(keys[index], participant, config.limits.closeGrace)
             else:
                 close_all([participant], 0)
-    return _played(task, record)
+    return record, frozenset(reused)
 
 
 def _played(task: MatchTask, record: MatchRecord) -> MatchPlayed:

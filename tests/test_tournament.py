@@ -331,3 +331,21 @@ def test_usage_errors_exit_2_with_one_line(tmp_path: Path) -> None:
     assert refused.returncode == 2
     assert "--resume" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
     assert arena("run", str(path), "--jobs", "0", cwd=tmp_path).returncode == 2
+
+
+def test_a_bot_that_asks_for_reuse_then_exits_never_forfeits(tmp_path: Path) -> None:
+    """Its next match gets a fresh process, not a dead one charged as a crash."""
+    bot = Path(__file__).parent / "hostile" / "reuse_then_exits.py"
+    config = tmp_path / "c.toml"
+    config.write_text(
+        f'seed = 4\ngames = 6\n[[participants]]\nname = "quitter"\ncommand = ["{sys.executable}", "{bot}"]\n'
+        '[[participants]]\nname = "steady"\nbot = "random"\n'
+    )
+    done = arena("run", str(config), "--jobs", "1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in (tmp_path / "replays" / "results.jsonl").read_text().splitlines()]
+    assert len(lines) == 6
+    for replay in (tmp_path / "replays").glob("*-g*.json"):
+        data = json.loads(replay.read_text())
+        assert data["faults"] == [], (replay.name, data["faults"])
+        assert data["result"]["outcome"] == "completed"
