@@ -40,7 +40,8 @@ app = typer.Typer(
 replay_app = typer.Typer(no_args_is_help=True, help="Check and look at replay files.")
 app.add_typer(replay_app, name="replay")
 
-out = Console(highlight=False)
+# soft_wrap: a line longer than the terminal (a path, a command to copy) is never broken.
+out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False)
 
 
@@ -135,8 +136,9 @@ def run(
         _print_standings(plan, report, path, cwd)
     if report.interrupted:
         if not quiet:
+            again = f"arena run {config}" + (f" --seed {plan.seed}" if plan.seed_drawn else "") + " --resume"
             out.print(Text(f"interrupted: {len(plan.done)} of {plan.games} matches played; "
-                           f"`arena run {config} --resume` plays the rest"))
+                           f"`{again}` plays the rest"))
         raise typer.Exit(130)
 
 

@@ -433,7 +433,7 @@ class SubprocessParticipant:
             # The participant is not reading its stdin: wait for room, draining stderr meanwhile.
             now = time.monotonic()
             if now >= deadline:
-                return self._timeout(timeout, "not reading its input")
+                return self._timeout(timeout, "it was not reading its input")
             if now >= next_check:
                 next_check = now + _EXIT_CHECK
                 if self.has_ended():
@@ -471,7 +471,7 @@ class SubprocessParticipant:
                 return self._gone("closed its stdout"), b""
             now = time.monotonic()
             if now >= deadline:
-                return self._timeout(timeout, "replying"), b""
+                return self._timeout(timeout, "waiting for its reply"), b""
             for fd, _ in self._poll.poll(min(deadline - now, _EXIT_CHECK) * 1000):
                 if fd == stdout:
                     ended = self._read_stdout() is None
@@ -562,9 +562,15 @@ class SubprocessParticipant:
         self.drain_stderr()
         return Fault(kind, detail, raw, exit_code, self.log.last(RAW_CUT) or None)
 
-    def _timeout(self, timeout: float, doing: str) -> Fault:
+    def _timeout(self, timeout: float, waiting: str) -> Fault:
+        partial = bytes(self.buffer[: 4 * RAW_CUT])
         self.kill()
-        return self._fault(FaultKind.TIMEOUT, f"no reply within {timeout:g} s (was {doing}); stopped")
+        detail = f"no reply line within {timeout:g} s ({waiting}); stopped"
+        if partial:
+            # The commonest cause: a reply written without its newline, or not flushed in full.
+            detail += f"; {len(self.buffer)} bytes came without a newline"
+            return self._fault(FaultKind.TIMEOUT, detail, cut(partial))
+        return self._fault(FaultKind.TIMEOUT, detail + "; is its output flushed after each reply?")
 
     def _too_long(self) -> Fault:
         raw = cut(bytes(self.buffer[: 4 * RAW_CUT]))

@@ -399,3 +399,16 @@ def test_every_participant_dies_with_the_arena(tmp_path: Path, limits: ResourceL
     finally:
         close_all([participant], 0.5)
     assert answer.value == signal.SIGKILL
+
+
+def test_a_reply_without_its_newline_is_kept_as_the_raw_text_of_the_timeout(tmp_path: Path) -> None:
+    code = "import sys, time; sys.stdin.readline(); sys.stdout.write('{\"player\": 1'); sys.stdout.flush(); time.sleep(30)"
+    participant = SubprocessParticipant([sys.executable, "-c", code], tmp_path, dict(os.environ))
+    participant.start()
+    try:
+        answer = participant.exchange(b"null\n", 0.5)
+    finally:
+        close_all([participant], 0)
+    assert answer.fault is not None and answer.fault.kind is FaultKind.TIMEOUT
+    assert answer.fault.raw == '{"player": 1'
+    assert "without a newline" in answer.fault.detail
