@@ -62,6 +62,10 @@ class LimitsSection(_Section):
     memoryMiB: Annotated[int | None, Field(ge=16, le=1 << 24)] = None
     cpuSeconds: Annotated[int | None, Field(ge=1, le=10**7)] = None
 
+    def match_options(self) -> dict[str, Any]:
+        """What a `MatchSetup` takes from the limits: what seats are told, and the caps."""
+        return {"limits": self.told_to_seats(), "max_turns": self.maxTurns, "max_idle_turns": self.maxIdleTurns}
+
     def told_to_seats(self) -> dict[str, Any]:
         """The limits that apply to a participant, as sent in `init`."""
         told: dict[str, Any] = {
@@ -129,18 +133,23 @@ class Config(_Section):
 
     @property
     def engine_rules(self) -> Rules:
-        return Rules(
-            starting_player=StartingPlayer(self.rules.startingPlayer),
-            starting_hand_size=self.rules.startingHandSize,
-            min_hand_size=self.rules.minHandSize,
-            next_player=NextPlayer(self.rules.nextPlayer),
-            number_of_decks=self.deck.numberOfDecks,
-            knights=self.deck.knights,
-        )
+        return engine_rules(self.rules, self.deck)
 
     @property
     def seats_per_match(self) -> int:
         return self.tournament.seats or len(self.participants)
+
+
+def engine_rules(rules: RulesSection, deck: DeckSection) -> Rules:
+    """The engine's settings from the config's (or a replay's) `[rules]` and `[deck]`."""
+    return Rules(
+        starting_player=StartingPlayer(rules.startingPlayer),
+        starting_hand_size=rules.startingHandSize,
+        min_hand_size=rules.minHandSize,
+        next_player=NextPlayer(rules.nextPlayer),
+        number_of_decks=deck.numberOfDecks,
+        knights=deck.knights,
+    )
 
 
 class Seat(BaseModel):

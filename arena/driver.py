@@ -194,21 +194,37 @@ def run_match(
     return record
 
 
+def recorded_reply(entry: dict[str, Any]) -> Any:
+    """What the engine was handed for a transcript entry: its reply, or NO_REPLY."""
+    if "noReply" in entry or entry.get("delivered") is False:
+        return NO_REPLY
+    return entry.get("reply")
+
+
+def replay_transcript(setup: MatchSetup, transcript: Sequence[dict[str, Any]]) -> tuple[Match, Result]:
+    """The engine fed a transcript's recorded replies: the match (its table and events) and
+    its result (`interrupted` when the transcript stops before the match ends)."""
+    match = Match(setup)
+    game = match.play()
+    try:
+        next(game)
+        for entry in transcript:
+            game.send(recorded_reply(entry))
+    except StopIteration as stop:
+        return match, stop.value
+    finally:
+        game.close()
+    return match, match.result(Outcome.INTERRUPTED)
+
+
 def _replayed(setup: MatchSetup, transcript: list[dict[str, Any]]) -> tuple[Result, list[dict[str, Any]]]:
     """The result and events of the transcript as recorded, played again by the engine.
 
     An interrupt can land while the engine is between two messages; playing the recorded
     replies again gives the state the replay itself describes, so `replay verify` agrees.
     """
-    match = Match(setup)
-    game = match.play()
-    try:
-        next(game)
-        for entry in transcript:
-            game.send(NO_REPLY if "noReply" in entry or entry.get("delivered") is False else entry["reply"])
-    except StopIteration as stop:
-        return stop.value, match.events
-    return match.result(Outcome.INTERRUPTED), match.events
+    match, result = replay_transcript(setup, transcript)
+    return result, match.events
 
 
 def _reusable(participants: Sequence[Participant], record: MatchRecord) -> list[int]:

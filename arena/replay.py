@@ -17,12 +17,11 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from arena import __version__
 from arena.cards import new_pack
-from arena.config import LimitsSection
-from arena.driver import MatchRecord
+from arena.config import DeckSection, LimitsSection, RulesSection, engine_rules
+from arena.driver import MatchRecord, recorded_reply
 from arena.errors import ReplayError
 from arena.files import safe_part, write_new
-from arena.match import NO_REPLY, Match, MatchSetup, Outcome
-from arena.rules import Rules
+from arena.match import Match, MatchSetup, Outcome
 
 FORMAT = "gofish-arena-replay/1"
 
@@ -186,30 +185,45 @@ def read(path: Path) -> dict[str, Any]:
 
 
 def setup_of(replay: dict[str, Any]) -> MatchSetup:
-    """The match setup a replay records."""
+    """The match setup a replay records. Raises ValueError (pydantic's) for settings that
+    `arena run` would have refused: a replay is checked as strictly as a config."""
     config = replay["config"]
-    rules = Rules.from_seed_names(config)
-    limits = LimitsSection.model_validate(config.get("limits", {}))
+    limits = LimitsSection.model_validate(config["limits"])
     return MatchSetup(
-        rules=rules,
+        rules=engine_rules(RulesSection.model_validate(config["rules"]), DeckSection.model_validate(config["deck"])),
         names=tuple(player["name"] for player in replay["players"]),
         deck=tuple(replay["deck"]),
         starting_player=replay["startingPlayer"],
-        limits=limits.told_to_seats(),
-        max_turns=limits.maxTurns,
-        max_idle_turns=limits.maxIdleTurns,
+        **limits.match_options(),
     )
 
 
 def verify(replay: dict[str, Any]) -> str | None:
-    """Play the recorded replies again; the first difference as a sentence, or None."""
-    setup = setup_of(replay)
+    """Play the recorded replies again; the first difference as a sentence, or None.
+
+    Values are compared as JSON, so `1`, `1.0` and `true` are three different values.
+    """
+    if replay.get("format") != FORMAT:
+        return f"format: {_json(replay.get('format'))} is not {FORMAT!r}"
+    try:
+        setup = setup_of(replay)
+    except ValidationError as error:
+        problem = error.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        return f"config: {where}: {problem['msg']}"
     rules = setup.rules
-    expected_pack = sorted(orjson.dumps(card) for card in new_pack(rules.number_of_decks, rules.knights))
-    if sorted(orjson.dumps(card) for card in setup.deck) != expected_pack:
+    expected_pack = sorted(_same(card) for card in new_pack(rules.number_of_decks, rules.knights))
+    if sorted(_same(card) for card in setup.deck) != expected_pack:
         return "deck: not the pack of these settings, shuffled"
     if not 0 <= setup.starting_player < len(setup.names):
         return f"startingPlayer: {setup.starting_player} is not a seat"
+    if replay.get("seed") is not None:
+        # The deal (and a random starting seat) follow from the recorded seed.
+        dealt = MatchSetup.from_seed(replay.get("dealSeed", replay["seed"]), setup.names, rules)
+        if [_same(card) for card in dealt.deck] != [_same(card) for card in setup.deck]:
+            return "deck: not the shuffle of the recorded seed"
+        if dealt.starting_player != setup.starting_player:
+            return f"startingPlayer: the recorded seed starts seat {dealt.starting_player}"
     transcript = replay["transcript"]
     match = Match(setup)
     game = match.play()
@@ -223,23 +237,30 @@ def verify(replay: dict[str, Any]) -> str | None:
                 return f"transcript[{index}]: missing; the engine sends {_show(delivery)}"
             entry = transcript[index]
             recorded = (entry["seat"], entry["message"])
-            if recorded != (delivery.seat, delivery.message):
+            if _same(recorded) != _same(tuple(delivery)):
                 return (
                     f"transcript[{index}]: recorded {_show(recorded)}, "
                     f"the engine sends {_show(delivery)}"
                 )
-            fed = NO_REPLY if "noReply" in entry or entry.get("delivered") is False else entry["reply"]
             index += 1
-            delivery = game.send(fed)
+            delivery = game.send(recorded_reply(entry))
     except StopIteration as stop:
         result = stop.value.as_json()
     else:
         result = match.result(Outcome.INTERRUPTED).as_json()
     if index != len(transcript):
         return f"transcript[{index}]: recorded, but the match is over by then"
-    if result != replay["result"]:
+    if _same(result) != _same(replay["result"]):
         return f"result: recorded {_json(replay['result'])}, the engine gives {_json(result)}"
     return None
+
+
+def _same(value: Any) -> bytes:
+    """A form in which equal JSON is equal and `1`, `1.0` and `true` are not."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except (orjson.JSONEncodeError, TypeError):
+        return json.dumps(_finite(value), sort_keys=True).encode()
 
 
 def _show(delivery: tuple[int, Any]) -> str:

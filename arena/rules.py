@@ -60,20 +60,6 @@ class Rules:
             "deck": {"numberOfDecks": self.number_of_decks, "knights": self.knights},
         }
 
-    @classmethod
-    def from_seed_names(cls, settings: dict[str, Any]) -> Rules:
-        """The inverse of `as_seed_names` (for replays, whose config was validated when written)."""
-        rules, deck = settings.get("rules", {}), settings.get("deck", {})
-        default = cls()
-        return cls(
-            starting_player=StartingPlayer(rules.get("startingPlayer", default.starting_player)),
-            starting_hand_size=int(rules.get("startingHandSize", default.starting_hand_size)),
-            min_hand_size=int(rules.get("minHandSize", default.min_hand_size)),
-            next_player=NextPlayer(rules.get("nextPlayer", default.next_player)),
-            number_of_decks=int(deck.get("numberOfDecks", default.number_of_decks)),
-            knights=bool(deck.get("knights", default.knights)),
-        )
-
 
 class Table:
     """Hands, pond and books of one match. Every card is in exactly one of them."""

@@ -103,15 +103,7 @@ def replays_folder(config_path: Path, config: Config) -> Path:
 
 
 def setup_for(config: Config, names: Sequence[str], seed: int) -> MatchSetup:
-    limits = config.limits
-    return MatchSetup.from_seed(
-        seed,
-        names,
-        config.engine_rules,
-        limits=limits.told_to_seats(),
-        max_turns=limits.maxTurns,
-        max_idle_turns=limits.maxIdleTurns,
-    )
+    return MatchSetup.from_seed(seed, names, config.engine_rules, **config.limits.match_options())
 
 
 # -- the worker side --------------------------------------------------------------------

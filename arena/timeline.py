@@ -22,8 +22,9 @@ from enum import StrEnum
 from typing import Any
 
 from arena.cards import RANK_NAMES, Card, ranks
+from arena.driver import replay_transcript
 from arena.errors import ReplayError
-from arena.match import NO_REPLY, Match, MatchSetup
+from arena.match import MatchSetup
 from arena.replay import setup_of
 from arena.rules import Table
 
@@ -278,17 +279,7 @@ def _json_text(value: Any) -> str:
 
 def engine_events(replay: Mapping[str, Any], setup: MatchSetup) -> list[dict[str, Any]]:
     """The events of a replay's match, from the engine fed its recorded replies."""
-    match = Match(setup)
-    game = match.play()
-    try:
-        next(game)
-        for entry in replay["transcript"]:
-            gone = "noReply" in entry or entry.get("delivered") is False
-            game.send(NO_REPLY if gone else entry.get("reply"))
-    except StopIteration:
-        pass
-    finally:
-        game.close()
+    match, _ = replay_transcript(setup, replay["transcript"])
     return match.events
 
 
