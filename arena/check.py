@@ -339,22 +339,18 @@ def _exchange(
 
 
 def _watch_exit(participant: SubprocessParticipant, report: ScenarioReport) -> None:
-    """After the match: close stdin and note a program that lingers or exits with an error."""
-    participant.end_input()
-    process = participant.proc
-    if process is None:
+    """After the match: stdin closed, a grace to exit, the whole group stopped (as `arena run`
+    does, never reaping first, so a forked child dies too); note a program that lingers or
+    exits with an error."""
+    if participant.proc is None:
         return
-    deadline = time.monotonic() + EXIT_GRACE
-    while process.poll() is None and time.monotonic() < deadline:
-        participant.drain_stderr()
-        time.sleep(0.005)
-    code = process.poll()
-    if code is None:
+    close_all([participant], EXIT_GRACE)
+    code = participant.exit_code
+    if not participant.ended_by_itself:
         report.warnings.append(
             f"still running {EXIT_GRACE:g} s after its stdin was closed (killed)"
         )
-    elif code != 0:
-        participant.drain_stderr()
+    elif code:
         tail = participant.log.last(200).strip().splitlines()
         last = f": {tail[-1]}" if tail else ""
         report.warnings.append(f"exited with status {code} after its stdin was closed{last}")

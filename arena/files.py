@@ -41,18 +41,32 @@ def write_new(folder: Path, stem: str, suffix: str, data: bytes) -> Path:
                 file.write(data)
                 file.flush()
                 os.fsync(file.fileno())
-            for attempt in range(1, 10_000):
-                target = folder / f"{stem}{'' if attempt == 1 else f'-{attempt}'}{suffix}"
-                try:
-                    os.link(temporary, target)
-                    return target
-                except FileExistsError:
-                    continue
-            raise WriteError(f"{folder}: no free file name for {stem}{suffix}")
+            target = _link_to_free_name(temporary, folder, stem, suffix)
         finally:
             os.unlink(temporary)
+        _sync_folder(folder)  # the new name itself survives a crash, not only the bytes
+        return target
     except OSError as error:
         raise WriteError(f"cannot write into {folder}: {_reason(folder, error)}") from None
+
+
+def _link_to_free_name(temporary: str, folder: Path, stem: str, suffix: str) -> Path:
+    for attempt in range(1, 10_000):
+        target = folder / f"{stem}{'' if attempt == 1 else f'-{attempt}'}{suffix}"
+        try:
+            os.link(temporary, target)  # fails, rather than replace, if the name is taken
+            return target
+        except FileExistsError:
+            continue
+    raise WriteError(f"{folder}: no free file name for {stem}{suffix}")
+
+
+def _sync_folder(folder: Path) -> None:
+    handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
 
 
 def replace(path: Path, data: bytes) -> None:
@@ -69,6 +83,7 @@ def replace(path: Path, data: bytes) -> None:
         except BaseException:
             os.unlink(temporary)
             raise
+        _sync_folder(path.parent)
     except OSError as error:
         raise WriteError(f"cannot write {path}: {_reason(path.parent, error)}") from None
 

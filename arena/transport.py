@@ -439,8 +439,11 @@ class SubprocessParticipant:
                 if self.has_ended():
                     return self._gone("ended")
             wait = min(deadline - now, _EXIT_CHECK)
-            ready, _, _ = select.select([self._fds["stderr"]], [fd], [], wait)
-            if ready:
+            # poll, not select: select fails outright on descriptors above 1023.
+            waiting = select.poll()
+            waiting.register(fd, select.POLLOUT)
+            waiting.register(self._fds["stderr"], select.POLLIN)
+            if any(ready == self._fds["stderr"] for ready, _ in waiting.poll(wait * 1000)):
                 self.drain_stderr()
         return None
 
@@ -497,6 +500,12 @@ class SubprocessParticipant:
         self.buffer += chunk
         return len(chunk)
 
+    @staticmethod
+    def _readable(fd: int, seconds: float) -> bool:
+        waiting = select.poll()
+        waiting.register(fd, select.POLLIN)
+        return bool(waiting.poll(seconds * 1000))
+
     def take_unsolicited(self) -> tuple[Fault | None, Fault | None]:
         """Discard output that was waiting before a message was written, and say what it was.
 
@@ -515,7 +524,7 @@ class SubprocessParticipant:
             except BlockingIOError:
                 # Much output nobody asked for: if more keeps coming, it is a flood, to be
                 # stopped now rather than have its lines read as replies.
-                if size >= _FLOOD_SIZE and select.select([stdout], [], [], _FLOOD_WAIT)[0]:
+                if size >= _FLOOD_SIZE and self._readable(stdout, _FLOOD_WAIT):
                     continue
                 break
             if not chunk:

@@ -316,3 +316,9 @@ def test_a_usage_error_exits_2(argv: tuple[str, ...], words: str) -> None:
     done = run_check(*argv)
     assert done.returncode == 2
     assert words in done.stderr
+
+
+def test_a_child_the_bot_leaves_behind_is_stopped_with_it() -> None:
+    done = bot("forks_a_child")
+    assert done.returncode == 0, done.stdout
+    assert survivors("checkbots/forks_a_child.py") == []
