@@ -136,6 +136,12 @@ class Config(_Section):
         return engine_rules(self.rules, self.deck)
 
     @property
+    def duplicate_deals(self) -> bool:
+        """Duplicate deals are a tournament's: without a `[tournament]` table, match i is dealt
+        from seed + i as SPEC §5 says; with one, `duplicate` (default true) decides."""
+        return "tournament" in self.model_fields_set and self.tournament.duplicate
+
+    @property
     def seats_per_match(self) -> int:
         return self.tournament.seats or len(self.participants)
 

@@ -66,7 +66,7 @@ def tournament_id(config: Config, seed: int) -> str:
         "limits": config.limits.model_dump(),
         "participants": [p.model_dump() for p in config.participants],
         "seats": config.seats_per_match,
-        "duplicate": config.tournament.duplicate,
+        "duplicate": config.duplicate_deals,
     }
     return hashlib.sha256(orjson.dumps(identity, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
 
@@ -227,7 +227,7 @@ def prepare(config_path: Path, config: Config, seats: list[Seat], *, resume: boo
     assert seed is not None
     identity = tournament_id(config, seed)
     ours = [line for line in lines if line["tournament"] == identity]
-    schedule = Schedule(len(seats), config.seats_per_match, seed, duplicate=config.tournament.duplicate)
+    schedule = Schedule(len(seats), config.seats_per_match, seed, duplicate=config.duplicate_deals)
     if ours:
         run_id, stamp = ours[-1]["run"], ours[-1].get("stamp") or ours[-1]["run"][:15]
         done: dict[int, dict[str, Any]] = {}

@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from arena.match import MatchSetup
+from arena.rules import Rules
+
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = sorted((ROOT / "configs").glob("*.toml"))
 
@@ -108,5 +111,10 @@ def test_games_and_seed_options_play_seed_plus_i(tmp_path: Path) -> None:
     config.write_text('[[participants]]\nname = "a"\nbot = "easy"\n[[participants]]\nname = "b"\nbot = "easy"\n')
     played = arena("run", str(config), "--seed", "100", "--games", "3", cwd=tmp_path)
     assert played.returncode == 0, played.stderr
-    seeds = sorted(json.loads(p.read_text())["seed"] for p in replay_files(tmp_path / "replays"))
-    assert seeds == [100, 101, 102]
+    replays = [json.loads(p.read_text()) for p in replay_files(tmp_path / "replays")]
+    assert sorted(r["seed"] for r in replays) == [100, 101, 102]
+    # SPEC 5: without a [tournament] table, match i is dealt from seed + i (no duplicate deals).
+    rules = Rules()
+    for r in replays:
+        assert r.get("dealSeed", r["seed"]) == r["seed"]
+        assert r["deck"] == list(MatchSetup.from_seed(r["seed"], ["a", "b"], rules).deck)
