@@ -54,5 +54,5 @@ def shuffled_pack(rng: random.Random, number_of_decks: int, knights: bool) -> li
 
 
 def describe(card: Card) -> str:
-    """A short human name such as `Q♥` (deck number added when there are several decks)."""
+    """A short human name such as `Q♥` (which deck it came from is not shown)."""
     return f"{RANK_NAMES[card['rank']]}{'♠♥♦♣'[card['suit']]}"

@@ -30,7 +30,7 @@ from rich.text import Text
 
 from arena.bots import BOTS
 from arena.config import LimitsSection, resolve_program
-from arena.driver import participant_env
+from arena.driver import SeatClock, participant_env
 from arena.errors import ConfigError
 from arena.match import NO_REPLY, Match, MatchSetup
 from arena.rules import NextPlayer, Rules, StartingPlayer, is_pond_number, why_ask_refused
@@ -176,13 +176,6 @@ def pond_index_problem(reply: Any) -> tuple[str, str] | None:
     return "pond-index-not-a-number", f"a pond index is a number, got {_show(reply)} (counts as 0)"
 
 
-_FAULT_KINDS: Final = {
-    FaultKind.START_FAILED: "start-failed",
-    FaultKind.TIMEOUT: "timeout",
-    FaultKind.NOT_JSON: "not-json",
-    FaultKind.LINE_TOO_LONG: "line-too-long",
-    FaultKind.CRASHED: "crashed",
-}
 
 
 def answer_problems(message: dict[str, Any], answer: Answer, at: int, seats: int) -> list[Problem]:
@@ -205,11 +198,9 @@ def answer_problems(message: dict[str, Any], answer: Answer, at: int, seats: int
         why = fault.detail
         if fault.kind is FaultKind.EXITED:
             name = "exited" if fault.exit_code == 0 else "crashed"
-            why = (
-                why.partition("; stderr: ")[0] + " before replying"
-            )  # the tail is shown whole below
+            why += " before replying"  # its stderr tail is shown whole below
         else:
-            name = _FAULT_KINDS.get(fault.kind, str(fault.kind))
+            name = str(fault.kind)
         if fault.kind is FaultKind.NOT_JSON:
             why += "; one JSON value per line, debug prints go to stderr"
         if fault.kind is FaultKind.TIMEOUT:
@@ -294,6 +285,7 @@ def _play(
 ) -> str:
     """Drive the engine; the outcome, or "stopped" when the participant is gone."""
     seats = len(scenario.setup.names)
+    clock = SeatClock(limits.replyTimeout, limits.startupTimeout, limits.timeBank)  # as in a match
     game = Match(scenario.setup).play()
     try:
         delivery = next(game)
@@ -302,13 +294,13 @@ def _play(
             if seat != CHECKED_SEAT:
                 delivery = game.send(opponents[seat].handle(message))
                 continue
-            reply = _exchange(participant, message, limits, report, seats, spawned)
+            reply = _exchange(participant, message, clock, report, seats, spawned)
             if (
                 participant.alive
                 and scenario.unknown_message
                 and message["type"] == "starting-hand"
             ):
-                _exchange(participant, UNKNOWN_MESSAGE, limits, report, seats, spawned)
+                _exchange(participant, UNKNOWN_MESSAGE, clock, report, seats, spawned)
             if not participant.alive:
                 game.close()
                 return STOPPED
@@ -320,15 +312,16 @@ def _play(
 def _exchange(
     participant: SubprocessParticipant,
     message: dict[str, Any],
-    limits: LimitsSection,
+    clock: SeatClock,
     report: ScenarioReport,
     seats: int,
     spawned: float,
 ) -> Any:
     kind = message["type"]
-    timeout = limits.startupTimeout if kind == "init" else limits.replyTimeout
     report.messages += 1
-    answer = participant.exchange(orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE), timeout)
+    answer = participant.exchange(orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE), clock.allowed(kind))
+    if answer.delivered:
+        clock.charge(kind, answer.seconds)
     if answer.fault is None and answer.value is not NO_REPLY:
         if kind == "init":
             report.startup = time.monotonic() - spawned

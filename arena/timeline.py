@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from arena.cards import RANK_NAMES, Card, ranks
+from arena.cards import RANK_NAMES, Card
 from arena.driver import replay_transcript
 from arena.errors import ReplayError
 from arena.match import MatchSetup
@@ -103,7 +103,6 @@ class TimelineBuilder:
         self.seats = len(setup.names)
         self.cards: dict[int, Card] = {card["id"]: card for card in setup.deck}
         self.table = Table(self.seats, list(setup.deck), setup.rules.knights)
-        self.ranks = ranks(setup.rules.knights)
         self.booked: list[list[int]] = [[] for _ in range(self.seats)]
         self.last_ask: dict[int, int] = {}  # seat → rank of its latest ask
         self.steps: list[Step] = []

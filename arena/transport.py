@@ -697,11 +697,16 @@ class InProcessParticipant:
             return GONE
         started = time.monotonic()
         try:
-            reply = self.handle(json.loads(line))
-            # Through JSON and back, as over a pipe: tuples become lists, keys strings.
-            value = decode_reply(json.dumps(reply).encode())
+            reply = self.handle(json.loads(line))  # a fresh copy, as a subprocess would read
+            text = json.dumps(reply)
         except Exception as error:  # noqa: BLE001 - a bot's bug is a fault, like a crash of its process
             self._crashed = Fault(FaultKind.CRASHED, f"{type(error).__name__}: {error}")
             self.log.feed(f"{type(error).__name__}: {error}\n".encode())
             return Answer(NO_REPLY, time.monotonic() - started, self._crashed)
+        try:
+            # Through JSON and back, as over a pipe: tuples become lists, keys strings.
+            value = decode_reply(text.encode())
+        except ValueError as error:  # e.g. NaN: one bad reply, as from a subprocess
+            fault = Fault(FaultKind.NOT_JSON, f"reply is not JSON: {error}", cut(text))
+            return Answer(NO_REPLY, time.monotonic() - started, fault)
         return Answer(value, time.monotonic() - started)

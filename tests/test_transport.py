@@ -412,3 +412,12 @@ def test_a_reply_without_its_newline_is_kept_as_the_raw_text_of_the_timeout(tmp_
     assert answer.fault is not None and answer.fault.kind is FaultKind.TIMEOUT
     assert answer.fault.raw == '{"player": 1'
     assert "without a newline" in answer.fault.detail
+
+
+def test_an_in_process_bot_replying_nan_gives_one_bad_reply_not_a_crash() -> None:
+    replies = iter([float("nan"), 3])
+    participant = InProcessParticipant(lambda message: next(replies))
+    first = participant.exchange(b"{}\n", 1.0)
+    assert first.fault is not None and first.fault.kind is FaultKind.NOT_JSON
+    assert participant.alive
+    assert participant.exchange(b"{}\n", 1.0).value == 3
