@@ -62,13 +62,17 @@ def _place(rank: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(rank, f"{rank}th")
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
 def _print_game(played: MatchPlayed, replay: Path, cwd: Path) -> None:
     line = Text(f"game {played.game + 1}  seed {played.seed}  {played.outcome}  ")
     for seat, name in enumerate(played.names):
         line.append_text(inert(name, 24))
         faults = sum(played.fault_counts[seat].values())
-        line.append(f" {played.scores[seat]} books ({_place(played.ranks[seat])}"
-                     + (f", {faults} faults" if faults else "") + ")  ")
+        line.append(f" {_count(played.scores[seat], 'book')} ({_place(played.ranks[seat])}"
+                     + (f", {_count(faults, 'fault')}" if faults else "") + ")  ")
     out.print(line)
     out.print(Text(f"  replay: {_relative(replay, cwd)}", style="dim"))
 
@@ -287,7 +291,10 @@ def replay_html(
     from arena import viewer
 
     try:
-        data = replay_module.read(file)
+        data = replay_module.read(file)  # its errors name the file already
+    except ReplayError as error:
+        fail(str(error), 1)
+    try:
         page = viewer.render(data, title=f"Go Fish replay: {file.name}")
     except ReplayError as error:
         fail(f"{file}: {error}", 1)
