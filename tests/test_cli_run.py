@@ -46,7 +46,7 @@ def test_faults_are_counted_in_the_summary(tmp_path: Path) -> None:
     )
     result = _arena(tmp_path, "run", "config.toml", COLUMNS="200")
     assert result.returncode == 0, result.stderr
-    assert re.search(r"quitter \d+ books \(\w+, 1 faults\)", result.stdout), result.stdout
+    assert re.search(r"quitter \d+ books? \(\w+, 1 fault\)", result.stdout), result.stdout
     [path] = (tmp_path / "replays").glob("*.json")
     data = replay.read(path)
     assert replay.verify(data) is None
