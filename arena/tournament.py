@@ -285,16 +285,20 @@ def run(
                 in_flight[executor.submit(play_task, plan.task(game))] = game
             done, _ = wait(list(in_flight), timeout=0.25, return_when=FIRST_COMPLETED)
             broken = False
+            fatal: str | None = None
             for future in sorted(done, key=in_flight.__getitem__):
                 game = in_flight.pop(future)
                 if _collect(future, game, recorder, report) == "retry":
                     attempts[game] = attempts.get(game, 0) + 1
                     if attempts[game] >= RETRIES:
-                        raise ArenaError(f"game {game + 1}: its worker died {RETRIES} times")
+                        # Raised once the rest of this batch is recorded: none of it is lost.
+                        fatal = fatal or f"game {game + 1}: its worker died {RETRIES} times"
                     report.retries += 1
                     todo.append(game)
                     broken = True
             recorder.deliver(report, on_played, backlog=BACKLOG)
+            if fatal is not None:
+                raise ArenaError(fatal)
             if report.interrupted:
                 raise KeyboardInterrupt
             if broken:  # a dead worker breaks the whole pool: play its unfinished tasks again
