@@ -33,10 +33,11 @@ from arena.config import LimitsSection, resolve_program
 from arena.driver import SeatClock, participant_env
 from arena.errors import ConfigError
 from arena.match import NO_REPLY, Match, MatchSetup
+from arena.replies import Answer, FaultKind, cut
 from arena.rules import NextPlayer, Rules, StartingPlayer, is_pond_number, why_ask_refused
 from arena.sdk import Bot
 from arena.terminal import inert
-from arena.transport import Answer, FaultKind, SubprocessParticipant, close_all, cut
+from arena.transport import SubprocessParticipant, close_all
 
 CHECKED_SEAT: Final = 0
 UNKNOWN_MESSAGE: Final = {

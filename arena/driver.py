@@ -21,16 +21,8 @@ import orjson
 
 from arena.config import LimitsSection, Seat
 from arena.match import NO_REPLY, Match, MatchSetup, Outcome, Result
-from arena.transport import (
-    Answer,
-    Fault,
-    FaultKind,
-    InProcessParticipant,
-    Participant,
-    ResourceLimits,
-    SubprocessParticipant,
-    close_all,
-)
+from arena.replies import Answer, Fault, FaultKind, InProcessParticipant, Participant
+from arena.transport import ResourceLimits, SubprocessParticipant, close_all
 
 # The environment a participant gets: these variables of the arena's own, when set, and the
 # ARENA_* ones below; nothing else leaks to untrusted code. Config `env` adds to it.

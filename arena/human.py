@@ -14,7 +14,7 @@ import json
 import time
 from typing import Any, Protocol
 
-from arena.transport import Answer, decode_reply
+from arena.replies import Answer, decode_reply
 
 
 class Chooser(Protocol):

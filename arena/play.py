@@ -34,10 +34,10 @@ from arena.config import LimitsSection, bot_command
 from arena.driver import MatchInterrupted, MatchRecord, run_match
 from arena.human import HumanSeat, QuitGame
 from arena.match import Delivery, Match, MatchSetup
+from arena.replies import Answer, InProcessParticipant, Participant
 from arena.rules import Rules, StartingPlayer
 from arena.show import Names, book_strip, hand_text, seat_style
 from arena.timeline import Step, StepKind, TimelineBuilder, rank_name
-from arena.transport import Answer, InProcessParticipant, Participant
 
 HUMAN = 0
 BOT_NAMES = ("Pip", "Wren", "Olly")

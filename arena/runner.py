@@ -26,7 +26,8 @@ from arena.config import Config, Seat
 from arena.driver import MatchInterrupted, MatchRecord, make_participants, run_match
 from arena.files import write_new
 from arena.match import MatchSetup, Outcome
-from arena.transport import BoundedLog, FaultKind, Participant, SubprocessParticipant, close_all
+from arena.replies import BoundedLog, FaultKind, Participant
+from arena.transport import SubprocessParticipant, close_all
 
 KEPT_PER_WORKER = 16  # idle reusable participants one worker keeps (least recently used go)
 

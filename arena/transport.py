@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
-import json
 import os
 import resource
 import select
@@ -25,18 +24,23 @@ import shutil
 import signal
 import subprocess
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
-from typing import Any, Protocol
 
 from arena.match import NO_REPLY
+from arena.replies import (
+    GONE,
+    RAW_CUT,
+    Answer,
+    BoundedLog,
+    Fault,
+    FaultKind,
+    Participant,
+    cut,
+    decode_reply,
+)
 
-RAW_CUT = 300  # characters of an offending line (or of the stderr tail) kept in a fault
-STDERR_TAIL = 2048  # bytes of stderr kept as the tail of a cut log
-MAX_DEPTH = 64  # a reply nested deeper than this is refused (no Go Fish reply needs more than 1)
 _CHUNK = 1 << 16
 _FLOOD_SIZE = 1 << 12  # unasked output this large is watched for more (a flood)...
 _FLOOD_WAIT = 0.02  # ...for this long
@@ -44,151 +48,6 @@ _PR_SET_PDEATHSIG = 1
 _EXIT_CHECK = 0.05  # while waiting for a reply, how often to check that the process still runs
 _EXIT_WAIT = 0.2  # after stdout closed: how long a process has to end by itself
 _REAP_WAIT = 5.0  # after SIGKILL: how long to wait for the kernel before giving up on a reap
-
-
-class FaultKind(StrEnum):
-    START_FAILED = "start-failed"  # the program could not be started
-    TIMEOUT = "timeout"  # no reply line within the time allowed
-    EXITED = "exited"  # the process ended or closed its stdout
-    NOT_JSON = "not-json"  # a reply line that is not one JSON value
-    LINE_TOO_LONG = "line-too-long"  # more than `line_cap` bytes without a newline
-    UNSOLICITED = "unsolicited-output"  # output waiting when nothing had been asked
-    TOO_MUCH_OUTPUT = "too-much-output"  # replies of one match over `reply_cap` bytes in all
-    CRASHED = "crashed"  # an in-process bot raised
-
-
-@dataclass(frozen=True)
-class Fault:
-    kind: FaultKind
-    detail: str
-    raw: str | None = None  # the offending output, cut to RAW_CUT characters
-    exit_code: int | None = None  # only when the process ended by itself (negative: a signal)
-    stderr_tail: str | None = None  # the end of its stderr when the fault was seen
-
-    def as_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"kind": str(self.kind), "detail": self.detail}
-        if self.raw is not None:
-            data["raw"] = self.raw
-        if self.exit_code is not None:
-            data["exitCode"] = self.exit_code
-        if self.stderr_tail:
-            data["stderrTail"] = self.stderr_tail
-        return data
-
-
-@dataclass(frozen=True)
-class Answer:
-    """What came back for one message: a JSON value, or `NO_REPLY` with the reason."""
-
-    value: Any
-    seconds: float = 0.0
-    fault: Fault | None = None  # why there is no reply
-    unsolicited: Fault | None = None  # output found waiting before the message was written
-    delivered: bool = True  # False: the participant was already gone; nothing was written
-
-
-GONE = Answer(NO_REPLY, delivered=False)
-
-
-class Participant(Protocol):
-    """One seat's player, whatever runs it."""
-
-    def start(self) -> None: ...
-
-    def exchange(self, line: bytes, timeout: float) -> Answer: ...
-
-    @property
-    def alive(self) -> bool: ...
-
-    def stderr_text(self) -> str: ...
-
-
-def decode_reply(line: bytes) -> Any:
-    """One JSON value from a reply line; raises ValueError for anything else.
-
-    The standard module is used (replies are tiny): it keeps JSON integers exact and reads
-    numbers beyond a double's range as infinities; NaN and Infinity literals are not JSON.
-    Surrounding white space (a CR before the LF too) is allowed. A value nested deeper than
-    MAX_DEPTH is refused: the parser would recurse until it overflows, and the replay could
-    not hold it.
-    """
-    try:
-        value = _DECODER.decode(line.decode("utf-8"))
-    except RecursionError:
-        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
-    if _depth_over(value, MAX_DEPTH):
-        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
-    return value
-
-
-def _depth_over(value: Any, limit: int) -> bool:
-    """Whether containers nest more than `limit` deep (without recursing)."""
-    level = [value] if isinstance(value, (list, dict)) else []
-    depth = 0
-    while level:
-        depth += 1
-        if depth > limit:
-            return True
-        level = [
-            child
-            for container in level
-            for child in (container.values() if isinstance(container, dict) else container)
-            if isinstance(child, (list, dict))
-        ]
-    return False
-
-
-def _not_json(literal: str) -> Any:
-    raise ValueError(f"{literal} is not JSON")
-
-
-# Built once: `json.loads` with any keyword builds a new decoder on every call (a third of
-# the cost of decoding a reply).
-_DECODER = json.JSONDecoder(parse_constant=_not_json)
-
-
-def cut(data: bytes | str, limit: int = RAW_CUT) -> str:
-    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-    return text if len(text) <= limit else text[:limit] + f"… [{len(text) - limit} more]"
-
-
-class BoundedLog:
-    """A participant's stderr: the first `cap` bytes, a tail, and a count of what was cut."""
-
-    def __init__(self, cap: int) -> None:
-        self.cap = cap
-        self.head = bytearray()
-        self.tail: deque[bytes] = deque()
-        self.tail_size = 0
-        self.cut_bytes = 0
-
-    def feed(self, data: bytes) -> None:
-        room = self.cap - len(self.head)
-        if room > 0:
-            self.head += data[:room]
-            data = data[room:]
-        if data:
-            self.cut_bytes += len(data)
-            self.tail.append(data)
-            self.tail_size += len(data)
-            while self.tail_size - len(self.tail[0]) >= STDERR_TAIL:
-                self.tail_size -= len(self.tail.popleft())
-
-    def last(self, size: int = STDERR_TAIL) -> str:
-        data = bytes(self.head) + b"".join(self.tail)
-        return data[-size:].decode("utf-8", "replace")
-
-    def text(self) -> str:
-        head = self.head.decode("utf-8", "replace")
-        if not self.cut_bytes:
-            return head
-        tail = b"".join(self.tail)[-STDERR_TAIL:]
-        kept = len(tail)
-        return (
-            f"{head}\n[arena: log cut here at {self.cap} bytes; "
-            f"{self.cut_bytes - kept} bytes dropped; the last {kept} follow]\n"
-            + tail.decode("utf-8", "replace")
-        )
 
 
 @dataclass(frozen=True)
@@ -672,41 +531,3 @@ def _wait_for_exits(running: list[SubprocessParticipant], grace: float) -> None:
     finally:
         for pidfd in ending:
             os.close(pidfd)
-
-
-class InProcessParticipant:
-    """A built-in bot run inside the arena: the same lines in and out as its subprocess form."""
-
-    def __init__(self, handle: Callable[[Any], Any]) -> None:
-        self.handle = handle
-        self._crashed: Fault | None = None
-        self.log = BoundedLog(1 << 16)
-
-    def start(self) -> None:
-        pass
-
-    @property
-    def alive(self) -> bool:
-        return self._crashed is None
-
-    def stderr_text(self) -> str:
-        return self.log.text()
-
-    def exchange(self, line: bytes, timeout: float) -> Answer:
-        if self._crashed:
-            return GONE
-        started = time.monotonic()
-        try:
-            reply = self.handle(json.loads(line))  # a fresh copy, as a subprocess would read
-            text = json.dumps(reply)
-        except Exception as error:  # noqa: BLE001 - a bot's bug is a fault, like a crash of its process
-            self._crashed = Fault(FaultKind.CRASHED, f"{type(error).__name__}: {error}")
-            self.log.feed(f"{type(error).__name__}: {error}\n".encode())
-            return Answer(NO_REPLY, time.monotonic() - started, self._crashed)
-        try:
-            # Through JSON and back, as over a pipe: tuples become lists, keys strings.
-            value = decode_reply(text.encode())
-        except ValueError as error:  # e.g. NaN: one bad reply, as from a subprocess
-            fault = Fault(FaultKind.NOT_JSON, f"reply is not JSON: {error}", cut(text))
-            return Answer(NO_REPLY, time.monotonic() - started, fault)
-        return Answer(value, time.monotonic() - started)

@@ -23,8 +23,8 @@ from arena import replay as replay_module
 from arena import timeline
 from arena.human import HumanSeat, QuitGame
 from arena.play import AskPrompt, Keys, PlayOptions, make_setup, parse_rank
+from arena.replies import decode_reply
 from arena.timeline import StepKind
-from arena.transport import decode_reply
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\r")
 RANK_LABELS = {"A": "a", "J": "j", "C": "c", "Q": "q", "K": "k"}

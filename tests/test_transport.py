@@ -18,17 +18,9 @@ from arena import config as config_module
 from arena.driver import PASSED_ENVIRONMENT, MatchInterrupted, make_participants, run_match
 from arena.match import NO_REPLY
 from arena.replay import build, verify
+from arena.replies import MAX_DEPTH, BoundedLog, FaultKind, InProcessParticipant, decode_reply
 from arena.runner import setup_for
-from arena.transport import (
-    MAX_DEPTH,
-    BoundedLog,
-    FaultKind,
-    InProcessParticipant,
-    ResourceLimits,
-    SubprocessParticipant,
-    close_all,
-    decode_reply,
-)
+from arena.transport import ResourceLimits, SubprocessParticipant, close_all
 
 # -- decoding a reply line ----------------------------------------------------------------
 
