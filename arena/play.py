@@ -520,6 +520,8 @@ def play(
     extra = {"game": 0, "humanSeat": HUMAN, "level": options.level}
     document = replay_module.build(record, seed=options.seed, limits=limits, extra=extra)
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    path = replay_module.write(options.replays, replay_module.file_stem(stamp, 0, setup.names), document, record.logs)
+    path = replay_module.write(
+        options.replays, replay_module.file_stem(stamp, 0, setup.names), replay_module.dumps(document), record.logs
+    )
     ui.finish(record, path, options)
     return status

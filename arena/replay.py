@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -158,9 +159,10 @@ def file_stem(stamp: str, game: int, names: list[str] | tuple[str, ...]) -> str:
     return f"{stamp}-g{game:04d}-" + "-vs-".join(safe_part(name, 16) for name in names)[:120]
 
 
-def write(folder: Path, stem: str, replay: dict[str, Any], logs: list[str]) -> Path:
-    """Write the replay (and each seat's non-empty stderr log beside it), never overwriting."""
-    path = write_new(folder, stem, ".json", dumps(replay))
+def write(folder: Path, stem: str, document: bytes, logs: Sequence[str]) -> Path:
+    """Write a replay (as `dumps` made it) and each seat's non-empty stderr log beside it,
+    never overwriting a file. Raises WriteError."""
+    path = write_new(folder, stem, ".json", document)
     for seat, log in enumerate(logs):
         if log:
             write_new(folder, f"{path.stem}.seat{seat}", ".stderr.log", log.encode("utf-8", "replace"))

@@ -24,7 +24,6 @@ from typing import Any
 from arena import replay
 from arena.config import Config, Seat
 from arena.driver import MatchInterrupted, MatchRecord, make_participants, run_match
-from arena.files import write_new
 from arena.match import MatchSetup, Outcome
 from arena.replies import BoundedLog, FaultKind, Participant
 from arena.transport import SubprocessParticipant, close_all
@@ -258,11 +257,7 @@ def write_replay(folder: Path, stamp: str, played: MatchPlayed) -> Path:
     stem = replay.file_stem(stamp, played.game, played.names)
     if played.interrupted:
         stem += "-interrupted"
-    path = write_new(folder, stem, ".json", played.document)
-    for seat, log in enumerate(played.logs):
-        if log:
-            write_new(folder, f"{path.stem}.seat{seat}", ".stderr.log", log.encode("utf-8", "replace"))
-    return path
+    return replay.write(folder, stem, played.document, played.logs)
 
 
 def play_game(
