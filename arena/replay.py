@@ -213,10 +213,10 @@ def verify(replay: dict[str, Any]) -> str | None:
         problem = error.errors(include_url=False)[0]
         where = ".".join(str(part) for part in problem["loc"])
         return f"config: {where}: {problem['msg']}"
+    wrong_deck = deck_problem(setup)
+    if wrong_deck is not None:
+        return wrong_deck
     rules = setup.rules
-    expected_pack = sorted(_same(card) for card in new_pack(rules.number_of_decks, rules.knights))
-    if sorted(_same(card) for card in setup.deck) != expected_pack:
-        return "deck: not the pack of these settings, shuffled"
     if not 0 <= setup.starting_player < len(setup.names):
         return f"startingPlayer: {setup.starting_player} is not a seat"
     if replay.get("seed") is not None:
@@ -254,6 +254,15 @@ def verify(replay: dict[str, Any]) -> str | None:
         return f"transcript[{index}]: recorded, but the match is over by then"
     if _same(result) != _same(replay["result"]):
         return f"result: recorded {_json(replay['result'])}, the engine gives {_json(result)}"
+    return None
+
+
+def deck_problem(setup: MatchSetup) -> str | None:
+    """Why a recorded deck is not the pack of its settings, shuffled; None when it is."""
+    rules = setup.rules
+    expected = sorted(_same(card) for card in new_pack(rules.number_of_decks, rules.knights))
+    if sorted(_same(card) for card in setup.deck) != expected:
+        return "deck: not the pack of these settings, shuffled"
     return None
 
 

@@ -25,7 +25,7 @@ from arena.cards import RANK_NAMES, Card
 from arena.driver import replay_transcript
 from arena.errors import ReplayError
 from arena.match import MatchSetup
-from arena.replay import setup_of
+from arena.replay import deck_problem, setup_of
 from arena.rules import Table
 
 SUIT_SIGNS = "♠♥♦♣"
@@ -318,9 +318,6 @@ def _is_fault(fault: Any, seats: int) -> bool:
 
 
 def _check_deck(setup: MatchSetup) -> None:
-    ids = sorted(card["id"] for card in setup.deck)
-    if ids != list(range(len(ids))):
-        raise ValueError("deck: card ids are not 0..n-1")
-    for card in setup.deck:
-        if not (0 <= card["suit"] < 4 and 0 <= card["rank"] < len(RANK_NAMES)):
-            raise ValueError(f"deck: card {card['id']} has no such suit or rank")
+    problem = deck_problem(setup)
+    if problem is not None:
+        raise ValueError(problem)
