@@ -323,7 +323,8 @@ def _exchange(
     answer = participant.exchange(orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE), clock.allowed(kind))
     if answer.delivered:
         clock.charge(kind, answer.seconds)
-    if answer.fault is None and answer.value is not NO_REPLY:
+    replied = answer.delivered and (answer.fault is None or answer.fault.kind is FaultKind.NOT_JSON)
+    if replied:  # a line came back, even one that is not JSON: it has started and answers
         if kind == "init":
             report.startup = time.monotonic() - spawned
         else:
@@ -387,7 +388,7 @@ def render(report: CheckReport) -> list[RenderableType]:
         if scenario.verdict is Verdict.SKIPPED:
             happened = Text(f"not run: {scenario.outcome}")
         elif scenario.outcome == STOPPED:
-            happened = Text(f"{scenario.about}\nstopped early: the program was gone")
+            happened = Text(f"{scenario.about}\nstopped early: the program ended or was stopped (see below)")
         else:
             happened = Text(f"{scenario.about}\noutcome: {scenario.outcome}")
         if scenario.problems:
