@@ -176,7 +176,12 @@ def play_task(task: MatchTask) -> MatchPlayed:
         # `match-end` anyway, faster than the check before reuse could see): the match is
         # played again from the start with fresh processes, as if it had never been kept.
         record, _ = _play_once(task, setup, None)
-    return _played(task, record)
+    try:
+        return _played(task, record)
+    except KeyboardInterrupt:
+        # A worker raises one interrupt per task (arena.executors): if it lands here, the
+        # match is already played, so it is kept rather than played again on --resume.
+        return _played(task, record)
 
 
 def _ended_before_init(record: MatchRecord, seat: int) -> bool:
