@@ -22,9 +22,9 @@ from pathlib import Path
 
 import orjson
 
-from arena import config as config_module
-from arena.driver import participant_env
-from arena.runner import play_game
+from arena.base import config as config_module
+from arena.referee.driver import participant_env
+from arena.tournaments.runner import play_game
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -99,7 +99,7 @@ def main() -> None:
             floor_times.append(floor_round(path, replays))
             messages = sum(len(json.loads(r.read_bytes())["transcript"]) for r in replays)
         cli_began = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "arena.cli", "run", str(path)], check=True, capture_output=True)
+        subprocess.run([sys.executable, "-m", "arena", "run", str(path)], check=True, capture_output=True)
         cli_seconds = time.perf_counter() - cli_began
     best_arena, best_floor = min(arena_times), min(floor_times)
     print(f"command: python bench/arena_vs_floor.py --matches {options.matches} --rounds {options.rounds}")

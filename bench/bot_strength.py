@@ -29,8 +29,8 @@ except ModuleNotFoundError:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.bots import BOTS
-from arena.match import NO_REPLY, MatchSetup, Result, play
-from arena.rules import Rules
+from arena.engine.match import NO_REPLY, MatchSetup, Result, play
+from arena.engine.rules import Rules
 
 LEVELS = ("random", "easy", "medium", "hard", "expert")
 

@@ -106,7 +106,7 @@ def timed_run(config: Path, *options: str) -> tuple[float, Path]:
     text = config.read_text().replace('replays = "replays"', f'replays = "{folder.name}"')
     config.write_text(text)
     began = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(config), "--quiet", *options],
+    done = subprocess.run([sys.executable, "-m", "arena", "run", str(config), "--quiet", *options],
                           check=False, capture_output=True, text=True)
     seconds = time.perf_counter() - began
     config.write_text(text.replace(f'replays = "{folder.name}"', 'replays = "replays"'))

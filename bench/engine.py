@@ -23,8 +23,8 @@ from typing import Any
 
 import orjson
 
-from arena.match import Match, MatchSetup, Outcome
-from arena.rules import Rules
+from arena.engine.match import Match, MatchSetup, Outcome
+from arena.engine.rules import Rules
 
 GOAL = 1000  # two-seat games per second on one core
 

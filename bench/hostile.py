@@ -73,8 +73,8 @@ with open("written.txt", "w") as f:
 
 def one_match(hostile: list[str] | None, limits: dict[str, Any]) -> dict[str, Any]:
     """Play one match in this process; report its time, peak RSS and the hostile seat's faults."""
-    from arena import config as config_module
-    from arena import runner
+    from arena.base import config as config_module
+    from arena.tournaments import runner
 
     with tempfile.TemporaryDirectory() as folder_name:
         folder = Path(folder_name)

@@ -26,12 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena import config as config_module
-from arena import tournament
+from arena.base import config as config_module
 from arena.bots import RandomBot
-from arena.executors import make_executor
-from arena.match import Match, MatchSetup
-from arena.rules import Rules
+from arena.engine.match import Match, MatchSetup
+from arena.engine.rules import Rules
+from arena.tournaments import tournament
+from arena.tournaments.executors import make_executor
 
 BOT = f"""\
 import sys

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.ui.cli import app
 
 # Answers every message, but `ask` with a line that is not JSON: a fault and an invalid ask.
 BAD_BOT = (

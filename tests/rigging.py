@@ -15,9 +15,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.cards import RANK_NAMES, Card, new_pack
-from arena.match import NO_REPLY, Match, MatchSetup, Result
-from arena.rules import NextPlayer, Rules, StartingPlayer
+from arena.engine.cards import RANK_NAMES, Card, new_pack
+from arena.engine.match import NO_REPLY, Match, MatchSetup, Result
+from arena.engine.rules import NextPlayer, Rules, StartingPlayer
 
 SUIT_LETTERS = "SHDC"
 

@@ -1,4 +1,4 @@
-"""The built-in bots (arena/bots.py) and the standalone participant scripts.
+"""The built-in bots (arena/bots/) and the standalone participant scripts.
 
 Bots play real matches on the arena's engine, in-process through `Bot.handle` and as real
 subprocesses over pipes; both forms must give the very same replies.
@@ -24,8 +24,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.bots import BOTS, main
-from arena.match import MatchSetup, Outcome, Result, play
-from arena.rules import NextPlayer, Rules
+from arena.engine.match import MatchSetup, Outcome, Result, play
+from arena.engine.rules import NextPlayer, Rules
 
 ROOT = Path(__file__).resolve().parent.parent
 PARTICIPANTS = ROOT / "participants"
@@ -162,7 +162,7 @@ def test_expert_beats_hard() -> None:
 
 def test_bots_see_only_what_the_sdk_gives_them() -> None:
     """bots.py imports the SDK and the standard library, never the engine or the table."""
-    tree = ast.parse((ROOT / "arena" / "bots.py").read_text())
+    tree = ast.parse((ROOT / "arena" / "bots" / "__init__.py").read_text())
     imported = {
         alias.name
         for node in ast.walk(tree)

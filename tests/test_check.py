@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from arena import check
+from arena.base.config import LimitsSection
+from arena.base.errors import ConfigError
 from arena.bots import BOTS as BUILT_IN_BOTS
-from arena.cards import Card, new_pack
-from arena.config import LimitsSection
-from arena.errors import ConfigError
-from arena.match import Match
-from arena.rules import read_ask, why_ask_refused
+from arena.engine.cards import Card, new_pack
+from arena.engine.match import Match
+from arena.engine.rules import read_ask, why_ask_refused
+from arena.ui import check
 
 ARENA = str(Path(sys.executable).parent / "arena")
 ROOT = Path(__file__).parent.parent

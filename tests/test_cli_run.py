@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import replay
+from arena.replays import replay
 
 HOSTILE = Path(__file__).parent / "hostile"
 SAFE_FILE_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
@@ -35,7 +35,7 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def _arena(folder: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=folder, capture_output=True, check=False,
+    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=folder, capture_output=True, check=False,
                           text=True, timeout=120, env=_env(**env))
 
 
@@ -117,7 +117,7 @@ def _interrupt(tmp_path: Path, how: str, games: int, jobs: int) -> tuple[subproc
         + _seat("stubborn", _hostile("stubborn.py", pids=pids))
     )
     process = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "run", "config.toml", "--jobs", str(jobs)],
+        [sys.executable, "-m", "arena", "run", "config.toml", "--jobs", str(jobs)],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(COLUMNS="300"),
         start_new_session=True,  # its own group, as a shell gives a job: `group` is a Ctrl-C at a terminal
     )

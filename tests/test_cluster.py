@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 
 import arena
-from arena.cluster import (
+from arena.base.config import Seat, bot_command
+from arena.tournaments.cluster import (
     ClusterError,
     DaskExecutor,
     Need,
@@ -30,7 +31,6 @@ from arena.cluster import (
     needs_of,
     open_cluster,
 )
-from arena.config import Seat, bot_command
 
 NO_DASK = "Dask is an optional extra: pip install '.[dask]' to run this test"
 needs_dask = pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason=NO_DASK)
@@ -231,8 +231,8 @@ def write_config(folder: Path, template: str, **values: object) -> Path:
 
 
 def play(path: Path, make_executor: object, window: int) -> tuple[object, object]:
-    from arena import config as config_module
-    from arena import tournament
+    from arena.base import config as config_module
+    from arena.tournaments import tournament
 
     settings, seats = config_module.load(path)
     plan = tournament.prepare(path, settings, seats)
@@ -263,13 +263,13 @@ def outcome_of(folder: Path) -> dict[str, object]:
 
 
 def test_a_tournament_on_the_cluster_plays_exactly_what_jobs_1_plays(address: str, tmp_path: Path) -> None:
-    from arena.executors import InlineExecutor
+    from arena.tournaments.executors import InlineExecutor
 
     games = 12
     here = write_config(tmp_path / "here", BOTS_CONFIG, games=games)
     there = write_config(tmp_path / "there", BOTS_CONFIG, games=games)
     play(here, InlineExecutor, 1)
-    from arena import config as config_module
+    from arena.base import config as config_module
 
     _, seats = config_module.load(there)
     with open_cluster(address, seats, in_process_bots=True) as cluster:
@@ -287,7 +287,7 @@ def test_a_worker_killed_mid_match_costs_one_retry_and_nothing_is_lost_or_double
     import sys
     import threading
 
-    from arena import config as config_module
+    from arena.base import config as config_module
 
     games = 4
     markers = tmp_path / "markers"
@@ -330,7 +330,7 @@ def test_a_worker_killed_mid_match_costs_one_retry_and_nothing_is_lost_or_double
         time.sleep(0.05)
     assert not [pid for pid in started if _alive(pid)]
     # And the retried match is the same match: the whole run equals one played here.
-    from arena.executors import InlineExecutor
+    from arena.tournaments.executors import InlineExecutor
 
     here = write_config(tmp_path / "here", SLOW_CONFIG, games=games, python=sys.executable, markers=markers)
     (tmp_path / "here" / "slow_bot.py").write_text(SLOW_BOT)
@@ -355,7 +355,7 @@ def _alive(pid: int) -> bool:
 
 def arena_cli(*args: str, cwd: Path, before: str = "") -> subprocess.CompletedProcess[str]:
     """`arena ARGS` in a fresh interpreter; `before` runs first (to simulate a missing Dask…)."""
-    script = f"import sys\n{before}\nfrom arena.cli import main\nsys.argv = ['arena', *sys.argv[1:]]\nmain()\n"
+    script = f"import sys\n{before}\nfrom arena.ui.cli import main\nsys.argv = ['arena', *sys.argv[1:]]\nmain()\n"
     return subprocess.run([sys.executable, "-c", script, *args], cwd=cwd, capture_output=True, text=True, timeout=120,
                           check=False)
 
@@ -413,7 +413,7 @@ def test_ctrl_c_cancels_the_outstanding_tasks_and_resume_plays_the_rest(
     path = write_config(folder, SLOW_CONFIG, games=games, python=sys.executable, markers=markers)
     (folder / "slow_bot.py").write_text(SLOW_BOT)
     results = folder / "replays" / "results.jsonl"
-    script = "from arena.cli import main\nimport sys\nsys.argv = ['arena', *sys.argv[1:]]\nmain()\n"
+    script = "from arena.ui.cli import main\nimport sys\nsys.argv = ['arena', *sys.argv[1:]]\nmain()\n"
     running = subprocess.Popen([sys.executable, "-c", script, "run", str(path), "--scheduler", address, "-q"],
                                cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
@@ -454,8 +454,8 @@ os.kill(os.getppid(), signal.SIGKILL)
 
 
 def test_a_match_that_kills_every_worker_it_is_given_stops_the_run_naming_it(cluster: Any, tmp_path: Path) -> None:
-    from arena import config as config_module
-    from arena.cluster import MatchLost
+    from arena.base import config as config_module
+    from arena.tournaments.cluster import MatchLost
 
     folder = tmp_path / "t"
     path = write_config(folder, SLOW_CONFIG, games=1, python=sys.executable, markers=tmp_path)

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from arena import config as config_module
-from arena.errors import ConfigError
-from arena.match import DEFAULT_MAX_TURNS
+from arena.base import config as config_module
+from arena.base.errors import ConfigError
+from arena.engine.match import DEFAULT_MAX_TURNS
 
 TWO = "[[participants]]\nname = 'a'\nbot = 'random'\n[[participants]]\nname = 'b'\nbot = 'random'\n"
 
@@ -190,7 +190,7 @@ def test_relative_program_is_resolved_against_the_config_folder_keeping_symlinks
 
 
 def _arena(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=tmp_path, capture_output=True, check=False,
+    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=tmp_path, capture_output=True, check=False,
                           text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "COLUMNS": "40"})
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.match import MatchSetup
-from arena.rules import Rules
+from arena.engine.match import MatchSetup
+from arena.engine.rules import Rules
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = sorted((ROOT / "configs").glob("*.toml"))
@@ -24,7 +24,7 @@ def replay_files(folder: Path) -> list[Path]:
 
 def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "arena.cli", *args],
+        [sys.executable, "-m", "arena", *args],
         cwd=cwd, capture_output=True, text=True, timeout=120, check=False,
     )
 

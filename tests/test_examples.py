@@ -165,7 +165,7 @@ def test_example_plays_real_matches_without_a_fault(
         '[[participants]]\nname = "easy"\nbot = "easy"\n'
     )
     done = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "run", str(config)],
+        [sys.executable, "-m", "arena", "run", str(config)],
         capture_output=True,
         text=True,
         timeout=300,

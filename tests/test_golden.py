@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "golden"))
-import golden  # noqa: E402
+import golden
 
 
 @pytest.mark.parametrize("name", golden.names())

@@ -19,9 +19,10 @@ from typing import Any
 
 import pytest
 
-from arena import config as config_module
-from arena import replay, runner
-from arena.transport import SubprocessParticipant
+from arena.base import config as config_module
+from arena.replays import replay
+from arena.seats.transport import SubprocessParticipant
+from arena.tournaments import runner
 
 HOSTILE = Path(__file__).parent / "hostile"
 REPLY_TIMEOUT = 0.3

@@ -13,8 +13,8 @@ import orjson
 import pytest
 from rigging import Pack, ask, rules, run, setup
 
-from arena.match import NO_REPLY, Match, MatchSetup, Outcome, play
-from arena.rules import Rules, StartingPlayer, pond_index
+from arena.engine.match import NO_REPLY, Match, MatchSetup, Outcome, play
+from arena.engine.rules import Rules, StartingPlayer, pond_index
 
 PACK = Pack()
 C = PACK.one

@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
-from arena import replay as replay_module
-from arena import timeline
-from arena.human import HumanSeat, QuitGame
-from arena.play import AskPrompt, Keys, PlayOptions, make_setup, parse_rank
-from arena.replies import decode_reply
-from arena.timeline import StepKind
+from arena.replays import replay as replay_module
+from arena.replays import timeline
+from arena.replays.timeline import StepKind
+from arena.seats.human import HumanSeat, QuitGame
+from arena.seats.replies import decode_reply
+from arena.ui.play import AskPrompt, Keys, PlayOptions, make_setup, parse_rank
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\r")
 RANK_LABELS = {"A": "a", "J": "j", "C": "c", "Q": "q", "K": "k"}
@@ -43,7 +43,7 @@ class Screen:
         env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "160", "LINES": "50"}
         env.pop("NO_COLOR", None)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "arena.cli", "play", "--delay", "0", "--replays", str(tmp / "replays"), *args],
+            [sys.executable, "-m", "arena", "play", "--delay", "0", "--replays", str(tmp / "replays"), *args],
             stdin=slave, stdout=slave, stderr=slave, cwd=tmp, env=env,
             start_new_session=True,
             preexec_fn=controlling_terminal,  # noqa: PLW1509 -- the test process runs no threads
@@ -223,7 +223,7 @@ def termios_left_raw(screen: Screen) -> bool:
 
 def test_commands_from_a_pipe(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "play", "--seed", "1", "--delay", "0", "--replays", "out"],
+        [sys.executable, "-m", "arena", "play", "--seed", "1", "--delay", "0", "--replays", "out"],
         input=b"x 1\nquit\n", capture_output=True, cwd=tmp_path, timeout=60, check=False,
     )
     text = done.stdout.decode()

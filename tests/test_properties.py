@@ -17,8 +17,8 @@ import orjson
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from arena.cards import Card, new_pack
-from arena.match import (
+from arena.engine.cards import Card, new_pack
+from arena.engine.match import (
     NO_REPLY,
     Delivery,
     Match,
@@ -26,7 +26,7 @@ from arena.match import (
     Outcome,
     Result,
 )
-from arena.rules import NextPlayer, Rules, StartingPlayer
+from arena.engine.rules import NextPlayer, Rules, StartingPlayer
 
 MAX_DELIVERIES = 200_000  # far beyond any match the caps allow: reaching it means a hang
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from arena import config as config_module
-from arena.replay import verify
-from arena.runner import play_game
+from arena.base import config as config_module
+from arena.replays.replay import verify
+from arena.tournaments.runner import play_game
 
 
 @pytest.fixture(scope="module")

@@ -11,9 +11,9 @@ import random
 import pytest
 from rigging import Pack, ask, rules, run, setup
 
-from arena.cards import glyph, new_pack, shuffled_pack
-from arena.match import MatchSetup, Outcome
-from arena.rules import NextPlayer, Rules, StartingPlayer
+from arena.engine.cards import glyph, new_pack, shuffled_pack
+from arena.engine.match import MatchSetup, Outcome
+from arena.engine.rules import NextPlayer, Rules, StartingPlayer
 
 # --- messages as the SPEC writes them ------------------------------------------------------
 

@@ -19,11 +19,11 @@ import orjson
 import pytest
 from pydantic import ValidationError
 
-from arena import schema
-from arena.cards import new_pack
-from arena.config import LimitsSection
-from arena.match import Match, MatchSetup
-from arena.rules import NextPlayer, Rules, StartingPlayer, read_ask
+from arena.base.config import LimitsSection
+from arena.engine.cards import new_pack
+from arena.engine.match import Match, MatchSetup
+from arena.engine.rules import NextPlayer, Rules, StartingPlayer, read_ask
+from arena.ui import schema
 
 ARENA = str(Path(sys.executable).parent / "arena")
 GOOD_BOT = Path(__file__).parent / "checkbots" / "good.py"

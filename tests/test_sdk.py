@@ -1,4 +1,4 @@
-"""The bot writer's SDK (arena/sdk.py): hand sync, public events, replies, and `run` on streams."""
+"""The bot writer's SDK (arena/sdk/): hand sync, public events, replies, and `run` on streams."""
 
 from __future__ import annotations
 

@@ -13,11 +13,12 @@ from replaymaker import make_replay
 from rich.console import Console
 from typer.testing import CliRunner
 
-from arena import replay as replay_module
-from arena import show, timeline
-from arena.cli import app
-from arena.errors import ReplayError
-from arena.timeline import StepKind
+from arena.base.errors import ReplayError
+from arena.replays import replay as replay_module
+from arena.replays import timeline
+from arena.replays.timeline import StepKind
+from arena.ui import show
+from arena.ui.cli import app
 
 
 def _render(data: dict[str, Any], seat: int | None = None, terminal: bool = False) -> str:

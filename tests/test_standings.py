@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from arena.standings import MatchResult, Standings, wilson, win_shares
+from arena.tournaments.standings import MatchResult, Standings, wilson, win_shares
 
 
 @pytest.mark.parametrize(

@@ -20,11 +20,11 @@ from typing import Any
 
 import pytest
 
-from arena import config as config_module
-from arena import tournament
-from arena.executors import InlineExecutor, LocalExecutor
-from arena.runner import MatchPlayed, MatchTask, play_task
-from arena.schedule import Schedule
+from arena.base import config as config_module
+from arena.tournaments import tournament
+from arena.tournaments.executors import InlineExecutor, LocalExecutor
+from arena.tournaments.runner import MatchPlayed, MatchTask, play_task
+from arena.tournaments.schedule import Schedule
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -274,7 +274,7 @@ def test_reused_participants_play_the_same_matches_in_fewer_processes(tmp_path: 
 
 
 def arena(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=cwd, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=120, env=env, check=False)
 
 
@@ -284,7 +284,7 @@ def test_sigint_stops_every_match_and_resume_finishes_the_tournament(tmp_path: P
                        tournament_section="seats = 2\ninProcessBots = false\nreuse = false",
                        env=f'env = {{ MARK = "{marker}" }}')
     env = {**os.environ, "MARK": marker}
-    process = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(path), "--jobs", "2"],
+    process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "--jobs", "2"],
                                cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     results_file = tmp_path / "replays" / "results.jsonl"
     deadline = time.monotonic() + 60

@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from arena import config as config_module
-from arena.driver import PASSED_ENVIRONMENT, MatchInterrupted, make_participants, run_match
-from arena.match import NO_REPLY
-from arena.replay import build, verify
-from arena.replies import MAX_DEPTH, BoundedLog, FaultKind, InProcessParticipant, decode_reply
-from arena.runner import setup_for
-from arena.transport import ResourceLimits, SubprocessParticipant, close_all
+from arena.base import config as config_module
+from arena.engine.match import NO_REPLY
+from arena.referee.driver import PASSED_ENVIRONMENT, MatchInterrupted, make_participants, run_match
+from arena.replays.replay import build, verify
+from arena.seats.replies import MAX_DEPTH, BoundedLog, FaultKind, InProcessParticipant, decode_reply
+from arena.seats.transport import ResourceLimits, SubprocessParticipant, close_all
+from arena.tournaments.runner import setup_for
 
 # -- decoding a reply line ----------------------------------------------------------------
 

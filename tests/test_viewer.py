@@ -22,9 +22,9 @@ import pytest
 from replaymaker import make_replay
 from typer.testing import CliRunner
 
-from arena import replay as replay_module
-from arena import viewer
-from arena.cli import app
+from arena.replays import replay as replay_module
+from arena.ui import viewer
+from arena.ui.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -52,8 +52,8 @@ def test_page_is_self_contained(tmp_path: Path) -> None:
 
 def test_package_data_ships_the_viewer_assets() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    patterns = config["tool"]["setuptools"]["package-data"]["arena"]
-    static = {p.relative_to(ROOT / "arena").as_posix() for p in (ROOT / "arena" / "static").iterdir()}
+    patterns = config["tool"]["setuptools"]["package-data"]["arena.ui"]
+    static = {p.relative_to(ROOT / "arena" / "ui").as_posix() for p in (ROOT / "arena" / "ui" / "static").iterdir()}
     shipped = {name for name in static if any(Path(name).match(pattern) for pattern in patterns)}
     assert {"static/viewer.html", "static/viewer.js", "static/viewer.css"} <= shipped
 

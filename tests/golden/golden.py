@@ -54,7 +54,7 @@ def play(name: str) -> dict[str, Any]:
         shutil.copytree(HERE / "fakes", work / "fakes", ignore=shutil.ignore_patterns("__pycache__"))
         env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
         done = subprocess.run(
-            [sys.executable, "-m", "arena.cli", "run", str(work / "configs" / f"{name}.toml"), "--jobs", "1", "--quiet"],
+            [sys.executable, "-m", "arena", "run", str(work / "configs" / f"{name}.toml"), "--jobs", "1", "--quiet"],
             capture_output=True, text=True, env=env, timeout=300, check=False,
         )
         if done.returncode != 0:

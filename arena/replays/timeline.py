@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from arena.cards import RANK_NAMES, Card
-from arena.driver import replay_transcript
-from arena.errors import ReplayError
-from arena.match import MatchSetup
-from arena.replay import deck_problem, setup_of
-from arena.rules import Table
+from arena.base.errors import ReplayError
+from arena.engine.cards import RANK_NAMES, Card
+from arena.engine.match import MatchSetup
+from arena.engine.rules import Table
+from arena.referee.driver import replay_transcript
+from arena.replays.replay import deck_problem, setup_of
 
 SUIT_SIGNS = "♠♥♦♣"
 

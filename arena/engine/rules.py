@@ -15,7 +15,7 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
-from arena.cards import Card, describe, ranks
+from arena.engine.cards import Card, describe, ranks
 
 FULL_BOOK = 0b1111  # one bit per suit
 

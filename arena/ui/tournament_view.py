@@ -20,8 +20,8 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from arena.standings import Standings
-from arena.terminal import inert
+from arena.tournaments.standings import Standings
+from arena.ui.terminal import inert
 
 PAIRWISE_MAX = 12  # participants beyond which the pairwise table is left to standings.json
 

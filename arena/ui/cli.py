@@ -19,17 +19,17 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from arena import config as config_module
-from arena import replay as replay_module
-from arena.errors import ArenaError, ConfigError, ReplayError
-from arena.runner import MatchPlayed
-from arena.terminal import inert
+from arena.base import config as config_module
+from arena.base.errors import ArenaError, ConfigError, ReplayError
+from arena.replays import replay as replay_module
+from arena.tournaments.runner import MatchPlayed
+from arena.ui.terminal import inert
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
-    from arena.cluster import Cluster
-    from arena.tournament import RunReport, Tournament
+    from arena.tournaments.cluster import Cluster
+    from arena.tournaments.tournament import RunReport, Tournament
 
 app = typer.Typer(
     add_completion=False,
@@ -96,8 +96,8 @@ def run(
     scheduler: Annotated[str | None, typer.Option("--scheduler", metavar="tcp://HOST:PORT", help="Play the matches on the Dask cluster at this address (overrides the config's tournament.scheduler; needs gofish-arena[dask]; see docs/cluster.md).")] = None,
 ) -> None:
     """Play the matches of CONFIG and write one replay per match, results.jsonl and standings."""
-    from arena import tournament
-    from arena.executors import default_jobs, make_executor
+    from arena.tournaments import tournament
+    from arena.tournaments.executors import default_jobs, make_executor
 
     try:
         settings, seats = config_module.load(config, seed=seed, games=games)
@@ -150,8 +150,8 @@ def _run_single(
     plan: Tournament, cwd: Path, quiet: bool, executor: Callable[[], Executor] | None = None
 ) -> None:
     """One match: today's output, a game line and the replay's path."""
-    from arena import tournament
-    from arena.executors import InlineExecutor
+    from arena.tournaments import tournament
+    from arena.tournaments.executors import InlineExecutor
 
     shown: list[tuple[MatchPlayed, Path]] = []
     try:
@@ -173,7 +173,7 @@ def _run_single(
 
 def _open_cluster(ctx: typer.Context, address: str, settings: Any, seats: Any) -> Cluster:
     """Issue 7: connect to and check the cluster, closed with the command. Exit 2 if it cannot run."""
-    from arena.cluster import ClusterError, open_cluster
+    from arena.tournaments.cluster import ClusterError, open_cluster
 
     try:
         cluster: Cluster = ctx.with_resource(
@@ -202,9 +202,9 @@ def _run_with_progress(
     from rich.console import Group
     from rich.live import Live
 
-    from arena import tournament
-    from arena.standings import MatchResult
-    from arena.tournament_view import progress_bar, standings_table
+    from arena.tournaments import tournament
+    from arena.tournaments.standings import MatchResult
+    from arena.ui.tournament_view import progress_bar, standings_table
 
     window = 1 if workers == 1 else 2 * workers
     if quiet or not out.is_terminal:
@@ -231,7 +231,7 @@ def _run_with_progress(
 
 
 def _print_standings(plan: Tournament, report: RunReport, path: Path, cwd: Path) -> None:
-    from arena.tournament_view import faults_table, pairwise_table, standings_table
+    from arena.ui.tournament_view import faults_table, pairwise_table, standings_table
 
     standings = plan.standings()
     rate = report.played / report.seconds if report.seconds > 0 else 0.0
@@ -268,7 +268,7 @@ def replay_show(
     seat: Annotated[int | None, typer.Option(help="Show only what this seat saw.")] = None,
 ) -> None:
     """The match as a timeline: the deal, every ask, draw, book and fault, the final table."""
-    from arena import show
+    from arena.ui import show
 
     try:
         data = replay_module.read(file)
@@ -288,7 +288,7 @@ def replay_html(
     output: Annotated[Path, typer.Option("--output", "-o", help="The page to write.")],
 ) -> None:
     """One self-contained page that steps through the match (works offline, from file://)."""
-    from arena import viewer
+    from arena.ui import viewer
 
     try:
         data = replay_module.read(file)  # its errors name the file already
@@ -315,7 +315,7 @@ def play(
     name: Annotated[str, typer.Option(help="Your seat's name.")] = "you",
 ) -> None:
     """Play Go Fish at the terminal against the built-in bots; the match is saved as a replay."""
-    from arena import play as play_module
+    from arena.ui import play as play_module
 
     if level not in play_module.LEVELS:
         fail(f"--level: {level!r} is not one of {', '.join(play_module.LEVELS)}", 2)
@@ -338,7 +338,7 @@ def schema(
     """Print the JSON Schema of every message, every reply and the replay file (one document)."""
     import json
 
-    from arena import schema as schema_module
+    from arena.ui import schema as schema_module
 
     if out_dir is None:
         typer.echo(json.dumps(schema_module.document(), indent=2, ensure_ascii=False))
@@ -360,7 +360,7 @@ def check(
     startup_timeout: Annotated[float, typer.Option(help="Seconds from start to the init reply.")] = 10.0,
 ) -> None:
     """Check a participant program against the protocol; exit 0 only if it is compliant."""
-    from arena import check as check_module
+    from arena.ui import check as check_module
 
     if timeout <= 0 or startup_timeout <= 0:
         fail("--timeout and --startup-timeout must be positive", 2)

@@ -14,11 +14,11 @@ from rich.rule import Rule
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from arena.cards import Card, ranks
-from arena.errors import ReplayError
-from arena.match import MatchSetup
-from arena.terminal import inert
-from arena.timeline import Line, Step, StepKind, Who, build, card_name, rank_name
+from arena.base.errors import ReplayError
+from arena.engine.cards import Card, ranks
+from arena.engine.match import MatchSetup
+from arena.replays.timeline import Line, Step, StepKind, Who, build, card_name, rank_name
+from arena.ui.terminal import inert
 
 SEAT_STYLES = ("bold cyan", "bold magenta", "bold yellow", "bold green", "bold blue", "bold red",
                "bold bright_cyan", "bold bright_magenta")

@@ -28,16 +28,16 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from arena import replay as replay_module
-from arena.cards import Card
-from arena.config import LimitsSection, bot_command
-from arena.driver import MatchInterrupted, MatchRecord, run_match
-from arena.human import HumanSeat, QuitGame
-from arena.match import Delivery, Match, MatchSetup
-from arena.replies import Answer, InProcessParticipant, Participant
-from arena.rules import Rules, StartingPlayer
-from arena.show import Names, book_strip, hand_text, seat_style
-from arena.timeline import Step, StepKind, TimelineBuilder, rank_name
+from arena.base.config import LimitsSection, bot_command
+from arena.engine.cards import Card
+from arena.engine.match import Delivery, Match, MatchSetup
+from arena.engine.rules import Rules, StartingPlayer
+from arena.referee.driver import MatchInterrupted, MatchRecord, run_match
+from arena.replays import replay as replay_module
+from arena.replays.timeline import Step, StepKind, TimelineBuilder, rank_name
+from arena.seats.human import HumanSeat, QuitGame
+from arena.seats.replies import Answer, InProcessParticipant, Participant
+from arena.ui.show import Names, book_strip, hand_text, seat_style
 
 HUMAN = 0
 BOT_NAMES = ("Pip", "Wren", "Olly")

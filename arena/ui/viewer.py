@@ -17,14 +17,14 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
-from arena.cards import RANK_NAMES, ranks
-from arena.timeline import SUIT_SIGNS, Line, Step, Who, build, rank_name
+from arena.engine.cards import RANK_NAMES, ranks
+from arena.replays.timeline import SUIT_SIGNS, Line, Step, Who, build, rank_name
 
 _PLACEHOLDERS = ("__CSP__", "__STYLE__", "__SCRIPT__", "__DATA__", "__TITLE__")
 
 
 def _asset(name: str) -> str:
-    return (resources.files("arena") / "static" / name).read_text(encoding="utf-8")
+    return (resources.files("arena.ui") / "static" / name).read_text(encoding="utf-8")
 
 
 def _segments(line: Line | None) -> list[Any] | None:

@@ -19,10 +19,10 @@ from typing import Any
 
 import orjson
 
-from arena.config import LimitsSection, Seat
-from arena.match import NO_REPLY, Match, MatchSetup, Outcome, Result
-from arena.replies import Answer, Fault, FaultKind, InProcessParticipant, Participant
-from arena.transport import ResourceLimits, SubprocessParticipant, close_all
+from arena.base.config import LimitsSection, Seat
+from arena.engine.match import NO_REPLY, Match, MatchSetup, Outcome, Result
+from arena.seats.replies import Answer, Fault, FaultKind, InProcessParticipant, Participant
+from arena.seats.transport import ResourceLimits, SubprocessParticipant, close_all
 
 # The environment a participant gets: these variables of the arena's own, when set, and the
 # ARENA_* ones below; nothing else leaks to untrusted code. Config `env` adds to it.

@@ -39,8 +39,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import arena
-from arena.config import Seat
-from arena.errors import ArenaError, ConfigError
+from arena.base.config import Seat
+from arena.base.errors import ArenaError, ConfigError
 
 # Dask's own types are not annotated; these names say what is meant where `Any` is used.
 Client = Any

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
-from arena.match import NO_REPLY
+from arena.engine.match import NO_REPLY
 
 RAW_CUT = 300  # characters of an offending line (or of the stderr tail) kept in a fault
 STDERR_TAIL = 2048  # bytes of stderr kept as the tail of a cut log

@@ -28,16 +28,16 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from arena.base.config import LimitsSection, resolve_program
+from arena.base.errors import ConfigError
 from arena.bots import BOTS
-from arena.config import LimitsSection, resolve_program
-from arena.driver import SeatClock, participant_env
-from arena.errors import ConfigError
-from arena.match import NO_REPLY, Match, MatchSetup
-from arena.replies import Answer, FaultKind, cut
-from arena.rules import NextPlayer, Rules, StartingPlayer, is_pond_number, why_ask_refused
+from arena.engine.match import NO_REPLY, Match, MatchSetup
+from arena.engine.rules import NextPlayer, Rules, StartingPlayer, is_pond_number, why_ask_refused
+from arena.referee.driver import SeatClock, participant_env
 from arena.sdk import Bot
-from arena.terminal import inert
-from arena.transport import SubprocessParticipant, close_all
+from arena.seats.replies import Answer, FaultKind, cut
+from arena.seats.transport import SubprocessParticipant, close_all
+from arena.ui.terminal import inert
 
 CHECKED_SEAT: Final = 0
 UNKNOWN_MESSAGE: Final = {

@@ -14,7 +14,7 @@ import json
 import time
 from typing import Any, Protocol
 
-from arena.replies import Answer, decode_reply
+from arena.seats.replies import Answer, decode_reply
 
 
 class Chooser(Protocol):

@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.match import NO_REPLY
-from arena.replies import (
+from arena.engine.match import NO_REPLY
+from arena.seats.replies import (
     GONE,
     RAW_CUT,
     Answer,

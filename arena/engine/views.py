@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.cards import Card
-from arena.rules import Rules, Table
+from arena.engine.cards import Card
+from arena.engine.rules import Rules, Table
 
 Message = dict[str, Any]
 

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final, NamedTuple
 
-from arena import views
-from arena.cards import Card, shuffled_pack
-from arena.rules import (
+from arena.engine import views
+from arena.engine.cards import Card, shuffled_pack
+from arena.engine.rules import (
     NextPlayer,
     Rules,
     StartingPlayer,

@@ -37,12 +37,12 @@ from typing import Any
 
 import orjson
 
-from arena import files
-from arena.config import Config, Seat
-from arena.errors import ArenaError, ConfigError, WriteError
-from arena.runner import MatchPlayed, MatchTask, play_task, replays_folder, write_replay
-from arena.schedule import Schedule
-from arena.standings import MatchResult, Standings
+from arena.base import files
+from arena.base.config import Config, Seat
+from arena.base.errors import ArenaError, ConfigError, WriteError
+from arena.tournaments.runner import MatchPlayed, MatchTask, play_task, replays_folder, write_replay
+from arena.tournaments.schedule import Schedule
+from arena.tournaments.standings import MatchResult, Standings
 
 RESULTS = "results.jsonl"
 STANDINGS = "standings.json"

@@ -370,6 +370,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     run(BOTS[args[0]]())
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -11,7 +11,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from arena.errors import WriteError
+from arena.base.errors import WriteError
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 

@@ -32,7 +32,7 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from types import FrameType
 from typing import Any, TypeVar
 
-from arena import runner
+from arena.tournaments import runner
 
 T = TypeVar("T")
 
@@ -76,7 +76,7 @@ class LocalExecutor(ProcessPoolExecutor):
         # forkserver: workers fork from a clean single-threaded server, not from the arena
         # (whose progress display runs a thread), and start fast with the arena preloaded.
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["arena.runner", "arena.executors"])
+        context.set_forkserver_preload(["arena.tournaments.runner", "arena.tournaments.executors"])
         super().__init__(max_workers=jobs, mp_context=context, initializer=_worker_started)
 
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:

@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena import replay
-from arena.config import Config, Seat
-from arena.driver import MatchInterrupted, MatchRecord, make_participants, run_match
-from arena.match import MatchSetup, Outcome
-from arena.replies import BoundedLog, FaultKind, Participant
-from arena.transport import SubprocessParticipant, close_all
+from arena.base.config import Config, Seat
+from arena.engine.match import MatchSetup, Outcome
+from arena.referee.driver import MatchInterrupted, MatchRecord, make_participants, run_match
+from arena.replays import replay
+from arena.seats.replies import BoundedLog, FaultKind, Participant
+from arena.seats.transport import SubprocessParticipant, close_all
 
 KEPT_PER_WORKER = 16  # idle reusable participants one worker keeps (least recently used go)
 

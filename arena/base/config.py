@@ -17,10 +17,10 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from arena.errors import ConfigError
-from arena.files import check_writable
-from arena.match import DEFAULT_MAX_IDLE_TURNS, DEFAULT_MAX_TURNS
-from arena.rules import NextPlayer, Rules, StartingPlayer
+from arena.base.errors import ConfigError
+from arena.base.files import check_writable
+from arena.engine.match import DEFAULT_MAX_IDLE_TURNS, DEFAULT_MAX_TURNS
+from arena.engine.rules import NextPlayer, Rules, StartingPlayer
 
 BotLevel = Literal["random", "easy", "medium", "hard", "expert"]
 BOT_LEVELS: tuple[str, ...] = get_args(BotLevel)

@@ -17,12 +17,12 @@ import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from arena import __version__
-from arena.cards import new_pack
-from arena.config import DeckSection, LimitsSection, RulesSection, engine_rules
-from arena.driver import MatchRecord, recorded_reply
-from arena.errors import ReplayError
-from arena.files import safe_part, write_new
-from arena.match import Match, MatchSetup, Outcome
+from arena.base.config import DeckSection, LimitsSection, RulesSection, engine_rules
+from arena.base.errors import ReplayError
+from arena.base.files import safe_part, write_new
+from arena.engine.cards import new_pack
+from arena.engine.match import Match, MatchSetup, Outcome
+from arena.referee.driver import MatchRecord, recorded_reply
 
 FORMAT = "gofish-arena-replay/1"
 

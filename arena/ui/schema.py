@@ -27,8 +27,8 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 
 from arena import __version__
-from arena.replay import EntryModel, ReplayModel
-from arena.rules import is_pond_number, whole_number
+from arena.engine.rules import is_pond_number, whole_number
+from arena.replays.replay import EntryModel, ReplayModel
 
 SCHEMA_FORMAT: Final = "gofish-arena-schema/1"
 _DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
