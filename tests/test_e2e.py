@@ -113,7 +113,7 @@ def test_games_and_seed_options_play_seed_plus_i(tmp_path: Path) -> None:
     assert played.returncode == 0, played.stderr
     replays = [json.loads(p.read_text()) for p in replay_files(tmp_path / "replays")]
     assert sorted(r["seed"] for r in replays) == [100, 101, 102]
-    # SPEC 5: without a [tournament] table, match i is dealt from seed + i (no duplicate deals).
+    # contract §5.4: without a [tournament] table, match i is dealt from seed + i (no duplicate deals).
     rules = Rules()
     for r in replays:
         assert r.get("dealSeed", r["seed"]) == r["seed"]

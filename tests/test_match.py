@@ -1,6 +1,6 @@
-"""The match generator's handling of replies (SPEC §2.6, §3 pond indices), its caps and protocol.
+"""The match generator's handling of replies (contract §2.6, §3 pond indices), its caps and protocol.
 
-Every row of the SPEC's invalid-reply rules is one test, played through `Match.play()`.
+Every row of the contract's invalid-reply rules is one test, played through `Match.play()`.
 """
 
 from __future__ import annotations
@@ -156,7 +156,7 @@ def test_pond_index_is_always_in_range() -> None:
 
 
 def test_the_json_module_gives_the_engine_exact_integers_and_1e999_as_infinity() -> None:
-    # The driver decodes replies with `json`; the SPEC's examples reach the engine as these.
+    # The driver decodes replies with `json`; the contract's examples reach the engine as these.
     assert pond_index(json.loads(str(BEYOND_DOUBLES)), 5) == 3
     assert pond_index(json.loads("1e999"), 5) == 0
     assert pond_index(json.loads("-1e-20"), 5) == 4

@@ -1,4 +1,4 @@
-"""SPEC §1–3, one rule per test, each played on a rigged deck with scripted replies.
+"""contract §1–3, one rule per test, each played on a rigged deck with scripted replies.
 
 The deck is the pond before the deal (seat 0's dealt cards first), so a test names the cards
 each seat is dealt and the pond that follows; see `tests/rigging.py`.
@@ -15,7 +15,7 @@ from arena.engine.cards import glyph, new_pack, shuffled_pack
 from arena.engine.match import MatchSetup, Outcome
 from arena.engine.rules import NextPlayer, Rules, StartingPlayer
 
-# --- messages as the SPEC writes them ------------------------------------------------------
+# --- messages as the contract writes them ------------------------------------------------------
 
 
 def pick_up(pond: int) -> dict[str, object]:

@@ -70,7 +70,7 @@ def test_duplicate_groups_rotate_the_seats_over_one_deal() -> None:
         slots = [schedule.slot(3 * group + rotation) for rotation in range(3)]
         base = slots[0].seating
         for rotation, slot in enumerate(slots):
-            assert slot.seed == 100 + 3 * group + rotation  # SPEC: match i plays seed + i
+            assert slot.seed == 100 + 3 * group + rotation  # contract §5.1: match i plays seed + i
             assert slot.deal_seed == 100 + 3 * group  # the group's first seed
             assert slot.seating == tuple(base[(seat - rotation) % 3] for seat in range(3))
     fresh = Schedule(4, 3, seed=100, duplicate=False)

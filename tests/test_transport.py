@@ -32,7 +32,7 @@ from arena.tournaments.runner import setup_for
         (b"  7 \t\r", 7),  # surrounding spaces and a CR before the LF
         (b'{"player": 1, "cardId": 4}\r', {"player": 1, "cardId": 4}),
         (b"123456789012345678901234567890", 123456789012345678901234567890),  # exact
-        (b"1e999", math.inf),  # beyond a double: counts as nothing, per SPEC
+        (b"1e999", math.inf),  # beyond a double: counts as nothing, per contract §3.3
         (b"-0.5", -0.5),
     ],
 )

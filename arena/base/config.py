@@ -1,4 +1,4 @@
-"""`config.toml` (SPEC §5): frozen models, and one clear line for anything wrong with it.
+"""`config.toml` (contract §5): frozen models, and one clear line for anything wrong with it.
 
 Every check happens here, before any process starts: unknown keys (with a "did you mean"),
 wrong types, impossible values, a deal the pack cannot cover, a program that is not there.
@@ -138,7 +138,7 @@ class Config(_Section):
     @property
     def duplicate_deals(self) -> bool:
         """Duplicate deals are a tournament's: without a `[tournament]` table, match i is dealt
-        from seed + i as SPEC §5 says; with one, `duplicate` (default true) decides."""
+        from seed + i as contract §5 says; with one, `duplicate` (default true) decides."""
         return "tournament" in self.model_fields_set and self.tournament.duplicate
 
     @property

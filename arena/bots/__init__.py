@@ -2,7 +2,8 @@
 
     python -m arena.bots LEVEL        # play one match over stdin/stdout
 
-Levels (seed 000's, plus `random` from seed 004 and `expert`):
+Levels (`easy`, `medium` and `hard` after the browser game `arena play` is modelled on; `random`
+plays like the reference arena's sample participant; `expert` is this project's):
 
 - `random`: a random card of its hand, a random other seat, a random pond index;
 - `easy`: a random rank it holds, a random seat that has cards;
@@ -29,7 +30,7 @@ __all__ = ["BOTS", "EasyBot", "ExpertBot", "HardBot", "MediumBot", "RandomBot", 
 
 
 class RandomBot(Bot):
-    """The seed's `participant-TEMP`: the SDK's defaults are exactly that."""
+    """The reference arena's `participant-TEMP`: the SDK's defaults are exactly that."""
 
 
 class EasyBot(Bot):

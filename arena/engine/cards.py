@@ -1,4 +1,4 @@
-"""The cards (SPEC §1): the wire shape, the unshuffled pack and the seeded shuffle.
+"""The cards (contract §1): the wire shape, the unshuffled pack and the seeded shuffle.
 
 Card dicts are built once per match and shared by every message that shows them, so they
 are never mutated after `new_pack` returns.

@@ -1,4 +1,4 @@
-"""The flow of a match (SPEC §2–3) as a pure generator.
+"""The flow of a match (contract §2–3) as a pure generator.
 
 `Match(setup).play()` yields a `Delivery` for every message of the match, in the order the
 rules send them, and is sent back each reply: the parsed JSON value, or `NO_REPLY` when the
@@ -36,7 +36,7 @@ from arena.engine.rules import (
     why_ask_refused,
 )
 
-# Caps that end a match which cannot finish on its own (SPEC leaves this to the project).
+# Caps that end a match which cannot finish on its own (the contract leaves their values to the project, §2.9).
 DEFAULT_MAX_TURNS: Final = 5000  # asks in one match
 DEFAULT_MAX_IDLE_TURNS: Final = 100  # asks in a row after which no card has moved
 

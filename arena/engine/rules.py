@@ -1,4 +1,4 @@
-"""The rules' state and its atomic changes (SPEC §1–3), with no I/O and no randomness.
+"""The rules' state and its atomic changes (contract §1–3), with no I/O and no randomness.
 
 `Table` holds the hands, the pond and the books. `read_ask` and `pond_index` are the two
 places where a participant's reply becomes a move: everything a reply can be is decided there.
@@ -32,7 +32,7 @@ class NextPlayer(StrEnum):
 
 @dataclass(frozen=True)
 class Rules:
-    """The settings of SPEC §5 `[rules]` and `[deck]`, with the reference arena's defaults."""
+    """The settings of contract §5 `[rules]` and `[deck]`, with the reference arena's defaults."""
 
     starting_player: StartingPlayer = StartingPlayer.RANDOM
     starting_hand_size: int = 7
@@ -49,7 +49,7 @@ class Rules:
         return seats * self.starting_hand_size
 
     def as_seed_names(self) -> dict[str, dict[str, Any]]:
-        """The settings under the seed's own section and key names (config, replay, `init`)."""
+        """The settings under the reference arena's own section and key names (config, replay, `init`)."""
         return {
             "rules": {
                 "startingPlayer": str(self.starting_player),
@@ -228,7 +228,7 @@ def is_pond_number(reply: Any) -> bool:
 
 
 def pond_index(reply: Any, pond_size: int) -> int:
-    """The pond card a `go-fish` or `pick-up` reply draws (SPEC §3), always in range.
+    """The pond card a `go-fish` or `pick-up` reply draws (contract §3), always in range.
 
     Anything but a finite number counts as 0. Numbers wrap into [0, pond_size) with exact
     arithmetic (negatives wrap upward), then a fraction is truncated toward zero.

@@ -1,4 +1,4 @@
-"""Every message a seat is sent (SPEC §4), built from the table for that one seat.
+"""Every message a seat is sent (contract §4), built from the table for that one seat.
 
 Each builder reads the hand of the seat it addresses and nothing of any other seat's hand
 but its size; the only other cards a message may show are public ones (the card an ask was

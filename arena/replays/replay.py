@@ -1,4 +1,4 @@
-"""The replay file (SPEC §6): its models, writing it, reading it and verifying it.
+"""The replay file (contract §6): its models, writing it, reading it and verifying it.
 
 A replay holds the effective settings, the shuffled deck, the starting seat and every
 message with its reply; from those alone `verify` plays the match again with the engine and

@@ -9,7 +9,7 @@ it (`seen[k]`, None when seat k was not shown it). What a seat sees is decided h
 - every ask and its answer (who, whom, which rank, how many cards were handed over);
 - another seat's draw named only when it was the rank just asked for, as at a real table;
 - every book as it is laid (books go down face up);
-- its own invalid asks and faults; the arena tells nobody else of them (SPEC §2.6).
+- its own invalid asks and faults; the arena tells nobody else of them (contract §2.6).
 
 Nothing here prints: `arena.show` and `arena.viewer` render the steps.
 """

@@ -25,7 +25,7 @@ What the SDK keeps for you, from public information only:
 - `rng`: a `random.Random` seeded from your seat and the ids of your starting hand, so a bot
   that draws its randomness only from it plays the same match the same way on every run.
 
-A `Bot` that overrides nothing plays like the seed's random participant.
+A `Bot` that overrides nothing plays like the reference arena's random participant.
 """
 
 from __future__ import annotations
@@ -236,7 +236,7 @@ class Bot:
         if moved:
             sizes[asker] += moved
             sizes[asked] -= moved
-            # The asked seat refills toward minHandSize before anyone is told (SPEC §2.7).
+            # The asked seat refills toward minHandSize before anyone is told (contract §2.7).
             floor = int(self.settings.get("rules", {}).get("minHandSize", 1))
             refill = min(max(floor - sizes[asked], 0), self.pond_size)
             sizes[asked] += refill

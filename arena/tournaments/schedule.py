@@ -15,7 +15,7 @@ i // k. Nothing depends on the number of games, so a tournament can be extended.
     plan = Schedule(participants=4, seats=2, seed=42, duplicate=True)
     plan.slot(0)   # Slot(game=0, seating=(0, 1), rotation=0, seed=42, deal_seed=42)
 
-Match i's own seed is `seed + i` (SPEC); with duplicate deals its deal seed is the seed of its
+Match i's own seed is `seed + i` (contract §5.1); with duplicate deals its deal seed is the seed of its
 group's first match, `seed + k * (i // k)`, so a single match (or rotation 0) plays exactly
 the deal of its own seed.
 """

@@ -61,7 +61,7 @@ def new_seed() -> int:
 
 
 def make_setup(options: PlayOptions) -> MatchSetup:
-    """Seed 000's table: 7 cards each for two players, 5 each for three or four."""
+    """The kitchen table's deal: 7 cards each for two players, 5 each for three or four."""
     names = [options.name, *(n if n != options.name else f"{n}-bot" for n in BOT_NAMES[: options.opponents])]
     rules = Rules(starting_player=StartingPlayer.RANDOM, starting_hand_size=7 if options.opponents == 1 else 5)
     return MatchSetup.from_seed(options.seed, names, rules, limits=LimitsSection().told_to_seats())

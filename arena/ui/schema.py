@@ -1,4 +1,4 @@
-"""JSON Schema of the wire (SPEC §4) and of the replay file (SPEC §6), from pydantic models.
+"""JSON Schema of the wire (contract §4) and of the replay file (contract §6), from pydantic models.
 
 The message models describe exactly what `arena.views` builds: every key, nothing more
 (`additionalProperties: false`), strict types (a bool is not an integer). The reply models
@@ -286,7 +286,7 @@ class ReplayEntry(EntryModel):
 
 
 class Replay(ReplayModel):
-    """The replay file (SPEC §6). Keys beyond these (events, faults, timings) are informative."""
+    """The replay file (contract §6). Keys beyond these (events, faults, timings) are informative."""
 
     transcript: list[ReplayEntry]  # type: ignore[assignment]
 
