@@ -242,6 +242,7 @@ def test_a_silent_bot_times_out_and_the_rest_is_skipped() -> None:
     assert "│ failed " in row(done.stdout, "normal match")
     assert "timeout" in done.stdout and "no reply line within 0.5 s" in done.stdout
     assert "flushed" in done.stdout  # the likeliest cause, named
+    assert "--startup-timeout" in done.stdout  # and the option that allows more time
     assert "│ skipped │" in row(done.stdout, "knights")
     assert "start-up (spawn to init reply): -" in done.stdout
     assert survivors("checkbots/silent.py") == []

@@ -13,7 +13,7 @@ import statistics
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -21,6 +21,7 @@ import orjson
 
 from arena.base.config import LimitsSection, Seat
 from arena.engine.match import NO_REPLY, Match, MatchSetup, Outcome, Result
+from arena.engine.rules import is_pond_number
 from arena.seats.replies import Answer, Fault, FaultKind, InProcessParticipant, Participant
 from arena.seats.transport import ResourceLimits, SubprocessParticipant, close_all
 
@@ -48,6 +49,13 @@ class SeatClock:
 
     def allowed(self, message_type: str) -> float:
         return self.startup if message_type == "init" else self.reply + self.bank
+
+    def limit_text(self, message_type: str) -> str:
+        """Which settings make the time a seat has for this message, for a timeout's detail."""
+        if message_type == "init":
+            return f"limits.startupTimeout ({self.startup:g} s, start-up included)"
+        return (f"limits.replyTimeout ({self.reply:g} s) plus what was left of limits.timeBank "
+                f"({self.bank:g} s)")
 
     def charge(self, message_type: str, seconds: float) -> None:
         self.spent.append(seconds)
@@ -179,11 +187,38 @@ def run_match(
         record.events = match.events
         record.timings = [clock.summary() for clock in clocks]
         record.logs = [p.stderr_text() for p in participants]
+        if interrupted:
+            record.result, record.events = _replayed(setup, record.transcript)
+        record.faults = with_rule_faults(record.faults, record.transcript, record.events)
     if interrupted:
-        replayed = _replayed(setup, record.transcript)
-        record.result, record.events = replayed
         raise MatchInterrupted(record)
     return record
+
+
+def with_rule_faults(
+    faults: Sequence[dict[str, Any]], transcript: Sequence[dict[str, Any]], events: Sequence[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The faults, with every reply that was read but broke a rule: each refused ask and each
+    pond index that is not a finite number, in transcript order.
+
+    A reply that could not be read at all is a fault of its own already (timeout, not-json…),
+    and a seat that is gone owes nothing more: neither counts twice.
+    """
+    found = list(faults)
+    for event in events:
+        if event["event"] == "invalid-ask" and event.get("reason") != "no-reply":
+            found.append({"seat": event["seat"], "at": event["at"], "kind": str(FaultKind.REFUSED_ASK),
+                          "detail": f"{event.get('reason')}: {event.get('detail', '')}"})
+    for at, entry in enumerate(transcript):
+        kind = entry["message"]["type"]
+        if kind in ("go-fish", "pick-up") and recorded_reply(entry) is not NO_REPLY:
+            reply = entry["reply"]
+            if not is_pond_number(reply):
+                shown = orjson.dumps(reply).decode()[:80] if reply is not None else "null"
+                found.append({"seat": entry["seat"], "at": at, "kind": str(FaultKind.BAD_POND_INDEX),
+                              "detail": f"a {kind} reply must be a pond index (a number), got {shown}: "
+                                        "it counts as 0"})
+    return sorted(found, key=lambda fault: fault["at"])  # stable: equal `at` keep their order
 
 
 def recorded_reply(entry: dict[str, Any]) -> Any:
@@ -256,6 +291,8 @@ def _play(
             kind = message["type"]
             clock = clocks[seat]
             answer = participants[seat].exchange(orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE), clock.allowed(kind))
+            if answer.fault is not None and answer.fault.kind is FaultKind.TIMEOUT:
+                answer = _explained_timeout(answer, kind, clock)
             entry: dict[str, Any] = {"seat": seat, "message": message, "reply": None}
             if answer.delivered:
                 clock.charge(kind, answer.seconds)
@@ -269,6 +306,15 @@ def _play(
     except StopIteration as stop:
         result: Result = stop.value
         return result
+
+
+def _explained_timeout(answer: Answer, kind: str, clock: SeatClock) -> Answer:
+    """A timeout's detail says the time it took and which settings give a seat more time."""
+    assert answer.fault is not None
+    fault = answer.fault
+    detail = (f"{fault.detail} The message was `{kind}`, stopped after {answer.seconds:.2f} s; its "
+              f"time is {clock.limit_text(kind)}: raise that in the config if the bot needs longer.")
+    return replace(answer, fault=replace(fault, detail=detail))
 
 
 def _note(entry: dict[str, Any], faults: list[dict[str, Any]], seat: int, at: int, answer: Answer) -> None:

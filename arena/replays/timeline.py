@@ -314,7 +314,10 @@ def build(replay: Mapping[str, Any]) -> tuple[MatchSetup, list[Step]]:
 
 
 def _is_fault(fault: Any, seats: int) -> bool:
-    return isinstance(fault, Mapping) and isinstance(fault.get("seat"), int) and 0 <= fault["seat"] < seats
+    """A fault of a seat of this match that is not already a step: a refused ask is shown by
+    its `invalid-ask` event, with the reason."""
+    return (isinstance(fault, Mapping) and isinstance(fault.get("seat"), int)
+            and 0 <= fault["seat"] < seats and fault.get("kind") != "refused-ask")
 
 
 def _check_deck(setup: MatchSetup) -> None:

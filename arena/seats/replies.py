@@ -32,6 +32,9 @@ class FaultKind(StrEnum):
     UNSOLICITED = "unsolicited-output"  # output waiting when nothing had been asked
     TOO_MUCH_OUTPUT = "too-much-output"  # replies of one match over `reply_cap` bytes in all
     CRASHED = "crashed"  # an in-process bot raised
+    # Replies that were read but break a rule; the participant goes on playing.
+    REFUSED_ASK = "refused-ask"  # an `ask` reply the rules refused (an `invalid-ask` event)
+    BAD_POND_INDEX = "bad-pond-index"  # a `go-fish`/`pick-up` reply that is not a finite number
 
 
 @dataclass(frozen=True)

@@ -273,7 +273,7 @@ class SubprocessParticipant:
         if self.reply_bytes > self.reply_cap:
             raw = cut(reply_line)
             self.kill()
-            detail = f"more than {self.reply_cap} bytes of replies in this match; stopped"
+            detail = f"more than {self.reply_cap} bytes of replies in this match; stopped for the rest of the match"
             return Answer(NO_REPLY, seconds, self._fault(FaultKind.TOO_MUCH_OUTPUT, detail, raw), unsolicited)
         return Answer(value, seconds, None, unsolicited)
 
@@ -398,7 +398,7 @@ class SubprocessParticipant:
         unsolicited = None
         if size > self.line_cap:  # a flood: it would never stop
             self.kill()
-            detail = f"more than {self.line_cap} bytes written when nothing was asked; stopped"
+            detail = f"more than {self.line_cap} bytes written when nothing was asked; stopped for the rest of the match"
             return self._fault(FaultKind.UNSOLICITED, detail, cut(head)), None
         if size:
             detail = f"{size} bytes written when nothing was asked (discarded)"
@@ -433,7 +433,7 @@ class SubprocessParticipant:
     def _timeout(self, timeout: float, waiting: str) -> Fault:
         partial = bytes(self.buffer[: 4 * RAW_CUT])
         self.kill()
-        detail = f"no reply line within {timeout:g} s ({waiting}); stopped"
+        detail = f"no reply line within {timeout:g} s ({waiting}); stopped for the rest of the match"
         if partial:
             # The commonest cause: a reply written without its newline, or not flushed in full.
             detail += f"; {len(self.buffer)} bytes came without a newline"
@@ -443,7 +443,7 @@ class SubprocessParticipant:
     def _too_long(self) -> Fault:
         raw = cut(bytes(self.buffer[: 4 * RAW_CUT]))
         self.kill()
-        detail = f"more than {self.line_cap} bytes without a newline; stopped"
+        detail = f"more than {self.line_cap} bytes without a newline; stopped for the rest of the match"
         return self._fault(FaultKind.LINE_TOO_LONG, detail, raw)
 
     def _gone(self, what: str) -> Fault:
@@ -455,7 +455,7 @@ class SubprocessParticipant:
         self.kill()
         code = self.exit_code
         if not self.ended_by_itself or code is None:
-            return self._fault(FaultKind.EXITED, f"{what} but kept running; stopped")
+            return self._fault(FaultKind.EXITED, f"{what} but kept running; stopped for the rest of the match")
         if code < 0:
             try:
                 name = signal.Signals(-code).name

@@ -205,7 +205,10 @@ def answer_problems(message: dict[str, Any], answer: Answer, at: int, seats: int
         if fault.kind is FaultKind.NOT_JSON:
             why += "; one JSON value per line, debug prints go to stderr"
         if fault.kind is FaultKind.TIMEOUT:
-            why += "; every message wants one reply line, even those that need no decision"
+            why += ("; every message wants one reply line, even those that need no decision. "
+                    + ("`arena check --startup-timeout SECONDS` allows a slower start-up"
+                       if kind == "init" else "`arena check --timeout SECONDS` allows more time "
+                       "per reply (in a config: limits.replyTimeout, limits.timeBank)"))
         found.append(Problem(name, why, kind, at, fault.raw))
         return found
     if answer.value is NO_REPLY:

@@ -72,9 +72,19 @@ def _print_game(played: MatchPlayed, replay: Path, cwd: Path) -> None:
         line.append_text(inert(name, 24))
         faults = sum(played.fault_counts[seat].values())
         line.append(f" {_count(played.scores[seat], 'book')} ({_place(played.ranks[seat])}"
-                     + (f", {_count(faults, 'fault')}" if faults else "") + ")  ")
+                     + (f", {_count(faults, 'fault')}" if faults else "") + ")")
+        if seat < len(played.names) - 1:
+            line.append("  ")
     out.print(line)
     out.print(Text(f"  replay: {_relative(replay, cwd)}", style="dim"))
+    if any(played.fault_counts):
+        import orjson
+
+        from arena.ui import seat_faults
+
+        document = orjson.loads(played.document)
+        for note in seat_faults.notes(document, replay, played.logs, lambda path: _relative(path, cwd)):
+            out.print(note)
 
 
 def _relative(path: Path, cwd: Path) -> str:

@@ -1,0 +1,83 @@
+"""What went wrong for each seat of a played match, said where the user is looking.
+
+A seat that could not start or was stopped gets its fault, the last lines of its stderr and the
+path of its log; replies that broke a rule get their count and the first reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+
+from arena.ui.terminal import inert
+
+STDERR_LINES = 5  # lines of a stopped seat's stderr shown at the terminal
+# Faults that stop a participant for the rest of its match.
+STOPPING = ("start-failed", "exited", "crashed", "timeout", "line-too-long", "too-much-output")
+# Faults after which it plays on, in the order they are reported.
+COUNTED = ("refused-ask", "bad-pond-index", "unsolicited-output")
+NOUNS = {
+    "refused-ask": ("refused ask", "refused asks"),
+    "bad-pond-index": ("pond index that was not a number", "pond indices that were not numbers"),
+    "unsolicited-output": ("output nobody asked for", "outputs nobody asked for"),
+}
+
+
+def log_path(replay: Path, seat: int) -> Path:
+    """Where `replay.write` keeps a seat's stderr beside its replay."""
+    return replay.with_name(f"{replay.stem}.seat{seat}.stderr.log")
+
+
+def notes(
+    document: Mapping[str, Any], replay: Path, logs: Sequence[str], shown_path: Any = str
+) -> Iterator[Text]:
+    """Lines for every seat that had a fault; nothing for a clean match.
+
+    `shown_path` turns a path into the text printed (e.g. relative to the current folder).
+    """
+    names = [str(player.get("name", "?")) for player in document.get("players") or []]
+    faults = [f for f in document.get("faults") or [] if isinstance(f, Mapping)]
+    transcript = document.get("transcript") or []
+    for seat, name in enumerate(names):
+        own = [f for f in faults if f.get("seat") == seat]
+        stop = next((f for f in own if f.get("kind") in STOPPING), None)
+        if stop is not None:
+            yield _who(name).append_text(inert(
+                f"{stop.get('kind')} at message {_message(stop, transcript)}: {stop.get('detail', '')}",
+                limit=600))
+            log = logs[seat] if seat < len(logs) else ""
+            tail = [line for line in log.splitlines() if line.strip()][-STDERR_LINES:]
+            if tail:
+                where = log_path(replay, seat)
+                yield Text(f"    last lines of its stderr ({shown_path(where)}):", style="dim")
+                for line in tail:
+                    yield Text("      ").append_text(inert(line, limit=200))
+            else:
+                yield Text("    it wrote nothing on stderr", style="dim")
+        for kind in COUNTED:
+            same = [f for f in own if f.get("kind") == kind]
+            if same:
+                first = same[0]
+                one, many = NOUNS[kind]
+                text = (f"{len(same)} {one if len(same) == 1 else many}; the first, at message "
+                        f"{_message(first, transcript)}: {first.get('detail', '')}")
+                yield _who(name).append_text(inert(text, limit=600))
+
+
+def _who(name: str) -> Text:
+    return Text("  ").append_text(inert(name, 24)).append(": ")
+
+
+def _message(fault: Mapping[str, Any], transcript: Sequence[Any]) -> str:
+    """`#7 (ask)`: the transcript index, from 0 as `replay show` numbers messages, and its type."""
+    at = fault.get("at")
+    if not isinstance(at, int):
+        return "?"
+    if 0 <= at < len(transcript) and isinstance(transcript[at], Mapping):
+        message = transcript[at].get("message")
+        if isinstance(message, Mapping):
+            return f"#{at} ({message.get('type')})"
+    return f"#{at}"
