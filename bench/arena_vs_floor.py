@@ -23,7 +23,7 @@ from pathlib import Path
 import orjson
 
 from arena.base import config as config_module
-from arena.referee.driver import participant_env
+from arena.referee.seating import participant_env
 from arena.tournaments.runner import play_game
 
 ROOT = Path(__file__).resolve().parent.parent

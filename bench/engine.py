@@ -3,7 +3,7 @@
 Each match is set up from a seed (shuffle and starting seat, as `arena run` does), played by
 in-process random bots (like the seed's random participant: a random card of the hand, a random
 other seat, a random pond index) with the reference's default rules, and every message is
-encoded with `orjson.dumps`, as the driver does before writing it to a participant.
+encoded with `orjson.dumps`, as the match loop does before writing it to a participant.
 
 The floor, measured in the same run, is the encoding alone: the same messages re-encoded with
 `orjson.dumps`. The ratio says how much more a message costs than writing it out.

@@ -156,7 +156,7 @@ def test_pond_index_is_always_in_range() -> None:
 
 
 def test_the_json_module_gives_the_engine_exact_integers_and_1e999_as_infinity() -> None:
-    # The driver decodes replies with `json`; the contract's examples reach the engine as these.
+    # The match loop decodes replies with `json`; the contract's examples reach the engine as these.
     assert pond_index(json.loads(str(BEYOND_DOUBLES)), 5) == 3
     assert pond_index(json.loads("1e999"), 5) == 0
     assert pond_index(json.loads("-1e-20"), 5) == 4

@@ -16,9 +16,17 @@ import pytest
 
 from arena.base import config as config_module
 from arena.engine.match import NO_REPLY
-from arena.referee.driver import PASSED_ENVIRONMENT, MatchInterrupted, make_participants, run_match
+from arena.referee.loop import MatchInterrupted, play_match
+from arena.referee.seating import PASSED_ENVIRONMENT, make_participants
 from arena.replays.replay import build, verify
-from arena.seats.replies import MAX_DEPTH, BoundedLog, FaultKind, InProcessParticipant, decode_reply
+from arena.seats.replies import (
+    MAX_DEPTH,
+    BoundedLog,
+    FaultKind,
+    InProcessParticipant,
+    Wrapped,
+    decode_reply,
+)
 from arena.seats.transport import ResourceLimits, SubprocessParticipant, close_all
 from arena.tournaments.runner import setup_for
 
@@ -246,7 +254,7 @@ def test_ctrl_c_during_the_grace_still_kills_every_group(spawn: Any) -> None:
         assert participant.proc is not None and participant.proc.returncode == -signal.SIGKILL
 
 
-# -- the driver's side of processes --------------------------------------------------------
+# -- the match loop's side of processes --------------------------------------------------------
 
 
 def _config(tmp_path: Path, body: str) -> Path:
@@ -293,7 +301,7 @@ def test_interrupt_mid_match_stops_everyone_and_the_record_verifies(tmp_path: Pa
     _alarm_interrupt(0.8)
     try:
         with pytest.raises(MatchInterrupted) as stopped:
-            run_match(setup_for(config, ["s", "r"], 5), participants, config.limits, [s.command for s in seats])
+            play_match(setup_for(config, ["s", "r"], 5), participants, config.limits, [s.command for s in seats])
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
@@ -338,10 +346,7 @@ def test_internal_error_mid_match_still_stops_everyone(tmp_path: Path) -> None:
     real = participants[1]
     calls = 0
 
-    class Buggy:
-        def start(self) -> None:
-            real.start()
-
+    class Buggy(Wrapped):
         def exchange(self, line: bytes, timeout: float) -> Any:
             nonlocal calls
             calls += 1
@@ -349,21 +354,13 @@ def test_internal_error_mid_match_still_stops_everyone(tmp_path: Path) -> None:
                 raise RuntimeError("a bug in the arena")
             return real.exchange(line, timeout)
 
-        @property
-        def alive(self) -> bool:
-            return real.alive
-
-        def stderr_text(self) -> str:
-            return real.stderr_text()
-
     with pytest.raises(RuntimeError, match="a bug in the arena"):
-        run_match(setup_for(config, ["s", "r"], 1), [participants[0], Buggy()], config.limits,
+        play_match(setup_for(config, ["s", "r"], 1), [participants[0], Buggy(real)], config.limits,
                   [s.command for s in seats])
     assert isinstance(participants[0], SubprocessParticipant) and participants[0].proc is not None
     assert participants[0].proc.returncode == -signal.SIGKILL  # the stubborn one: killed, reaped
     with pytest.raises(ProcessLookupError):
         os.killpg(participants[0].proc.pid, 0)
-    close_all([real], 0)  # (the wrapped one is not a SubprocessParticipant to the driver)
 
 
 PDEATHSIG_REPORTER = """

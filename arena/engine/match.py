@@ -57,7 +57,7 @@ class Outcome(StrEnum):
     DID_NOT_START = "did-not-start"
     TURN_LIMIT = "turn-limit"  # `max_turns` asks were made
     STALLED = "stalled"  # `max_idle_turns` asks in a row moved no card
-    INTERRUPTED = "interrupted"  # the arena was stopped mid-match (set by the driver)
+    INTERRUPTED = "interrupted"  # the arena was stopped mid-match (set by the match loop)
 
 
 class Delivery(NamedTuple):

@@ -21,8 +21,11 @@ from arena.base.config import DeckSection, LimitsSection, RulesSection, engine_r
 from arena.base.errors import ReplayError
 from arena.base.files import safe_part, write_new
 from arena.engine.cards import new_pack
-from arena.engine.match import Match, MatchSetup, Outcome
-from arena.referee.driver import MatchRecord, recorded_reply
+from arena.engine.match import MatchSetup, Outcome
+from arena.engine.views import Message
+from arena.referee.loop import MatchRecord, Unobserved, play_match
+from arena.seats.recorded import Recording
+from arena.seats.replies import Exchange
 
 FORMAT = "gofish-arena-replay/1"
 
@@ -104,11 +107,11 @@ def build(record: MatchRecord, *, seed: int | None, limits: LimitsSection, extra
         "durationSeconds": round(record.seconds, 3),
         "result": record.result.as_json(),
         "faultCounts": record.fault_counts(),
-        "faults": record.faults,
+        "faults": [fault.as_json() for fault in record.faults],
         "timings": record.timings,
         "deck": list(setup.deck),
         "events": record.events,
-        "transcript": record.transcript,
+        "transcript": [exchange.as_json() for exchange in record.transcript],
     }
 
 
@@ -226,35 +229,45 @@ def verify(replay: dict[str, Any]) -> str | None:
             return "deck: not the shuffle of the recorded seed"
         if dealt.starting_player != setup.starting_player:
             return f"startingPlayer: the recorded seed starts seat {dealt.starting_player}"
-    transcript = replay["transcript"]
-    match = Match(setup)
-    game = match.play()
-    index = 0
-    try:
-        delivery = next(game)
-        while True:
-            if index >= len(transcript):
-                if replay["result"]["outcome"] == Outcome.INTERRUPTED:
-                    break
-                return f"transcript[{index}]: missing; the engine sends {_show(delivery)}"
-            entry = transcript[index]
-            recorded = (entry["seat"], entry["message"])
-            if _same(recorded) != _same(tuple(delivery)):
-                return (
-                    f"transcript[{index}]: recorded {_show(recorded)}, "
-                    f"the engine sends {_show(delivery)}"
-                )
-            index += 1
-            delivery = game.send(recorded_reply(entry))
-    except StopIteration as stop:
-        result = stop.value.as_json()
-    else:
-        result = match.result(Outcome.INTERRUPTED).as_json()
-    if index != len(transcript):
+    transcript = [Exchange.from_json(entry) for entry in replay["transcript"]]
+    recording = Recording(transcript)
+    same = _SameMessages(transcript)
+    record = play_match(
+        setup,
+        [recording.seat(seat) for seat in range(len(setup.names))],
+        LimitsSection(),
+        observer=same,
+        should_stop=lambda: recording.exhausted or same.problem is not None,
+    )
+    if same.problem is not None:
+        return same.problem
+    index = recording.next
+    if record.unsent is not None:
+        if replay["result"]["outcome"] != Outcome.INTERRUPTED:
+            return f"transcript[{index}]: missing; the engine sends {_show((record.unsent.seat, record.unsent.message))}"
+    elif index != len(transcript):
         return f"transcript[{index}]: recorded, but the match is over by then"
+    result = record.result.as_json()
     if _same(result) != _same(replay["result"]):
         return f"result: recorded {_json(replay['result'])}, the engine gives {_json(result)}"
     return None
+
+
+class _SameMessages(Unobserved):
+    """Notes the first message the engine sends that is not the one recorded at its index."""
+
+    def __init__(self, transcript: list[Exchange]) -> None:
+        self.transcript = transcript
+        self.problem: str | None = None
+
+    def sending(self, index: int, seat: int, message: Message) -> None:
+        entry = self.transcript[index]
+        recorded = (entry.seat, entry.message)
+        if self.problem is None and _same(recorded) != _same((seat, message)):
+            self.problem = (
+                f"transcript[{index}]: recorded {_show(recorded)}, "
+                f"the engine sends {_show((seat, message))}"
+            )
 
 
 def deck_problem(setup: MatchSetup) -> str | None:

@@ -25,8 +25,9 @@ from arena.base.errors import ReplayError
 from arena.engine.cards import RANK_NAMES, Card
 from arena.engine.match import MatchSetup
 from arena.engine.rules import Table
-from arena.referee.driver import replay_transcript
+from arena.referee.loop import replay_transcript
 from arena.replays.replay import deck_problem, setup_of
+from arena.seats.replies import Exchange
 
 SUIT_SIGNS = "♠♥♦♣"
 
@@ -278,8 +279,8 @@ def _json_text(value: Any) -> str:
 
 def engine_events(replay: Mapping[str, Any], setup: MatchSetup) -> list[dict[str, Any]]:
     """The events of a replay's match, from the engine fed its recorded replies."""
-    match, _ = replay_transcript(setup, replay["transcript"])
-    return match.events
+    transcript = [Exchange.from_json(entry) for entry in replay["transcript"]]
+    return replay_transcript(setup, transcript).events
 
 
 def build(replay: Mapping[str, Any]) -> tuple[MatchSetup, list[Step]]:

@@ -1,11 +1,11 @@
 """The human seat: a participant like any other, whose decisions come from a person.
 
-`HumanSeat` implements the transport's `Participant` interface (`start`, `exchange`, `alive`,
-`stderr_text`), so the driver writes it the same message lines it writes any participant and
-records its replies the same way. It decodes each line, asks its `Chooser` for the one
+`HumanSeat` is a `Participant` like any other (no process: nothing to start or kill), so the
+match loop writes it the same message lines it writes any participant and records its replies
+the same way. It decodes each line, asks its `Chooser` for the one
 decision a person makes (which rank, from whom), and answers every other message as a plain
 participant would: the top card (index 0) for `go-fish` and `pick-up`, `null` otherwise.
-It has no time limit: the driver's timeout is ignored, as a person thinks as long as needed.
+It has no time limit: the loop's timeout is ignored, as a person thinks as long as needed.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import json
 import time
 from typing import Any, Protocol
 
-from arena.seats.replies import Answer, decode_reply
+from arena.seats.replies import Answer, Player, decode_reply
 
 
 class Chooser(Protocol):
@@ -29,26 +29,16 @@ class Chooser(Protocol):
 
 
 class QuitGame(KeyboardInterrupt):
-    """The player chose to stop. A KeyboardInterrupt, so the driver stops the match the way
+    """The player chose to stop. A KeyboardInterrupt, so the match loop stops the match the way
     it does on Ctrl-C: every process stopped, the replay kept and marked interrupted."""
 
 
-class HumanSeat:
+class HumanSeat(Player):
     """A seat played by a person through a `Chooser`."""
 
     def __init__(self, chooser: Chooser) -> None:
         self.chooser = chooser
         self.seat: int | None = None
-
-    def start(self) -> None:
-        pass
-
-    @property
-    def alive(self) -> bool:
-        return True
-
-    def stderr_text(self) -> str:
-        return ""
 
     def exchange(self, line: bytes, timeout: float) -> Answer:
         started = time.monotonic()

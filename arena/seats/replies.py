@@ -1,9 +1,11 @@
 """What comes back from a participant: a reply decoded from its line, or a fault.
 
-The seat's side of the protocol, whatever runs it: `Participant` (the interface the driver
-talks to), `Answer` (one reply or the reason there is none), `Fault` and its kinds,
-`decode_reply` (what counts as one JSON value), `BoundedLog` (a capped stderr), and
-`InProcessParticipant` (a built-in bot run inside the arena). Processes are `arena.transport`'s.
+The seat's side of the protocol, whatever runs it: `Participant` (the interface the match loop
+talks to, with its whole lifecycle), `Answer` (one reply or the reason there is none), `Fault`
+and its kinds, `Exchange` (one transcript entry) and `SeatFault`, `decode_reply` (what counts
+as one JSON value), `BoundedLog` (a capped stderr), and `InProcessParticipant` (a built-in bot
+run inside the arena). Processes are `arena.seats.transport`'s. These values become JSON only
+at the replay boundary (`as_json` / `from_json`).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
@@ -55,6 +57,23 @@ class Fault:
             data["stderrTail"] = self.stderr_tail
         return data
 
+    @classmethod
+    def from_json(cls, data: Any) -> Fault | None:
+        """The fault a replay recorded; None when it is not one this arena knows."""
+        if type(data) is not dict or data.get("kind") not in _FAULT_KINDS:
+            return None
+        detail, raw, code, tail = (data.get(k) for k in ("detail", "raw", "exitCode", "stderrTail"))
+        return cls(
+            FaultKind(data["kind"]),
+            detail if isinstance(detail, str) else "",
+            raw if isinstance(raw, str) else None,
+            code if type(code) is int else None,
+            tail if isinstance(tail, str) else None,
+        )
+
+
+_FAULT_KINDS = frozenset(str(kind) for kind in FaultKind)
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -70,17 +89,218 @@ class Answer:
 GONE = Answer(NO_REPLY, delivered=False)
 
 
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One transcript entry: a message sent to a seat and what came back."""
+
+    seat: int
+    message: Mapping[str, Any]
+    answer: Answer
+
+    @property
+    def reply(self) -> Any:
+        """What the engine was handed: the reply, or NO_REPLY."""
+        return self.answer.value
+
+    def as_json(self) -> dict[str, Any]:
+        answer = self.answer
+        entry: dict[str, Any] = {
+            "seat": self.seat,
+            "message": self.message,
+            "reply": None if answer.value is NO_REPLY else answer.value,
+        }
+        if not answer.delivered:
+            entry["delivered"] = False
+        if answer.unsolicited is not None:
+            entry["unsolicited"] = answer.unsolicited.as_json()
+        if answer.fault is not None:
+            entry["noReply"] = answer.fault.as_json()
+        return entry
+
+    @classmethod
+    def from_json(cls, entry: Mapping[str, Any]) -> Exchange:
+        """A recorded entry (shape already checked): a reply marked `noReply` or not delivered
+        is NO_REPLY whatever its `reply` key holds."""
+        delivered = entry.get("delivered") is not False
+        no_reply = "noReply" in entry or not delivered
+        answer = Answer(
+            NO_REPLY if no_reply else entry.get("reply"),
+            fault=Fault.from_json(entry.get("noReply")),
+            unsolicited=Fault.from_json(entry.get("unsolicited")),
+            delivered=delivered,
+        )
+        return cls(entry["seat"], entry["message"], answer)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatFault:
+    """A fault of one seat, at the transcript index of the message it concerns."""
+
+    seat: int
+    at: int
+    fault: Fault
+
+    @property
+    def kind(self) -> FaultKind:
+        return self.fault.kind
+
+    def as_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "at": self.at, **self.fault.as_json()}
+
+
+@dataclass(frozen=True)
+class Ending:
+    """A process to wait for while a match ends: its pid, and its stderr to drain meanwhile."""
+
+    pid: int
+    stderr_fd: int | None
+    drain: Callable[[], None]
+
+
 class Participant(Protocol):
-    """One seat's player, whatever runs it."""
+    """One seat's player, whatever runs it: a process, a bot in the arena, a person, a record.
+
+    Lifecycle: `start` (a running one, kept from an earlier match, stays as it is), then
+    `begin_match`; one `exchange` per message; at the end `leftover`, then either kept for the
+    next match (`keepable`) or ended: `end_input`, a grace while `ending` runs, `kill`.
+    Nothing here raises because of what the player did: that is a `Fault` in an `Answer`.
+    """
+
+    @property
+    def alive(self) -> bool:
+        """Whether it can still be written to (False once stopped or gone)."""
+        ...
+
+    @property
+    def start_fault(self) -> Fault | None:
+        """Why it could not be started, if it could not."""
+        ...
+
+    @property
+    def in_process(self) -> bool:
+        """Whether it plays inside the arena (a built-in bot) rather than as its own program."""
+        ...
+
+    @property
+    def keepable(self) -> bool:
+        """Whether it could be left running for a next match (asked for with `reuse`)."""
+        ...
 
     def start(self) -> None: ...
 
-    def exchange(self, line: bytes, timeout: float) -> Answer: ...
+    def begin_match(self) -> None:
+        """A new match starts: per-match budgets count from zero."""
+        ...
 
-    @property
-    def alive(self) -> bool: ...
+    def exchange(self, line: bytes, timeout: float) -> Answer:
+        """Deliver one message line; its reply within `timeout` seconds, or the fault."""
+        ...
+
+    def leftover(self) -> Fault | None:
+        """Output it wrote after its last reply (nobody asked for it), taken and described."""
+        ...
+
+    def end_input(self) -> None:
+        """Tell it the match is over (a process: its stdin is closed)."""
+        ...
+
+    def ending(self) -> Ending | None:
+        """What to wait for while it exits by itself; None when there is nothing."""
+        ...
+
+    def kill(self) -> None:
+        """Stop it now and release what it holds (a process: its whole group). Idempotent."""
+        ...
 
     def stderr_text(self) -> str: ...
+
+
+class Player:
+    """Defaults for a participant that is no process: nothing to start, wait for or kill."""
+
+    @property
+    def alive(self) -> bool:
+        return True
+
+    @property
+    def start_fault(self) -> Fault | None:
+        return None
+
+    @property
+    def in_process(self) -> bool:
+        return False
+
+    @property
+    def keepable(self) -> bool:
+        return False
+
+    def start(self) -> None:
+        pass
+
+    def begin_match(self) -> None:
+        pass
+
+    def leftover(self) -> Fault | None:
+        return None
+
+    def end_input(self) -> None:
+        pass
+
+    def ending(self) -> Ending | None:
+        return None
+
+    def kill(self) -> None:
+        pass
+
+    def stderr_text(self) -> str:
+        return ""
+
+
+class Wrapped:
+    """A participant that does what `inner` does; subclass it to change one part (an exchange)."""
+
+    def __init__(self, inner: Participant) -> None:
+        self.inner = inner
+
+    @property
+    def alive(self) -> bool:
+        return self.inner.alive
+
+    @property
+    def start_fault(self) -> Fault | None:
+        return self.inner.start_fault
+
+    @property
+    def in_process(self) -> bool:
+        return self.inner.in_process
+
+    @property
+    def keepable(self) -> bool:
+        return self.inner.keepable
+
+    def start(self) -> None:
+        self.inner.start()
+
+    def begin_match(self) -> None:
+        self.inner.begin_match()
+
+    def exchange(self, line: bytes, timeout: float) -> Answer:
+        return self.inner.exchange(line, timeout)
+
+    def leftover(self) -> Fault | None:
+        return self.inner.leftover()
+
+    def end_input(self) -> None:
+        self.inner.end_input()
+
+    def ending(self) -> Ending | None:
+        return self.inner.ending()
+
+    def kill(self) -> None:
+        self.inner.kill()
+
+    def stderr_text(self) -> str:
+        return self.inner.stderr_text()
 
 
 def decode_reply(line: bytes) -> Any:
@@ -171,7 +391,7 @@ class BoundedLog:
         )
 
 
-class InProcessParticipant:
+class InProcessParticipant(Player):
     """A built-in bot run inside the arena: the same lines in and out as its subprocess form."""
 
     def __init__(self, handle: Callable[[Any], Any]) -> None:
@@ -179,12 +399,13 @@ class InProcessParticipant:
         self._crashed: Fault | None = None
         self.log = BoundedLog(1 << 16)
 
-    def start(self) -> None:
-        pass
-
     @property
     def alive(self) -> bool:
         return self._crashed is None
+
+    @property
+    def in_process(self) -> bool:
+        return True
 
     def stderr_text(self) -> str:
         return self.log.text()

@@ -34,6 +34,7 @@ from arena.seats.replies import (
     RAW_CUT,
     Answer,
     BoundedLog,
+    Ending,
     Fault,
     FaultKind,
     Participant,
@@ -188,9 +189,32 @@ class SubprocessParticipant:
     def alive(self) -> bool:
         return not self._stopped
 
+    @property
+    def in_process(self) -> bool:
+        return False
+
+    @property
+    def keepable(self) -> bool:
+        return self.alive and self.proc is not None and not self.has_ended()
+
+    def leftover(self) -> Fault | None:
+        if not self.alive:
+            return None
+        leftover, _ = self.take_unsolicited()
+        return leftover
+
+    def ending(self) -> Ending | None:
+        if self.proc is None or self.has_ended():
+            return None
+        stderr = self.proc.stderr
+        fd = stderr.fileno() if stderr is not None and not stderr.closed else None
+        return Ending(self.proc.pid, fd, self.drain_stderr)
+
     def begin_match(self) -> None:
-        """A new match (a reused participant plays several): its reply bytes count from 0."""
+        """A new match (a reused participant plays several): its reply bytes count from 0, and
+        its log holds this match's stderr only."""
         self.reply_bytes = 0
+        self.log = BoundedLog(self.log.cap)
 
     @property
     def pid(self) -> int | None:
@@ -471,15 +495,15 @@ def close_all(participants: Iterable[Participant], grace: float) -> None:
     Never waits on a pipe: a forked child that keeps stdout open dies with its group. A second
     Ctrl-C cuts the grace short but never the kills; it is raised again once all are done.
     """
-    running = [p for p in participants if isinstance(p, SubprocessParticipant) and p.proc]
+    everyone = list(participants)
     interrupted = False
     try:
-        for participant in running:
+        for participant in everyone:
             participant.end_input()
-        _wait_for_exits(running, grace)
+        _wait_for_exits([e for p in everyone if (e := p.ending()) is not None], grace)
     except KeyboardInterrupt:
         interrupted = True
-    for participant in running:
+    for participant in everyone:
         while True:
             try:
                 participant.kill()  # also when it exited by itself: its children may live on
@@ -490,29 +514,26 @@ def close_all(participants: Iterable[Participant], grace: float) -> None:
         raise KeyboardInterrupt
 
 
-def _wait_for_exits(running: list[SubprocessParticipant], grace: float) -> None:
+def _wait_for_exits(endings: list[Ending], grace: float) -> None:
     """Wait up to `grace` seconds for every process to end, draining stderr meanwhile.
 
     Each process is watched through a pidfd, which becomes readable when it ends (without
     reaping it), so the wait ends the moment the last one does.
     """
     poller = select.poll()
-    ending: dict[int, SubprocessParticipant] = {}
-    logs: dict[int, SubprocessParticipant] = {}
+    ending: dict[int, Ending] = {}
+    logs: dict[int, Ending] = {}
     try:
-        for participant in running:
-            if participant.has_ended() or participant.proc is None:
-                continue
+        for one in endings:
             try:
-                pidfd = os.pidfd_open(participant.proc.pid)
+                pidfd = os.pidfd_open(one.pid)
             except OSError:  # the process is already gone
                 continue
-            ending[pidfd] = participant
+            ending[pidfd] = one
             poller.register(pidfd, select.POLLIN)
-            stderr = participant.proc.stderr
-            if stderr is not None and not stderr.closed:
-                logs[stderr.fileno()] = participant
-                poller.register(stderr.fileno(), select.POLLIN)
+            if one.stderr_fd is not None:
+                logs[one.stderr_fd] = one
+                poller.register(one.stderr_fd, select.POLLIN)
         deadline = time.monotonic() + grace
         while ending:
             remaining = deadline - time.monotonic()
@@ -524,7 +545,7 @@ def _wait_for_exits(running: list[SubprocessParticipant], grace: float) -> None:
                     os.close(fd)
                     del ending[fd]
                 elif fd in logs:
-                    logs[fd].drain_stderr()
+                    logs[fd].drain()
                     if event & (select.POLLHUP | select.POLLERR):
                         poller.unregister(fd)
                         del logs[fd]

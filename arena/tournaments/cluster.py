@@ -27,7 +27,6 @@ only when a cluster is asked for.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import dataclasses
 import hashlib
 import os
 import shutil
@@ -178,9 +177,11 @@ class DaskExecutor(cf.Executor):
     not finished; a match already running on a worker plays on to its end (Dask cannot stop
     a running task) and its result is dropped.
 
-    A `runner.MatchTask` asking to keep its participants alive for the worker's next match is
-    sent without that wish: a Dask worker outlives the run, and nothing would stop them.
+    `keeps_participants` is False: a Dask worker outlives the run, and nothing would stop
+    participants kept alive there for a next match, so the run sends its tasks without `reuse`.
     """
+
+    keeps_participants = False
 
     def __init__(self, client: Client, needs: tuple[Need, ...], expected: tuple[str, ...]) -> None:
         self._client = client
@@ -193,7 +194,6 @@ class DaskExecutor(cf.Executor):
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> cf.Future[Any]:
         if kwargs:
             raise TypeError("DaskExecutor.submit takes positional arguments only")
-        args = tuple(_without_reuse(argument) for argument in args)
         with self._lock:
             if self._shut:
                 raise RuntimeError("cannot schedule new futures after shutdown")
@@ -237,18 +237,23 @@ class DaskExecutor(cf.Executor):
         if wait:
             cf.wait(outstanding)
 
+    def interrupt(self) -> None:
+        """Cancel every task not yet running. Dask cannot interrupt a task that runs: its match
+        plays on to its end on the worker, and its result is dropped once cancelled here."""
+        with self._lock:
+            outstanding = list(self._pending.values())
+        for mine in outstanding:
+            mine.cancel()
 
-def _without_reuse(argument: Any) -> Any:
-    # Any frozen task dataclass with a `reuse` wish (`runner.MatchTask`), duck-typed so that
-    # this module does not pull the match runner into every worker's first import.
-    if dataclasses.is_dataclass(argument) and not isinstance(argument, type) and getattr(argument, "reuse", False) is True:
-        return dataclasses.replace(argument, reuse=False)
-    return argument
+    def kill(self) -> None:
+        """Drop every task at once. The workers are the cluster's, not the arena's: they are
+        not killed; a running match plays on there and its result is dropped."""
+        self.shutdown(wait=False, cancel_futures=True)
 
 
 def _describe(args: tuple[Any, ...]) -> str:
-    game = getattr(args[0], "game", None) if args else None
-    return f"game {game + 1}" if isinstance(game, int) else "a task"
+    """The task in a sentence: its first argument as it names itself (a match task: "game N")."""
+    return str(args[0]) if args else "a task"
 
 
 def _on_cancel(mine: cf.Future[Any], task: Future) -> None:

@@ -1,19 +1,20 @@
-"""Where matches run: any `concurrent.futures.Executor` given `runner.play_task` and a `MatchTask`.
+"""Where matches run: a `MatchExecutor` given `runner.play_task` and a `MatchTask`.
 
     executor.submit(play_task, task) -> Future[MatchPlayed]
+    executor.interrupt()      # stop the matches running now: each ends `interrupted`
+    executor.kill()           # end every worker at once
+    executor.shutdown(wait=True, cancel_futures=True)
 
-That call is the whole seam. Two executors ship here:
+That Protocol is the whole seam. Three executors implement it:
 
 - `InlineExecutor`: runs each task at once, in the calling thread (`--jobs 1`, a single match);
-- `LocalExecutor`: a process pool (`--jobs N`), whose workers stop their match when told to.
-
-Anything else with the same interface can run the same tasks: a Dask cluster's
-`distributed.Client(address).get_executor()`, for instance. A worker keeps the participants
+- `LocalExecutor`: a process pool (`--jobs N`), whose workers stop their match when told to;
+- `arena.tournaments.cluster.DaskExecutor`: tasks on a Dask cluster. A worker keeps the participants
 that ask to be reused (`runner.kept_participants`), one pool per worker thread; call
 `runner.close_kept()` when a worker ends.
 
 Interrupts. A worker process turns the first SIGINT that arrives during a task into
-KeyboardInterrupt, which the match driver turns into an `interrupted` result (every participant
+KeyboardInterrupt, which the match loop turns into an `interrupted` result (every participant
 stopped, the replay so far returned); after a SIGINT it plays no further task (one already
 queued to it comes back as KeyboardInterrupt, unplayed). `interrupt()`
 sends that SIGINT to every worker, so a run stopped by a signal sent to the arena alone
@@ -30,11 +31,34 @@ import signal
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from types import FrameType
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from arena.tournaments import runner
 
 T = TypeVar("T")
+
+
+class MatchExecutor(Protocol):
+    """Where match tasks run, and how they are stopped."""
+
+    @property
+    def keeps_participants(self) -> bool:
+        """Whether a task's participants that ask for reuse may be kept for the worker's next."""
+        ...
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        """Run `fn(*args)` somewhere; its future."""
+        ...
+
+    def interrupt(self) -> None:
+        """Ask every running task to stop soon: its match ends `interrupted`, its replay kept."""
+        ...
+
+    def kill(self) -> None:
+        """End every worker now (their participants die with them)."""
+        ...
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None: ...
 
 
 def default_jobs() -> int:
@@ -48,6 +72,8 @@ class InlineExecutor(Executor):
     A KeyboardInterrupt during a task is the task's to handle (a match returns `interrupted`);
     one that escapes it propagates out of `submit`.
     """
+
+    keeps_participants = True
 
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
         future: Future[T] = Future()
@@ -79,6 +105,8 @@ class LocalExecutor(ProcessPoolExecutor):
         context.set_forkserver_preload(["arena.tournaments.runner", "arena.tournaments.executors"])
         super().__init__(max_workers=jobs, mp_context=context, initializer=_worker_started)
 
+    keeps_participants = True
+
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
         return super().submit(_interruptible, fn, *args, **kwargs)
 
@@ -101,7 +129,7 @@ class LocalExecutor(ProcessPoolExecutor):
         self.shutdown(wait=True, cancel_futures=True)
 
 
-def make_executor(jobs: int) -> Executor:
+def make_executor(jobs: int) -> MatchExecutor:
     return InlineExecutor() if jobs <= 1 else LocalExecutor(jobs)
 
 

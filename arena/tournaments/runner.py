@@ -23,10 +23,11 @@ from typing import Any
 
 from arena.base.config import Config, Seat
 from arena.engine.match import MatchSetup, Outcome
-from arena.referee.driver import MatchInterrupted, MatchRecord, make_participants, run_match
+from arena.referee.loop import MatchInterrupted, MatchRecord, play_match
+from arena.referee.seating import make_participants
 from arena.replays import replay
-from arena.seats.replies import BoundedLog, FaultKind, Participant
-from arena.seats.transport import SubprocessParticipant, close_all
+from arena.seats.replies import FaultKind, Participant
+from arena.seats.transport import close_all
 
 KEPT_PER_WORKER = 16  # idle reusable participants one worker keeps (least recently used go)
 
@@ -47,6 +48,9 @@ class MatchTask:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(seat.name for seat in self.seats)
+
+    def __str__(self) -> str:
+        return f"game {self.game + 1}"
 
 
 @dataclass(frozen=True)
@@ -114,18 +118,18 @@ class KeptParticipants:
 
     def __init__(self, capacity: int = KEPT_PER_WORKER) -> None:
         self.capacity = capacity
-        self.idle: OrderedDict[tuple[Any, ...], SubprocessParticipant] = OrderedDict()
+        self.idle: OrderedDict[tuple[Any, ...], Participant] = OrderedDict()
 
-    def take(self, key: tuple[Any, ...]) -> SubprocessParticipant | None:
+    def take(self, key: tuple[Any, ...]) -> Participant | None:
         participant = self.idle.pop(key, None)
-        if participant is None or (participant.alive and not participant.has_ended()):
+        if participant is None or participant.keepable:
             return participant
         # It ended while idle (e.g. asked for reuse, then exited at `match-end` anyway): the
         # next match gets a fresh process rather than a dead one and a forfeit.
         close_all([participant], 0)
         return None
 
-    def give(self, key: tuple[Any, ...], participant: SubprocessParticipant, grace: float) -> None:
+    def give(self, key: tuple[Any, ...], participant: Participant, grace: float) -> None:
         self.idle[key] = participant
         while len(self.idle) > self.capacity:
             _, oldest = self.idle.popitem(last=False)
@@ -137,22 +141,24 @@ class KeptParticipants:
         close_all(idle, grace)
 
 
-_local = threading.local()
+class _WorkerThread(threading.local):
+    pool: KeptParticipants | None = None
+
+
+_local = _WorkerThread()
 
 
 def kept_participants() -> KeptParticipants:
     """This worker thread's pool of reusable participants."""
-    pool: KeptParticipants | None = getattr(_local, "pool", None)
-    if pool is None:
-        pool = _local.pool = KeptParticipants()
-    return pool
+    if _local.pool is None:
+        _local.pool = KeptParticipants()
+    return _local.pool
 
 
 def close_kept() -> None:
     """Stop this worker thread's reusable participants (at worker exit)."""
-    pool: KeptParticipants | None = getattr(_local, "pool", None)
-    if pool is not None:
-        pool.close()
+    if _local.pool is not None:
+        _local.pool.close()
 
 
 def _reuse_key(seat: Seat, config: Config) -> tuple[Any, ...]:
@@ -187,7 +193,7 @@ def play_task(task: MatchTask) -> MatchPlayed:
 def _ended_before_init(record: MatchRecord, seat: int) -> bool:
     """Whether `seat`'s process was found gone at its `init` (transcript index `seat`)."""
     return any(
-        fault["seat"] == seat and fault["at"] == seat and fault["kind"] == FaultKind.EXITED
+        fault.seat == seat and fault.at == seat and fault.kind is FaultKind.EXITED
         for fault in record.faults
     )
 
@@ -204,15 +210,14 @@ def _play_once(
     reused: set[int] = set()
     if pool is not None:
         for index, participant in enumerate(participants):
-            if isinstance(participant, SubprocessParticipant):
+            if not participant.in_process:
                 kept = pool.take(keys[index])
                 if kept is not None:
-                    kept.log = BoundedLog(config.limits.stderrBytes)  # this match's log only
                     participants[index] = kept
                     reused.add(index)
     kept_seats: frozenset[int] = frozenset()
     try:
-        record = run_match(
+        record = play_match(
             setup, participants, config.limits, [s.command for s in task.seats], reuse=pool is not None
         )
         kept_seats = frozenset(record.kept)
@@ -220,9 +225,9 @@ def _play_once(
         record = stop.record
     finally:
         # Whatever happened, every process of this match is back in the pool or gone (the
-        # driver has stopped the others; stopping one again is safe).
+        # match loop has stopped the others; stopping one again is safe).
         for index, participant in enumerate(participants):
-            if index in kept_seats and pool is not None and isinstance(participant, SubprocessParticipant):
+            if index in kept_seats and pool is not None:
                 pool.give(keys[index], participant, config.limits.closeGrace)
             else:
                 close_all([participant], 0)

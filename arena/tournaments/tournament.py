@@ -25,13 +25,13 @@ from concurrent.futures import (
     FIRST_COMPLETED,
     BrokenExecutor,
     CancelledError,
-    Executor,
     Future,
     ThreadPoolExecutor,
     wait,
 )
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import Enum, auto
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ import orjson
 from arena.base import files
 from arena.base.config import Config, Seat
 from arena.base.errors import ArenaError, ConfigError, WriteError
+from arena.tournaments.executors import MatchExecutor
 from arena.tournaments.runner import MatchPlayed, MatchTask, play_task, replays_folder, write_replay
 from arena.tournaments.schedule import Schedule
 from arena.tournaments.standings import MatchResult, Standings
@@ -150,7 +151,8 @@ class Tournament:
     def missing(self) -> list[int]:
         return [game for game in range(self.games) if game not in self.done]
 
-    def task(self, game: int) -> MatchTask:
+    def task(self, game: int, *, reuse: bool = True) -> MatchTask:
+        """Match `game`'s task; `reuse` False forbids keeping participants whatever the config."""
         slot = self.schedule.slot(game)
         settings = self.config.tournament
         return MatchTask(
@@ -160,7 +162,7 @@ class Tournament:
             seed=slot.seed,
             deal_seed=slot.deal_seed,
             in_process_bots=settings.inProcessBots,
-            reuse=settings.reuse,
+            reuse=settings.reuse and reuse,
             extra=(("tournament", {"id": self.id, "run": self.run, "group": slot.group, "rotation": slot.rotation}),),
         )
 
@@ -257,7 +259,7 @@ OnPlayed = Callable[[dict[str, Any], MatchPlayed], None]
 
 def run(
     plan: Tournament,
-    make_executor: Callable[[], Executor],
+    make_executor: Callable[[], MatchExecutor],
     *,
     window: int = 2,
     on_played: OnPlayed | None = None,
@@ -282,13 +284,14 @@ def run(
         while todo or in_flight:
             while todo and len(in_flight) < window:
                 game = todo.pop()
-                in_flight[executor.submit(play_task, plan.task(game))] = game
+                task = plan.task(game, reuse=executor.keeps_participants)
+                in_flight[executor.submit(play_task, task)] = game
             done, _ = wait(list(in_flight), timeout=0.25, return_when=FIRST_COMPLETED)
             broken = False
             fatal: str | None = None
             for future in sorted(done, key=in_flight.__getitem__):
                 game = in_flight.pop(future)
-                if _collect(future, game, recorder, report) == "retry":
+                if _collect(future, game, recorder, report) is TaskEnd.RETRY:
                     attempts[game] = attempts.get(game, 0) + 1
                     if attempts[game] >= RETRIES:
                         # Raised once the rest of this batch is recorded: none of it is lost.
@@ -317,9 +320,7 @@ def run(
         try:
             executor.shutdown(wait=True, cancel_futures=True)
         except KeyboardInterrupt:  # one more Ctrl-C while the workers end: end them now
-            kill = getattr(executor, "kill", None)
-            if kill is not None:
-                kill()
+            executor.kill()
         recorder.close()
         report.seconds = time.monotonic() - began
     while True:
@@ -341,24 +342,31 @@ def _lines_of(plan: Tournament) -> dict[int, dict[str, Any]]:
     return done
 
 
-def _stop(executor: Executor) -> None:
-    interrupt = getattr(executor, "interrupt", None)
-    if interrupt is not None:
-        interrupt()
+def _stop(executor: MatchExecutor) -> None:
+    executor.interrupt()
     executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _collect(future: Future[MatchPlayed], game: int, recorder: _Recorder, report: RunReport) -> str:
+class TaskEnd(Enum):
+    """How a match task's future ended, as the run sees it."""
+
+    PLAYED = auto()  # its match was played (to its end or interrupted) and is recorded
+    RETRY = auto()  # its worker died: play it again
+    CANCELLED = auto()
+    INTERRUPTED = auto()  # its worker was stopped before the match began
+
+
+def _collect(future: Future[MatchPlayed], game: int, recorder: _Recorder, report: RunReport) -> TaskEnd:
     """Hand a finished future's match to the recorder; say whether it must be played again."""
     try:
         played = future.result()
     except CancelledError:
-        return "cancelled"
+        return TaskEnd.CANCELLED
     except BrokenExecutor:
-        return "retry"
+        return TaskEnd.RETRY
     except KeyboardInterrupt:  # the worker was interrupted between the edges of two matches
         report.interrupted = True
-        return "interrupted"
+        return TaskEnd.INTERRUPTED
     except ArenaError:
         raise
     except Exception as error:
@@ -366,11 +374,11 @@ def _collect(future: Future[MatchPlayed], game: int, recorder: _Recorder, report
     if played.interrupted:
         report.interrupted = True
     recorder.record(played)
-    return "played"
+    return TaskEnd.PLAYED
 
 
 def _drain(
-    executor: Executor,
+    executor: MatchExecutor,
     in_flight: dict[Future[MatchPlayed], int],
     recorder: _Recorder,
     report: RunReport,
@@ -379,9 +387,7 @@ def _drain(
 
     Matches that do not stop within DRAIN_SECONDS, or a second interrupt, kill the workers.
     """
-    interrupt = getattr(executor, "interrupt", None)
-    if interrupt is not None:
-        interrupt()
+    executor.interrupt()
     for future in in_flight:
         future.cancel()
     waiting = [future for future in in_flight if not future.cancelled()]
@@ -390,9 +396,7 @@ def _drain(
     except KeyboardInterrupt:
         not_done = {future for future in waiting if not future.done()}
     if not_done:
-        kill = getattr(executor, "kill", None)
-        if kill is not None:
-            kill()
+        executor.kill()
     for future in sorted(waiting, key=in_flight.__getitem__):
         if future.done():
             with contextlib.suppress(KeyboardInterrupt, ArenaError):

@@ -1,8 +1,8 @@
-"""`arena check`: drive one participant through scripted matches and say what it got wrong.
+"""`arena check`: put one participant through scripted matches and say what it got wrong.
 
-The checked program sits on seat 0 of real matches played by the engine (`arena.match`);
-the other seats are a seeded random opponent computed in-process. Each scenario is a fresh
-process started by `arena.transport`, exactly as `arena run` would start it. Every reply the
+The checked program sits on seat 0 of real matches played by the match loop
+(`arena.referee.loop`), as in `arena run`; the other seats are the built-in random bot,
+in-process. Each scenario is a fresh process started by `arena.seats.transport`. Every reply the
 program gives is judged the way the rules would take it (`arena.rules.read_ask`,
 `pond_index`), and anything the rules would treat as invalid becomes a `Problem` with the
 reason in words: an ask with a rank instead of a card id, an ask of itself, a pond index that
@@ -31,12 +31,12 @@ from rich.text import Text
 from arena.base.config import LimitsSection, resolve_program
 from arena.base.errors import ConfigError
 from arena.bots import BOTS
-from arena.engine.match import NO_REPLY, Match, MatchSetup
+from arena.engine.match import NO_REPLY, MatchSetup
 from arena.engine.rules import NextPlayer, Rules, StartingPlayer, is_pond_number, why_ask_refused
-from arena.referee.driver import SeatClock, participant_env
-from arena.sdk import Bot
-from arena.seats.replies import Answer, FaultKind, cut
-from arena.seats.transport import SubprocessParticipant, close_all
+from arena.referee.loop import SeatClock, play_match
+from arena.referee.seating import participant_env
+from arena.seats.replies import Answer, FaultKind, InProcessParticipant, Wrapped, cut
+from arena.seats.transport import SubprocessParticipant
 from arena.ui.terminal import inert
 
 CHECKED_SEAT: Final = 0
@@ -249,100 +249,83 @@ def run_checks(command: Sequence[str], cwd: Path, limits: LimitsSection) -> Chec
 def run_scenario(
     scenario: Scenario, command: Sequence[str], cwd: Path, limits: LimitsSection
 ) -> ScenarioReport:
-    """Play one scenario with a new process on seat 0. Always stops and reaps the process."""
+    """Play one scenario with a new process on seat 0 (the match loop stops and reaps it)."""
     report = ScenarioReport(scenario.name, scenario.about)
     setup = scenario.setup
-    seats = len(setup.names)
+    process = SubprocessParticipant(command, cwd, participant_env(CHECKED_SEAT, setup.names[0], {}))
+    clocks = [SeatClock.of(limits) for _ in setup.names]
+    checked = _Checked(process, scenario, clocks[CHECKED_SEAT], report)
     # The other seats: the built-in random bot, in-process (seeded by its own hand).
-    opponents = {seat: BOTS["random"]() for seat in range(1, seats)}
-    participant = SubprocessParticipant(
-        command, cwd, participant_env(CHECKED_SEAT, setup.names[0], {})
+    opponents = [InProcessParticipant(BOTS["random"]().handle) for _ in setup.names[1:]]
+    record = play_match(
+        setup,
+        [checked, *opponents],
+        limits,
+        clocks=clocks,
+        should_stop=lambda: not process.alive,
+        close_grace=EXIT_GRACE,
     )
-    spawned = time.monotonic()
-    participant.start()
-    try:
-        if participant.start_fault is not None:
-            report.problems.append(
-                Problem("start-failed", participant.start_fault.detail, "init", 0)
-            )
-            report.outcome = STOPPED
-        else:
-            report.outcome = _play(scenario, participant, opponents, limits, report, spawned)
-        if report.outcome != STOPPED:
-            _watch_exit(participant, report)
-    finally:
-        close_all([participant], 0)
+    if process.start_fault is not None:
+        report.problems.append(Problem("start-failed", process.start_fault.detail, "init", 0))
+    if record.unsent is not None:
+        report.outcome = STOPPED
+    else:
+        report.outcome = str(record.result.outcome)
+        _note_exit(process, report)
     if report.problems and any(p.kind in ("crashed", "exited", "timeout") for p in report.problems):
-        report.stderr_tail = participant.log.last(STDERR_SHOWN)
+        report.stderr_tail = process.log.last(STDERR_SHOWN)
     if report.problems or report.outcome == STOPPED:
         report.verdict = Verdict.FAILED
     return report
 
 
-def _play(
-    scenario: Scenario,
-    participant: SubprocessParticipant,
-    opponents: dict[int, Bot],
-    limits: LimitsSection,
-    report: ScenarioReport,
-    spawned: float,
-) -> str:
-    """Drive the engine; the outcome, or "stopped" when the participant is gone."""
-    seats = len(scenario.setup.names)
-    clock = SeatClock(limits.replyTimeout, limits.startupTimeout, limits.timeBank)  # as in a match
-    game = Match(scenario.setup).play()
-    try:
-        delivery = next(game)
-        while True:
-            seat, message = delivery
-            if seat != CHECKED_SEAT:
-                delivery = game.send(opponents[seat].handle(message))
-                continue
-            reply = _exchange(participant, message, clock, report, seats, spawned)
-            if (
-                participant.alive
-                and scenario.unknown_message
-                and message["type"] == "starting-hand"
-            ):
-                _exchange(participant, UNKNOWN_MESSAGE, clock, report, seats, spawned)
-            if not participant.alive:
-                game.close()
-                return STOPPED
-            delivery = game.send(reply)
-    except StopIteration as stop:
-        return str(stop.value.outcome)
+class _Checked(Wrapped):
+    """The checked program's seat: every answer judged, and the unknown message slipped in."""
+
+    def __init__(
+        self, inner: SubprocessParticipant, scenario: Scenario, clock: SeatClock, report: ScenarioReport
+    ) -> None:
+        super().__init__(inner)
+        self.scenario = scenario
+        self.clock = clock
+        self.report = report
+        self.seats = len(scenario.setup.names)
+        self.spawned = time.monotonic()
+
+    def start(self) -> None:
+        self.spawned = time.monotonic()
+        super().start()
+
+    def exchange(self, line: bytes, timeout: float) -> Answer:
+        message = orjson.loads(line)
+        answer = super().exchange(line, timeout)
+        self._judge(message, answer)
+        if self.scenario.unknown_message and message["type"] == "starting-hand" and self.alive:
+            extra = self.clock.allowed(UNKNOWN_MESSAGE["type"])
+            unknown = super().exchange(orjson.dumps(UNKNOWN_MESSAGE, option=orjson.OPT_APPEND_NEWLINE), extra)
+            if unknown.delivered:
+                self.clock.charge(UNKNOWN_MESSAGE["type"], unknown.seconds)
+            self._judge(UNKNOWN_MESSAGE, unknown)
+        return answer
+
+    def _judge(self, message: dict[str, Any], answer: Answer) -> None:
+        report = self.report
+        kind = message["type"]
+        report.messages += 1
+        replied = answer.delivered and (answer.fault is None or answer.fault.kind is FaultKind.NOT_JSON)
+        if replied:  # a line came back, even one that is not JSON: it has started and answers
+            if kind == "init":
+                report.startup = time.monotonic() - self.spawned
+            else:
+                report.latencies.append(answer.seconds)
+        report.problems.extend(answer_problems(message, answer, report.messages, self.seats))
 
 
-def _exchange(
-    participant: SubprocessParticipant,
-    message: dict[str, Any],
-    clock: SeatClock,
-    report: ScenarioReport,
-    seats: int,
-    spawned: float,
-) -> Any:
-    kind = message["type"]
-    report.messages += 1
-    answer = participant.exchange(orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE), clock.allowed(kind))
-    if answer.delivered:
-        clock.charge(kind, answer.seconds)
-    replied = answer.delivered and (answer.fault is None or answer.fault.kind is FaultKind.NOT_JSON)
-    if replied:  # a line came back, even one that is not JSON: it has started and answers
-        if kind == "init":
-            report.startup = time.monotonic() - spawned
-        else:
-            report.latencies.append(answer.seconds)
-    report.problems.extend(answer_problems(message, answer, report.messages, seats))
-    return answer.value
-
-
-def _watch_exit(participant: SubprocessParticipant, report: ScenarioReport) -> None:
-    """After the match: stdin closed, a grace to exit, the whole group stopped (as `arena run`
-    does, never reaping first, so a forked child dies too); note a program that lingers or
-    exits with an error."""
+def _note_exit(participant: SubprocessParticipant, report: ScenarioReport) -> None:
+    """After the match (stdin closed, a grace to exit, the whole group stopped, as `arena run`
+    does): note a program that lingered or exited with an error."""
     if participant.proc is None:
         return
-    close_all([participant], EXIT_GRACE)
     code = participant.exit_code
     if not participant.ended_by_itself:
         report.warnings.append(

@@ -26,9 +26,8 @@ from arena.tournaments.runner import MatchPlayed
 from arena.ui.terminal import inert
 
 if TYPE_CHECKING:
-    from concurrent.futures import Executor
-
     from arena.tournaments.cluster import Cluster
+    from arena.tournaments.executors import MatchExecutor
     from arena.tournaments.tournament import RunReport, Tournament
 
 app = typer.Typer(
@@ -111,7 +110,7 @@ def run(
 
     try:
         settings, seats = config_module.load(config, seed=seed, games=games)
-        address = scheduler or settings.tournament.scheduler  # issue 7: matches on a Dask cluster
+        address = scheduler or settings.tournament.scheduler  # matches on a Dask cluster
         if address is not None and jobs is not None:
             raise ConfigError("--jobs and --scheduler: give one (a cluster plays as many matches at once as it has worker threads)")
         plan = tournament.prepare(config, settings, seats, resume=resume)
@@ -122,19 +121,18 @@ def run(
     _stop_on_sigterm()  # Ctrl-C and SIGTERM alike: stop the matches, keep every finished one
     missing = len(plan.missing())
     workers = max(1, min(jobs or default_jobs(), missing))
-    executor: Callable[[], Executor] = lambda: make_executor(workers)
-    # -- issue 7: matches on a Dask cluster (arena/cluster.py, docs/cluster.md) --------------
+    executor: Callable[[], MatchExecutor] = lambda: make_executor(workers)
+    # Matches on a Dask cluster (arena/tournaments/cluster.py, docs/cluster.md).
     cluster = _open_cluster(ctx, address, settings, seats) if address is not None else None
     if cluster is not None:
         workers, executor = max(1, min(cluster.slots, missing)), cluster.executor
-    # -- end of the cluster hook ------------------------------------------------------------
     cwd = Path.cwd()
     if plan.games == 1:
         _run_single(plan, cwd, quiet, executor if cluster is not None else None)
         return
     if not quiet:
         _print_header(plan, workers, missing)
-        if cluster is not None:  # issue 7
+        if cluster is not None:
             out.print(Text(f"  on the Dask cluster at {cluster.address}: {len(cluster.workers)} workers checked, "
                            f"{cluster.slots} threads", style="dim"))
     elif plan.seed_drawn:
@@ -142,7 +140,7 @@ def run(
     try:
         report = _run_with_progress(plan, workers, quiet, executor)
         path = plan.write_standings()
-    except ConfigError as error:  # issue 7: a worker that joined the cluster mid-run, and failed its check
+    except ConfigError as error:  # a worker that joined the cluster mid-run, and failed its check
         fail(str(error), 2)
     except ArenaError as error:
         fail(f"arena error: {error}", 1)
@@ -157,7 +155,7 @@ def run(
 
 
 def _run_single(
-    plan: Tournament, cwd: Path, quiet: bool, executor: Callable[[], Executor] | None = None
+    plan: Tournament, cwd: Path, quiet: bool, executor: Callable[[], MatchExecutor] | None = None
 ) -> None:
     """One match: today's output, a game line and the replay's path."""
     from arena.tournaments import tournament
@@ -167,7 +165,7 @@ def _run_single(
     try:
         report = tournament.run(plan, executor or InlineExecutor, window=1,
                                 on_played=lambda line, played: shown.append((played, plan.folder / line["replay"])))
-    except ConfigError as error:  # issue 7: a worker that failed its check
+    except ConfigError as error:  # a worker that failed its check
         fail(str(error), 2)
     except ArenaError as error:
         fail(f"arena error: {error}", 1)
@@ -182,7 +180,7 @@ def _run_single(
 
 
 def _open_cluster(ctx: typer.Context, address: str, settings: Any, seats: Any) -> Cluster:
-    """Issue 7: connect to and check the cluster, closed with the command. Exit 2 if it cannot run."""
+    """Connect to and check the cluster, closed with the command. Exit 2 if it cannot run."""
     from arena.tournaments.cluster import ClusterError, open_cluster
 
     try:
@@ -207,7 +205,7 @@ def _print_header(plan: Tournament, workers: int, missing: int) -> None:
 
 
 def _run_with_progress(
-    plan: Tournament, workers: int, quiet: bool, executor: Callable[[], Executor]
+    plan: Tournament, workers: int, quiet: bool, executor: Callable[[], MatchExecutor]
 ) -> RunReport:
     from rich.console import Group
     from rich.live import Live

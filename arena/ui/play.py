@@ -1,11 +1,11 @@
 """`arena play`: a person at the terminal against the built-in bots.
 
-The match is an ordinary one: `run_match` drives a `HumanSeat` (seat 0) and in-process bots
-through the same message lines as any participant, and the replay it writes verifies like
-any other. The screen is kept by a *spectator*: every participant is wrapped so that each
-reply is also fed to a mirror of the match (the same engine, the same setup, the same
-replies, so the same events), whose steps are shown as the human seat sees them (see
-`arena.timeline`): nothing on screen comes from a bot's hand.
+The match is an ordinary one: the match loop (`arena.referee.loop.play_match`) drives a
+`HumanSeat` (seat 0) and in-process bots through the same message lines as any participant,
+and the replay it writes verifies like any other. The screen is kept by a `Spectator`, the
+loop's observer: each exchange's faults and each engine event become steps
+(`arena.replays.timeline`), shown as the human seat sees them: nothing on screen comes from a
+bot's hand.
 
 This module and the CLI are the only ones that talk to the terminal.
 """
@@ -30,13 +30,14 @@ from rich.text import Text
 
 from arena.base.config import LimitsSection, bot_command
 from arena.engine.cards import Card
-from arena.engine.match import Delivery, Match, MatchSetup
+from arena.engine.match import MatchSetup
 from arena.engine.rules import Rules, StartingPlayer
-from arena.referee.driver import MatchInterrupted, MatchRecord, run_match
+from arena.engine.views import Message
+from arena.referee.loop import MatchInterrupted, MatchRecord, Unobserved, play_match
 from arena.replays import replay as replay_module
 from arena.replays.timeline import Step, StepKind, TimelineBuilder, rank_name
 from arena.seats.human import HumanSeat, QuitGame
-from arena.seats.replies import Answer, InProcessParticipant, Participant
+from arena.seats.replies import Exchange, InProcessParticipant, Participant, SeatFault
 from arena.ui.show import Names, book_strip, hand_text, seat_style
 
 HUMAN = 0
@@ -67,71 +68,38 @@ def make_setup(options: PlayOptions) -> MatchSetup:
     return MatchSetup.from_seed(options.seed, names, rules, limits=LimitsSection().told_to_seats())
 
 
-# -- the spectator: a mirror of the match, fed every reply -------------------------------
+# -- the screen's view of the match: an observer of the match loop -----------------------
 
 
-class Spectator:
-    """The match replayed alongside the real one, turning its events into steps as they happen."""
+class Spectator(Unobserved):
+    """Turns each exchange's faults and each engine event into steps, shown as they happen."""
 
     def __init__(self, setup: MatchSetup) -> None:
-        self.match = Match(setup)
-        self.game = self.match.play()
         self.builder = TimelineBuilder(setup)
         self.transcript: list[dict[str, Any]] = []
-        self.events_seen = 0
-        self.pending: Delivery | None = next(self.game, None)
+        self.ui: TerminalUI | None = None
 
-    def answered(self, answer: Answer) -> list[Step]:
-        """Feed one reply (in the driver's order) and return the steps it caused."""
-        assert self.pending is not None, "a reply after the end of the match"
-        seat, message = self.pending
-        entry: dict[str, Any] = {"seat": seat, "message": message, "reply": answer.value}
-        if not answer.delivered:
-            entry["delivered"] = False
-        if answer.fault is not None:
-            entry["noReply"] = answer.fault.as_json()
-        self.transcript.append(entry)
-        at = len(self.transcript) - 1
+    def sending(self, index: int, seat: int, message: Message) -> None:
+        if self.ui is not None and seat != HUMAN and message["type"] == "ask":
+            self.ui.before_bot_move()
+
+    def exchanged(self, index: int, exchange: Exchange) -> None:
+        self.transcript.append(exchange.as_json())
+        answer = exchange.answer
         steps = [
-            self.builder.fault({"seat": seat, "at": at, **fault.as_json()})
+            self.builder.fault(SeatFault(exchange.seat, index, fault).as_json())
             for fault in (answer.unsolicited, answer.fault)
             if fault is not None
         ]
-        try:
-            self.pending = self.game.send(answer.value)
-        except StopIteration:
-            self.pending = None
-        for event in self.match.events[self.events_seen :]:
-            step = self.builder.event(event, self.transcript)
-            if step is not None:
-                steps.append(step)
-        self.events_seen = len(self.match.events)
-        return steps
+        self._show(steps)
 
+    def happened(self, event: dict[str, Any]) -> None:
+        step = self.builder.event(event, self.transcript)
+        self._show([step] if step is not None else [])
 
-class Watched:
-    """A participant whose every reply is also shown to the spectator."""
-
-    def __init__(self, inner: Participant, seat: int, spectator: Spectator, ui: TerminalUI) -> None:
-        self.inner, self.seat, self.spectator, self.ui = inner, seat, spectator, ui
-
-    def start(self) -> None:
-        self.inner.start()
-
-    @property
-    def alive(self) -> bool:
-        return self.inner.alive
-
-    def stderr_text(self) -> str:
-        return self.inner.stderr_text()
-
-    def exchange(self, line: bytes, timeout: float) -> Answer:
-        pending = self.spectator.pending
-        if self.seat != HUMAN and pending is not None and pending.message.get("type") == "ask":
-            self.ui.before_bot_move()
-        answer = self.inner.exchange(line, timeout)
-        self.ui.show_steps(self.spectator.answered(answer))
-        return answer
+    def _show(self, steps: list[Step]) -> None:
+        if self.ui is not None and steps:
+            self.ui.show_steps(steps)
 
 
 # -- keys ------------------------------------------------------------------------------
@@ -509,10 +477,11 @@ def play(
         ui.welcome(options)
         deal = spectator.builder.deal()
         ui.show_steps([deal] if deal else [])
-        participants: list[Participant] = [Watched(HumanSeat(ui), HUMAN, spectator, ui)]
-        participants += [Watched(bots(options.level), seat, spectator, ui) for seat in range(1, options.opponents + 1)]
+        spectator.ui = ui
+        participants: list[Participant] = [HumanSeat(ui)]
+        participants += [bots(options.level) for _ in range(options.opponents)]
         try:
-            record = run_match(setup, participants, limits, commands)
+            record = play_match(setup, participants, limits, commands, observer=spectator)
         except MatchInterrupted as stop:
             record = stop.record
             status = 0 if ui.quit else 130

@@ -1,0 +1,352 @@
+"""The match loop: the one function that drives a match.
+
+`play_match` feeds every `Delivery` of a `Match` to its seat's participant, hands the engine
+the reply (or `NO_REPLY`), keeps each seat's clock and records each exchange and fault.
+Whatever a participant does, the match goes on; whatever happens (end, stop, interrupt, an
+internal error), every participant not kept for reuse is stopped and reaped before it returns
+or raises.
+
+Everything that runs, replays, checks or watches a match calls it: `arena run` with processes
+and in-process bots, `replay verify` with `RecordedParticipant`s, `arena check` with the
+checked program beside in-process bots, `arena play` with a `HumanSeat`. They differ in their
+participants and in a `MatchObserver`, told of each exchange and each event as it happens.
+`should_stop` is polled before every message: when it says stop, the match ends `interrupted`
+with the engine's state exactly as the transcript leaves it (`record.unsent` is the message it
+was about to send).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+import orjson
+
+from arena.base.config import LimitsSection
+from arena.engine.match import NO_REPLY, Delivery, Match, MatchSetup, Outcome, Result
+from arena.engine.rules import is_pond_number
+from arena.engine.views import Message
+from arena.seats.recorded import Recording
+from arena.seats.replies import Answer, Exchange, Fault, FaultKind, Participant, SeatFault
+from arena.seats.transport import close_all
+
+
+class MatchInterrupted(Exception):
+    """Ctrl-C mid-match; `record` holds what was played (outcome interrupted)."""
+
+    def __init__(self, record: MatchRecord) -> None:
+        super().__init__("match interrupted")
+        self.record = record
+
+
+@dataclass
+class SeatClock:
+    """Per-seat time: the reply timeout, plus a bank spent by replies that run over it."""
+
+    reply: float
+    startup: float
+    bank: float
+    spent: list[float] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, limits: LimitsSection) -> SeatClock:
+        return cls(limits.replyTimeout, limits.startupTimeout, limits.timeBank)
+
+    def allowed(self, message_type: str) -> float:
+        return self.startup if message_type == "init" else self.reply + self.bank
+
+    def limit_text(self, message_type: str) -> str:
+        """Which settings make the time a seat has for this message, for a timeout's detail."""
+        if message_type == "init":
+            return f"limits.startupTimeout ({self.startup:g} s, start-up included)"
+        return (
+            f"limits.replyTimeout ({self.reply:g} s) plus what was left of limits.timeBank "
+            f"({self.bank:g} s)"
+        )
+
+    def charge(self, message_type: str, seconds: float) -> None:
+        self.spent.append(seconds)
+        if message_type != "init":
+            self.bank = max(0.0, self.bank - max(0.0, seconds - self.reply))
+
+    def summary(self) -> dict[str, Any]:
+        if not self.spent:
+            return {"replies": 0}
+        ordered = sorted(self.spent)
+        p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+        return {
+            "replies": len(ordered),
+            "meanMs": round(statistics.fmean(ordered) * 1000, 3),
+            "p95Ms": round(p95 * 1000, 3),
+            "maxMs": round(ordered[-1] * 1000, 3),
+        }
+
+
+@dataclass
+class MatchRecord:
+    """Everything a replay holds about one played match."""
+
+    setup: MatchSetup
+    commands: list[list[str]]
+    in_process: list[bool] = field(default_factory=list)  # seats played by an in-process bot
+    result: Result = field(default_factory=lambda: Result(Outcome.INTERRUPTED, (), ()))
+    transcript: list[Exchange] = field(default_factory=list)
+    faults: list[SeatFault] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    timings: list[dict[str, Any]] = field(default_factory=list)
+    logs: list[str] = field(default_factory=list)
+    started_at: str = ""
+    seconds: float = 0.0
+    kept: list[int] = field(default_factory=list)  # seats left running for reuse, not stopped
+    unsent: Delivery | None = None  # the message the engine was about to send when stopped
+
+    def fault_counts(self) -> list[dict[str, int]]:
+        counts: list[Counter[str]] = [Counter() for _ in self.setup.names]
+        for fault in self.faults:
+            counts[fault.seat][str(fault.kind)] += 1
+        return [dict(c) for c in counts]
+
+
+class MatchObserver(Protocol):
+    """Told of a match as it is played; must not raise (it would end the match as a bug)."""
+
+    def sending(self, index: int, seat: int, message: Message) -> None:
+        """Message `index` is about to be delivered to `seat`."""
+        ...
+
+    def exchanged(self, index: int, exchange: Exchange) -> None:
+        """Message `index` was answered (its faults are in `exchange.answer`)."""
+        ...
+
+    def happened(self, event: dict[str, Any]) -> None:
+        """The engine recorded an event (after the reply that caused it)."""
+        ...
+
+
+class Unobserved:
+    """An observer that notes nothing; subclass it to hear only some of what happens."""
+
+    def sending(self, index: int, seat: int, message: Message) -> None:
+        pass
+
+    def exchanged(self, index: int, exchange: Exchange) -> None:
+        pass
+
+    def happened(self, event: dict[str, Any]) -> None:
+        pass
+
+
+UNOBSERVED = Unobserved()
+
+
+def never() -> bool:
+    return False
+
+
+def play_match(
+    setup: MatchSetup,
+    participants: Sequence[Participant],
+    limits: LimitsSection,
+    commands: Sequence[Sequence[str]] = (),
+    *,
+    observer: MatchObserver = UNOBSERVED,
+    should_stop: Callable[[], bool] = never,
+    reuse: bool = False,
+    close_grace: float | None = None,
+    clocks: Sequence[SeatClock] | None = None,
+) -> MatchRecord:
+    """Play one match to its end, or until `should_stop()`; returns its record.
+
+    Every participant is stopped and reaped before this returns (with `close_grace`, default
+    `limits.closeGrace`, to exit by itself; none when stopped), except, with `reuse`, those of
+    a completed match that asked for it in their `init` reply (`{"reuse": true}`), whose
+    seats are in `record.kept`. `clocks` (default: one per seat from `limits`) may be shared
+    with a caller that also talks to a seat.
+
+    Raises MatchInterrupted on KeyboardInterrupt, its record holding what was played (outcome
+    interrupted); any other error propagates, every participant stopped too.
+    """
+    record = MatchRecord(setup, [list(c) for c in commands] or [[] for _ in participants])
+    record.in_process = [p.in_process for p in participants]
+    record.started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    clocks = list(clocks) if clocks is not None else [SeatClock.of(limits) for _ in participants]
+    match = Match(setup)
+    began = time.monotonic()
+    interrupted = stopped = False
+    try:
+        try:
+            for participant in participants:  # all start together: their start-up overlaps
+                participant.start()  # (a reused one is running already)
+                participant.begin_match()
+            for seat, participant in enumerate(participants):
+                if participant.start_fault is not None:
+                    record.faults.append(SeatFault(seat, 0, participant.start_fault))
+            record.unsent = _exchanges(match, participants, clocks, record, observer, should_stop)
+            stopped = record.unsent is not None
+            record.result = match.result(Outcome.INTERRUPTED) if stopped else record.result
+            _note_leftovers(participants, record)
+            if reuse and not stopped:
+                record.kept = _reusable(participants, record)
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            try:
+                if interrupted:
+                    record.kept = []
+                ending = [p for seat, p in enumerate(participants) if seat not in record.kept]
+                grace = limits.closeGrace if close_grace is None else close_grace
+                close_all(ending, 0.0 if interrupted or stopped else grace)
+            except KeyboardInterrupt:
+                interrupted = True
+    finally:
+        record.seconds = time.monotonic() - began
+        record.events = match.events
+        record.timings = [clock.summary() for clock in clocks]
+        record.logs = [p.stderr_text() for p in participants]
+    if interrupted:
+        # The interrupt may have landed inside the engine, between two messages: the
+        # recorded replies played again give the state the transcript itself describes.
+        again = replay_transcript(setup, record.transcript)
+        record.result, record.events = again.result, again.events
+    record.faults = with_rule_faults(record.faults, record.transcript, record.events)
+    if interrupted:
+        raise MatchInterrupted(record)
+    return record
+
+
+def with_rule_faults(
+    faults: Sequence[SeatFault], transcript: Sequence[Exchange], events: Sequence[dict[str, Any]]
+) -> list[SeatFault]:
+    """The faults, with every reply that was read but broke a rule: each refused ask and each
+    pond index that is not a finite number, in transcript order.
+
+    A reply that could not be read at all is a fault of its own already (timeout, not-json…),
+    and a seat that is gone owes nothing more: neither counts twice.
+    """
+    found = list(faults)
+    for event in events:
+        if event["event"] == "invalid-ask" and event.get("reason") != "no-reply":
+            detail = f"{event.get('reason')}: {event.get('detail', '')}"
+            found.append(SeatFault(event["seat"], event["at"], Fault(FaultKind.REFUSED_ASK, detail)))
+    for at, exchange in enumerate(transcript):
+        kind = exchange.message["type"]
+        reply = exchange.reply
+        if kind in ("go-fish", "pick-up") and reply is not NO_REPLY and not is_pond_number(reply):
+            shown = orjson.dumps(reply).decode()[:80] if reply is not None else "null"
+            detail = f"a {kind} reply must be a pond index (a number), got {shown}: it counts as 0"
+            found.append(SeatFault(exchange.seat, at, Fault(FaultKind.BAD_POND_INDEX, detail)))
+    return sorted(found, key=lambda fault: fault.at)  # stable: equal `at` keep their order
+
+
+def replay_transcript(
+    setup: MatchSetup,
+    transcript: Sequence[Exchange],
+    *,
+    observer: MatchObserver = UNOBSERVED,
+) -> MatchRecord:
+    """The match played again from recorded exchanges, by the match loop with a recorded
+    participant per seat: its result is `interrupted` when the transcript stops before the
+    match ends, and `unsent` is then the message the engine would send next."""
+    recording = Recording(transcript)
+    seats = [recording.seat(seat) for seat in range(len(setup.names))]
+    return play_match(
+        setup,
+        seats,
+        LimitsSection(),
+        observer=observer,
+        should_stop=lambda: recording.exhausted,
+    )
+
+
+def _exchanges(
+    match: Match,
+    participants: Sequence[Participant],
+    clocks: list[SeatClock],
+    record: MatchRecord,
+    observer: MatchObserver,
+    should_stop: Callable[[], bool],
+) -> Delivery | None:
+    """Deliver every message; None when the match ended, else the delivery not sent."""
+    transcript, faults, events = record.transcript, record.faults, match.events
+    game = match.play()
+    seen = 0
+    try:
+        delivery = next(game)
+        while True:
+            if should_stop():
+                game.close()
+                return delivery
+            seat, message = delivery
+            kind = message["type"]
+            clock = clocks[seat]
+            index = len(transcript)
+            observer.sending(index, seat, message)
+            line = orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
+            answer: Answer = participants[seat].exchange(line, clock.allowed(kind))
+            if answer.fault is not None and answer.fault.kind is FaultKind.TIMEOUT:
+                answer = _explained_timeout(answer, kind, clock)
+            if answer.delivered:
+                clock.charge(kind, answer.seconds)
+            if answer.unsolicited is not None:
+                faults.append(SeatFault(seat, index, answer.unsolicited))
+            if answer.fault is not None:
+                faults.append(SeatFault(seat, index, answer.fault))
+            exchange = Exchange(seat, message, answer)
+            transcript.append(exchange)
+            observer.exchanged(index, exchange)
+            try:
+                delivery = game.send(answer.value)
+            finally:
+                while seen < len(events):
+                    observer.happened(events[seen])
+                    seen += 1
+    except StopIteration as stop:
+        record.result = stop.value
+        return None
+
+
+def _explained_timeout(answer: Answer, kind: str, clock: SeatClock) -> Answer:
+    """A timeout's detail says the time it took and which settings give a seat more time."""
+    assert answer.fault is not None
+    fault = answer.fault
+    detail = (
+        f"{fault.detail} The message was `{kind}`, stopped after {answer.seconds:.2f} s; its "
+        f"time is {clock.limit_text(kind)}: raise that in the config if the bot needs longer."
+    )
+    return replace(answer, fault=replace(fault, detail=detail))
+
+
+def _reusable(participants: Sequence[Participant], record: MatchRecord) -> list[int]:
+    """Seats still running whose `init` reply asked to be kept for the next match."""
+    asked = {
+        exchange.seat
+        for exchange in record.transcript
+        if exchange.message["type"] == "init"
+        and isinstance(exchange.reply, dict)
+        and exchange.reply.get("reuse") is True
+    }
+    return [seat for seat, p in enumerate(participants) if seat in asked and p.keepable]
+
+
+def _note_leftovers(participants: Sequence[Participant], record: MatchRecord) -> None:
+    """Output found after the last reply was not asked for either: record it (at the end)."""
+    for seat, participant in enumerate(participants):
+        leftover = participant.leftover()
+        if leftover is not None:
+            record.faults.append(SeatFault(seat, len(record.transcript), leftover))
+
+
+__all__ = [
+    "MatchInterrupted",
+    "MatchObserver",
+    "MatchRecord",
+    "SeatClock",
+    "Unobserved",
+    "play_match",
+    "replay_transcript",
+]
