@@ -164,12 +164,13 @@ class Browser:
                 if message["method"] == method:
                     return message
 
-    def open(self, url: str) -> None:
+    def open(self, url: str, also: tuple[str, ...] = ()) -> None:
+        """Navigate and wait for the load event; `also` enables more domains first (`Network`, `Log`)."""
         targets = self.send("Target.getTargets")["targetInfos"]
         page = next(t for t in targets if t["type"] == "page")
         self.session = self.send("Target.attachToTarget", targetId=page["targetId"], flatten=True)["sessionId"]
-        self.send("Page.enable")
-        self.send("Runtime.enable")
+        for domain in ("Page", "Runtime", *also):
+            self.send(f"{domain}.enable")
         self.send("Page.navigate", url=url)
         self.wait_event("Page.loadEventFired")
 

@@ -137,9 +137,13 @@ def run(
                            f"{cluster.slots} threads", style="dim"))
     elif plan.seed_drawn:
         err.print(f"seed {plan.seed} (drawn)")
+    from arena.ui.report import LiveReport  # issue 16: report.html beside standings.json
+
+    page = LiveReport(plan)
     try:
-        report = _run_with_progress(plan, workers, quiet, executor)
+        report = _run_with_progress(plan, workers, quiet, executor, page.played)
         path = plan.write_standings()
+        page.finish()
     except ConfigError as error:  # a worker that joined the cluster mid-run, and failed its check
         fail(str(error), 2)
     except ArenaError as error:
@@ -205,7 +209,8 @@ def _print_header(plan: Tournament, workers: int, missing: int) -> None:
 
 
 def _run_with_progress(
-    plan: Tournament, workers: int, quiet: bool, executor: Callable[[], MatchExecutor]
+    plan: Tournament, workers: int, quiet: bool, executor: Callable[[], MatchExecutor],
+    recorded: Callable[[dict[str, Any]], None],
 ) -> RunReport:
     from rich.console import Group
     from rich.live import Live
@@ -216,7 +221,7 @@ def _run_with_progress(
 
     window = 1 if workers == 1 else 2 * workers
     if quiet or not out.is_terminal:
-        return tournament.run(plan, executor, window=window)
+        return tournament.run(plan, executor, window=window, on_played=lambda line, played: recorded(line))
     standings = plan.standings()
     progress = progress_bar()
     done = len(plan.done)
@@ -228,6 +233,7 @@ def _run_with_progress(
 
     with Live(view(), console=out, refresh_per_second=4, transient=True) as live:
         def on_played(line: dict[str, Any], played: MatchPlayed) -> None:
+            recorded(line)
             standings.add(MatchResult.from_line(line))
             progress.advance(task)
             now = time.monotonic()
@@ -251,7 +257,30 @@ def _print_standings(plan: Tournament, report: RunReport, path: Path, cwd: Path)
     retried = f", {report.retries} retried after a worker died" if report.retries else ""
     out.print(Text(f"{report.played} matches played in {report.seconds:.1f} s ({rate:.1f}/s){retried}", style="dim"))
     out.print(Text(f"replays and {plan.results_path.name} in {_relative(plan.folder, cwd)}; "
-                   f"standings: {_relative(path, cwd)}", style="dim"))
+                   f"standings: {_relative(path, cwd)}; report: {_relative(path.parent / 'report.html', cwd)}",
+                   style="dim"))
+
+
+@app.command()
+def report(
+    folder: Annotated[Path, typer.Argument(help="A tournament's replays folder (the one with results.jsonl).")],
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="The page to write [default: FOLDER/report.html].")] = None,
+    view: Annotated[list[int] | None, typer.Option("--view", metavar="GAME", min=1, help="Also build the viewer page of game GAME (as `arena run` numbers them), beside its replay, and link it; repeatable.")] = None,
+    tournament_id: Annotated[str | None, typer.Option("--tournament", metavar="ID", help="The tournament to report when the folder holds several [default: the last one written].")] = None,
+) -> None:
+    """One self-contained page of a tournament: standings, plots, every match linked to its replay."""
+    from arena.ui import report as report_module
+
+    try:
+        built = report_module.build(folder, output, tournament=tournament_id, views=view or (),
+                                    folder_arg=str(folder))
+    except ConfigError as error:
+        fail(str(error), 2)
+    except ArenaError as error:
+        fail(f"arena error: {error}", 1)
+    for page in built.views:
+        out.print(Text(f"wrote {page}"))
+    out.print(Text(f"wrote {built.path} ({built.matches} {'match' if built.matches == 1 else 'matches'})"))
 
 
 @replay_app.command("verify")

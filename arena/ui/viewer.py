@@ -90,18 +90,23 @@ def _hash(source: str) -> str:
 
 def render(replay: Mapping[str, Any], title: str = "Go Fish replay") -> str:
     """The page for a replay, as HTML text. Raises ReplayError."""
-    style, script = _asset("viewer.css"), _asset("viewer.js")
+    return page("viewer", page_data(replay), title)
+
+
+def page(name: str, data: Any, title: str) -> str:
+    """`static/NAME.html` with NAME.css, NAME.js and `data` put in place, under a strict CSP."""
+    style, script = _asset(f"{name}.css"), _asset(f"{name}.js")
     csp = f"default-src 'none'; script-src {_hash(script)}; style-src {_hash(style)}; base-uri 'none'; form-action 'none'"
     values = {
         "__CSP__": csp,
         "__STYLE__": style,
         "__SCRIPT__": script,
-        "__DATA__": script_json(page_data(replay)),
+        "__DATA__": script_json(data),
         "__TITLE__": _escape_html(title),
     }
-    page = _asset("viewer.html")
+    template = _asset(f"{name}.html")
     # One pass over the template, so a placeholder inside inserted text is never expanded.
-    pieces = [page]
+    pieces = [template]
     for key in _PLACEHOLDERS:
         pieces = [part for piece in pieces for part in _split_keep(piece, key)]
     return "".join(values.get(piece, piece) for piece in pieces)

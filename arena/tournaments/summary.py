@@ -1,0 +1,364 @@
+"""What a tournament's report shows, summarised from its results lines: pure, no I/O.
+
+    entries = select(lines)                  # one tournament's valid lines, each match once
+    summary = Summary.of(entries)            # or Summary(names) and `add` one match at a time
+    data = summary.as_json(sprt=sprt_of(standings_document))
+
+A line is untrusted (a person may have edited the file): `entry` checks its shape and returns
+None for one that does not fit. A match is (run, game): a line repeated in a folder merged from
+copies counts once; the same game played by two runs of the tournament is two matches.
+
+Ratings, wins, places and faults are `standings.Standings` (the same figures as
+standings.json). What is added here: intervals over deal groups, the rating's path, seat
+advantage, books and seat-count distributions, and the list of matches as compact columns.
+
+**Intervals over groups.** The matches that share one deal (a duplicate group; without
+duplicate deals every match has its own) are correlated, so the unit of an interval is the
+deal: the share's variance is the cluster-robust one over deals (per-deal sums against the
+overall share), and the interval is Wilson's score interval on the effective number of matches
+p(1-p)/se², kept between the number of deals (each deal one trial) and the number of matches
+(every match independent). With no spread to measure (one deal, or every deal alike) each deal
+counts as one trial.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena.tournaments.standings import Z95, MatchResult, Row, Standings, win_shares
+
+FORMAT = "gofish-arena-report/1"
+RATING_POINTS = 300  # about this many points of each rating's path are kept (at most twice)
+SPRT_POINTS = 2000  # at most this many points of an LLR path are drawn
+_FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.json")  # a replay the page may link to
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One results line, checked."""
+
+    result: MatchResult
+    run: str
+    stamp: str
+    deal: object  # what makes two matches share a deal: (run-independent) deal seed, or the match
+    outcome: str
+    replay: str
+    seats: tuple[int, ...] | None  # config indices of the seated participants, when recorded
+
+
+def _ints(value: object, size: int, low: int = 0) -> tuple[int, ...] | None:
+    if (isinstance(value, list) and len(value) == size
+            and all(type(item) is int and item >= low for item in value)):
+        return tuple(value)
+    return None
+
+
+def entry(line: Mapping[str, Any]) -> Entry | None:
+    """A results line as the report needs it, or None when it is not shaped like one."""
+    names, game, run = line.get("seating"), line.get("game"), line.get("run")
+    if not (isinstance(names, list) and 2 <= len(names) <= 64 and all(isinstance(n, str) for n in names)):
+        return None
+    if type(game) is not int or game < 0 or not isinstance(run, str):
+        return None
+    size = len(names)
+    scores, ranks = _ints(line.get("scores"), size), _ints(line.get("ranks"), size, 1)
+    if scores is None or ranks is None:
+        return None
+    faults_value = line.get("faults") or [{}] * size
+    if not (isinstance(faults_value, list) and len(faults_value) == size and all(
+            isinstance(f, dict) and all(isinstance(k, str) and type(v) is int and v >= 0 for k, v in f.items())
+            for f in faults_value)):
+        return None
+    invalid = _ints(line.get("invalidAsks") or [0] * size, size)
+    if invalid is None:
+        return None
+    deal_seed = line.get("dealSeed")
+    stamp, outcome, replay = line.get("stamp"), line.get("outcome"), line.get("replay")
+    return Entry(
+        result=MatchResult(game, tuple(names), scores, ranks, tuple(faults_value), invalid),
+        run=run,
+        stamp=stamp if isinstance(stamp, str) else "",
+        deal=("deal", deal_seed) if type(deal_seed) is int else ("match", run, game),
+        outcome=outcome if isinstance(outcome, str) else "?",
+        replay=replay if isinstance(replay, str) else "",
+        seats=_ints(line.get("seats"), size),
+    )
+
+
+def tournaments_in(lines: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The tournament ids of `lines`, the most recently written last."""
+    seen: dict[str, None] = {}
+    for line in lines:
+        identity = line.get("tournament")
+        if isinstance(identity, str):
+            seen.pop(identity, None)
+            seen[identity] = None
+    return list(seen)
+
+
+@dataclass(frozen=True)
+class Selection:
+    entries: list[Entry]  # in game order, then in the order the runs first appear
+    skipped: int  # lines of this tournament that were not shaped like results lines
+    repeated: int  # lines of a match already counted
+
+
+def select(lines: Sequence[Mapping[str, Any]], tournament: str, run: str | None = None) -> Selection:
+    """The matches of one tournament (and one run of it, if given), each counted once."""
+    seen: set[tuple[str, int]] = set()
+    runs: dict[str, int] = {}
+    chosen: list[Entry] = []
+    skipped = repeated = 0
+    for line in lines:
+        if line.get("tournament") != tournament or (run is not None and line.get("run") != run):
+            continue
+        checked = entry(line)
+        if checked is None:
+            skipped += 1
+            continue
+        key = (checked.run, checked.result.game)
+        if key in seen:
+            repeated += 1
+            continue
+        seen.add(key)
+        runs.setdefault(checked.run, len(runs))
+        chosen.append(checked)
+    chosen.sort(key=lambda e: (e.result.game, runs[e.run]))
+    return Selection(chosen, skipped, repeated)
+
+
+def grouped_interval(groups: Iterable[tuple[float, float]], z: float = Z95) -> tuple[float, float]:
+    """The 95 % interval of a share from (successes, trials) per correlated group; (0, 1) if empty."""
+    pairs = [(wins, trials) for wins, trials in groups if trials > 0]
+    total = sum(trials for _, trials in pairs)
+    if not total:
+        return 0.0, 1.0
+    count = len(pairs)
+    share = sum(wins for wins, _ in pairs) / total
+    effective = float(count)
+    if count >= 2:
+        spread = sum((wins - share * trials) ** 2 for wins, trials in pairs)
+        variance = count / (count - 1) * spread / (total * total)
+        if variance > 0 and 0 < share < 1:
+            effective = min(float(total), max(float(count), share * (1 - share) / variance))
+    return _wilson(share, effective, z)
+
+
+def _wilson(share: float, trials: float, z: float) -> tuple[float, float]:
+    z2 = z * z
+    centre = (share + z2 / (2 * trials)) / (1 + z2 / trials)
+    half = z * math.sqrt(share * (1 - share) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def sprt_of(document: object) -> dict[str, Any] | None:
+    """The `sprt` of a standings document, checked and thinned for drawing; None if absent or bad."""
+    if not isinstance(document, dict) or not isinstance(sprt := document.get("sprt"), dict):
+        return None
+    numbers = {key: sprt.get(key) for key in ("llr", "lower", "upper")}
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in numbers.values()):
+        return None
+    history = sprt.get("history")
+    points = [
+        [float(point[0]), float(point[1])]
+        for point in (history if isinstance(history, list) else [])
+        if isinstance(point, list) and len(point) == 2
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in point)
+    ]
+    if len(points) > SPRT_POINTS:
+        step = math.ceil(len(points) / SPRT_POINTS)
+        points = points[::step] + ([points[-1]] if (len(points) - 1) % step else [])
+    decision = sprt.get("decision")
+    return {
+        **{key: float(value) for key, value in numbers.items()},  # type: ignore[arg-type]
+        "decision": decision[:40] if isinstance(decision, str) else None,
+        "matches": sprt.get("matches") if type(sprt.get("matches")) is int else None,
+        "groups": sprt.get("groups") if type(sprt.get("groups")) is int else None,
+        "history": points,
+    }
+
+
+class Summary:
+    """Every figure of the report, updated one match at a time."""
+
+    def __init__(self, names: Iterable[str] = (), *, expected: int = 0) -> None:
+        self.names: list[str] = []
+        self.index: dict[str, int] = {}
+        self.standings = Standings(())
+        self.wins_by_deal: list[dict[object, list[float]]] = []  # per participant: deal -> wins, matches
+        self.books: list[Counter[int]] = []  # per participant: books laid in a match -> matches
+        self.seat_counts: list[list[int]] = []  # per participant: matches in each seat
+        self.seat_wins: list[dict[object, list[float]]] = []  # per seat: deal -> wins, matches
+        self.outcomes: Counter[str] = Counter()
+        self.runs: dict[str, tuple[int, str]] = {}  # run id -> its number here, its stamp
+        self.in_game_order = True
+        self.last: tuple[int, int] = (-1, -1)
+        # the match list, as columns
+        self.games: list[int] = []
+        self.run_of: list[int] = []
+        self.table_sizes: list[int] = []
+        self.seated: list[int] = []  # participant indices, k per match
+        self.scored: list[int] = []
+        self.faulted: list[int] = []  # faults and invalid asks, per seat
+        self.files: list[str] = []
+        for name in names:
+            self._participant(name)
+        self.stride = max(1, math.ceil(expected / RATING_POINTS))
+        self.path: list[tuple[int, list[tuple[float, float]]]] = [(0, self._ratings())]
+
+    @classmethod
+    def of(cls, entries: Sequence[Entry], names: Iterable[str] = ()) -> Summary:
+        ordered = list(names) or _names_in_config_order(entries)
+        summary = cls(ordered, expected=len(entries))
+        for item in entries:
+            summary.add(item)
+        return summary
+
+    def _participant(self, name: str) -> int:
+        found = self.index.get(name)
+        if found is not None:
+            return found
+        self.index[name] = len(self.names)
+        self.names.append(name)
+        rating = self.standings.ratings.setdefault(name, self.standings.model.rating(name=name))
+        row = self.standings.rows.setdefault(name, Row(name))
+        row.mu, row.sigma = rating.mu, rating.sigma
+        self.wins_by_deal.append({})
+        self.books.append(Counter())
+        self.seat_counts.append([])
+        return self.index[name]
+
+    def _ratings(self) -> list[tuple[float, float]]:
+        return [(self.standings.rows[n].mu, self.standings.rows[n].sigma) for n in self.names]
+
+    @property
+    def matches(self) -> int:
+        return self.standings.matches
+
+    def add(self, item: Entry) -> None:
+        result = item.result
+        run, stamp = self.runs.setdefault(item.run, (len(self.runs), item.stamp))
+        order = (result.game, run)
+        if order < self.last:
+            self.in_game_order = False
+        self.last = max(self.last, order)
+        seated = [self._participant(name) for name in result.names]
+        self.standings.add(result)
+        shares = win_shares(result.ranks)
+        k = len(seated)
+        while len(self.seat_wins) < k:
+            self.seat_wins.append({})
+        for seat, who in enumerate(seated):
+            tally = self.wins_by_deal[who].setdefault(item.deal, [0.0, 0])
+            tally[0] += shares[seat]
+            tally[1] += 1
+            seat_tally = self.seat_wins[seat].setdefault(item.deal, [0.0, 0])
+            seat_tally[0] += shares[seat]
+            seat_tally[1] += 1
+            self.books[who][result.scores[seat]] += 1
+            counts = self.seat_counts[who]
+            counts.extend([0] * (k - len(counts)))
+            counts[seat] += 1
+        self.outcomes[item.outcome] += 1
+        self.games.append(result.game)
+        self.run_of.append(run)
+        self.table_sizes.append(k)
+        self.seated.extend(seated)
+        self.scored.extend(result.scores)
+        self.faulted.extend(
+            sum(result.faults[seat].values()) + result.invalid_asks[seat] for seat in range(k)
+        )
+        self.files.append(_file_part(item.replay, stamp))
+        if self.matches % self.stride == 0:
+            self.path.append((self.matches, self._ratings()))
+            if len(self.path) > 2 * RATING_POINTS:
+                self.path = self.path[::2]
+                self.stride *= 2
+
+    def as_json(self, *, sprt: Mapping[str, Any] | None = None, **header: Any) -> dict[str, Any]:
+        """The report's data: plain JSON, every per-participant list in `names` order."""
+        standings = self.standings
+        rows = [standings.rows[name] for name in self.names]
+        ranked = [self.index[row.name] for row in standings.ranked() if row.name in self.index]
+        path = self.path if self.path[-1][0] == self.matches else [*self.path, (self.matches, self._ratings())]
+        kinds = sorted({kind for row in rows for kind in row.faults})
+        most_books = max((max(c) for c in self.books if c), default=0)
+        seats = max((len(c) for c in self.seat_counts), default=0)
+        return {
+            "format": FORMAT,
+            **header,
+            "matches": self.matches,
+            "runs": [{"run": run, "stamp": stamp} for run, (_, stamp) in self.runs.items()],
+            "names": self.names,
+            "ranked": ranked,
+            "rows": [
+                {
+                    **row.as_json(),
+                    "interval": [round(v, 6) for v in grouped_interval(
+                        (wins, trials) for wins, trials in self.wins_by_deal[i].values())],
+                    "deals": len(self.wins_by_deal[i]),
+                }
+                for i, row in enumerate(rows)
+            ],
+            "pairwise": [
+                [None if a == b or not (pair := standings.pair(a, b)).matches
+                 else [round(pair.share, 4), pair.matches] for b in self.names]
+                for a in self.names
+            ],
+            "ratingPath": {
+                "matches": [point[0] for point in path],
+                "mu": [[round(point[1][i][0], 3) if i < len(point[1]) else None for point in path]
+                       for i in range(len(self.names))],
+                "sigma": [[round(point[1][i][1], 3) if i < len(point[1]) else None for point in path]
+                          for i in range(len(self.names))],
+            },
+            "faultKinds": [*kinds, "invalid-ask"],
+            "faults": [[row.fault(kind) for kind in kinds] + [row.invalid_asks] for row in rows],
+            "books": [[counts[b] for b in range(most_books + 1)] for counts in self.books],
+            "seatWins": [
+                {"share": round(sum(w for w, _ in deals.values()) / max(1, sum(n for _, n in deals.values())), 6),
+                 "matches": sum(n for _, n in deals.values()),
+                 "interval": [round(v, 6) for v in grouped_interval((w, n) for w, n in deals.values())]}
+                for deals in self.seat_wins
+            ],
+            "seatCounts": [counts + [0] * (seats - len(counts)) for counts in self.seat_counts],
+            "outcomes": dict(sorted(self.outcomes.items())),
+            "sprt": dict(sprt) if sprt is not None else None,
+            "list": {
+                "game": self.games,
+                "run": self.run_of,
+                "size": self.table_sizes,
+                "seated": self.seated,
+                "scores": self.scored,
+                "faults": self.faulted,
+                "file": self.files,
+            },
+        }
+
+
+def linkable(replay: str) -> bool:
+    """Whether a results line's replay name is a plain file name the page may link to."""
+    return _FILE_NAME.fullmatch(replay) is not None
+
+
+def _file_part(replay: str, stamp: str) -> str:
+    """A replay's file name without its run's stamp and `.json`, if it is a plain name at all."""
+    if not linkable(replay):
+        return ""
+    stem = replay[: -len(".json")]
+    return stem[len(stamp):] if stamp and stem.startswith(stamp) else "/" + stem
+
+
+def _names_in_config_order(entries: Sequence[Entry]) -> list[str]:
+    """Participants by their config index where lines record it, else by first appearance."""
+    place: dict[str, tuple[int, int]] = {}
+    for number, item in enumerate(entries):
+        for seat, name in enumerate(item.result.names):
+            index = item.seats[seat] if item.seats is not None else 1 << 30
+            place[name] = min(place.get(name, (index, number)), (index, number))
+    return sorted(place, key=place.__getitem__)

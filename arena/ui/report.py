@@ -1,0 +1,253 @@
+"""`report.html`: one self-contained page of a tournament's standings, plots and matches.
+
+The page is `static/report.html` with its stylesheet, script and the summary
+(`arena.tournaments.summary`) put in place the way the replay viewer does it
+(`viewer.page`): the data is JSON in a `<script type="application/json">` block with no `<`,
+`>` or `&` in it, the script inserts every string with `textContent`, and a
+Content-Security-Policy allows only the page's own script and style. Plots are hand-written
+SVG: no library, no network, the page works from `file://` years later.
+
+    LiveReport(plan)       beside standings.json while a run goes: `played(line)` after each
+                           results line, rewritten at most every REFRESH_SECONDS; `finish()`
+    build(folder, ...)     the page for any replays folder, finished or merged (`arena report`)
+
+Every match links to its replay; a viewer page is built only for the matches asked for.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import orjson
+
+from arena.base import files
+from arena.base.errors import ArenaError, ConfigError, ReplayError, WriteError
+from arena.replays import replay as replay_module
+from arena.tournaments import summary as summary_module
+from arena.tournaments.summary import Entry, Summary
+from arena.tournaments.tournament import RESULTS, STANDINGS, Tournament, read_results
+from arena.ui import viewer
+
+REPORT = "report.html"
+REFRESH_SECONDS = 5.0  # a running tournament's page is rewritten at most this often
+MARKER = b'<meta name="generator" content="gofish-arena report">'  # a page this module wrote
+STANDINGS_LIMIT = 64 << 20  # bytes of standings.json read at most
+
+
+def render(data: Mapping[str, Any]) -> str:
+    """The page for a summary's data, as HTML text."""
+    title = f"Go Fish tournament {data.get('tournament') or ''}".strip()
+    return viewer.page("report", data, title)
+
+
+def _now() -> str:
+    return datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+def _href_prefix(folder: Path, output: Path) -> str:
+    """How the page at `output` links to a file of `folder`: a relative, percent-encoded path."""
+    relative = os.path.relpath(folder.resolve(), output.resolve().parent)
+    if relative == ".":
+        return ""
+    return "/".join(quote(part) for part in Path(relative).parts) + "/"
+
+
+def _standings_document(path: Path) -> dict[str, Any] | None:
+    """standings.json if it is there and readable JSON (it is only consulted, never believed)."""
+    try:
+        with open(path, "rb") as file:
+            raw = file.read(STANDINGS_LIMIT + 1)
+        document = orjson.loads(raw) if len(raw) <= STANDINGS_LIMIT else None
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return document if isinstance(document, dict) else None
+
+
+def _header(document: Mapping[str, Any] | None, tournament: str) -> dict[str, Any]:
+    """What standings.json says of the run, when it is of this tournament and well typed."""
+    if document is None or document.get("tournament") != tournament:
+        return {}
+    header: dict[str, Any] = {}
+    for key, kind in (("games", int), ("seed", int), ("seats", int), ("complete", bool), ("duplicate", bool)):
+        value = document.get(key)
+        if type(value) is kind:
+            header[key] = value
+    return header
+
+
+def _write(output: Path, page: str) -> Path:
+    """Write the page atomically; replace only a page this module wrote. Raises ArenaError."""
+    try:
+        with open(output, "rb") as file:
+            head = file.read(4096)
+    except FileNotFoundError:
+        head = MARKER
+    except OSError as error:
+        raise WriteError(f"cannot write {output}: {error.strerror or error}") from None
+    if MARKER not in head:
+        raise ConfigError(f"{output} exists and is not an arena report: give another -o")
+    files.replace(output, page.encode("utf-8"))
+    return output
+
+
+# -- a report of any replays folder ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Built:
+    path: Path
+    matches: int
+    views: list[Path]  # viewer pages written for the picked matches
+
+
+def build(
+    folder: Path,
+    output: Path | None = None,
+    *,
+    tournament: str | None = None,
+    views: Sequence[int] = (),
+    folder_arg: str | None = None,
+) -> Built:
+    """Write the report of `folder`'s results.jsonl (every run of one tournament, each match once).
+
+    `tournament` picks one when the folder holds several (default: the one written last).
+    `views` are game numbers (1-based, as `arena run` prints them) whose viewer pages are built
+    beside their replays and linked. Raises ConfigError for a folder that has nothing to report
+    (exit 2), WriteError when the page cannot be written.
+    """
+    results = folder / RESULTS
+    if not folder.is_dir():
+        raise ConfigError(f"{folder}: no such folder")
+    if not results.is_file():
+        raise ConfigError(f"{folder}: no {RESULTS} in it (is it the replays folder of a tournament?)")
+    lines = read_results(results)
+    known = summary_module.tournaments_in(lines)
+    if not known:
+        raise ConfigError(f"{results}: no results line in it")
+    if tournament is None:
+        tournament = known[-1]
+    elif tournament not in known:
+        raise ConfigError(f"--tournament {tournament}: not in {results} (it has {', '.join(known[-5:])})")
+    selection = summary_module.select(lines, tournament)
+    del lines
+    output = output if output is not None else folder / REPORT
+    document = _standings_document(folder / STANDINGS)
+    built_views = _views(folder, selection.entries, views)
+    summary = Summary.of(selection.entries)
+    data = summary.as_json(
+        sprt=summary_module.sprt_of(document) if _header(document, tournament) else None,
+        tournament=tournament,
+        **_header(document, tournament),
+        **_page_facts(folder, output, folder_arg or str(folder)),
+        skipped=selection.skipped,
+        repeated=selection.repeated,
+        live=False,
+    )
+    data["pages"] = _pages(folder, summary, selection.entries)
+    if len(data["runs"]) > 1:
+        data.pop("complete", None)  # of the last run only: says nothing of the merge
+    return Built(_write(output, render(data)), summary.matches, built_views)
+
+
+def _page_facts(folder: Path, output: Path, folder_arg: str) -> dict[str, Any]:
+    return {"folder": _href_prefix(folder, output), "folderArg": folder_arg, "written": _now()}
+
+
+def _views(folder: Path, entries: Sequence[Entry], games: Sequence[int]) -> list[Path]:
+    """Viewer pages for the matches of these game numbers, beside their replays."""
+    wanted = set(games)
+    written = []
+    found = set()
+    for item in entries:
+        number = item.result.game + 1
+        if number not in wanted or not summary_module.linkable(item.replay):
+            continue
+        found.add(number)
+        source = folder / item.replay
+        try:
+            page = viewer.render(replay_module.read(source), title=f"Go Fish replay: {item.replay}")
+        except ReplayError as error:
+            raise ArenaError(f"--view {number}: {error}") from None
+        target = source.with_suffix(".html")
+        files.replace(target, page.encode("utf-8"))
+        written.append(target)
+    missing = sorted(wanted - found)
+    if missing:
+        raise ConfigError(f"--view {missing[0]}: no such game in {folder / RESULTS}")
+    return written
+
+
+def _pages(folder: Path, summary: Summary, entries: Sequence[Entry]) -> list[int]:
+    """The matches (list positions) whose replay has a viewer page beside it."""
+    try:
+        pages = {entry.name for entry in os.scandir(folder) if entry.name.endswith(".html")}
+    except OSError:
+        return []
+    if not pages:
+        return []
+    return [m for m, item in enumerate(entries) if item.replay[:-5] + ".html" in pages and summary.files[m]]
+
+
+# -- the report of a running tournament --------------------------------------------------------
+
+
+class LiveReport:
+    """report.html beside standings.json, rewritten while a run goes and at its end.
+
+    `played` is cheap (one match added to the summary); the page is rewritten at most every
+    `every` seconds. A page that cannot be written during the run is skipped (the run goes on;
+    the next write tries again); `finish` raises WriteError.
+    """
+
+    def __init__(self, plan: Tournament, *, every: float = REFRESH_SECONDS) -> None:
+        self.plan = plan
+        self.every = every
+        self.path = plan.folder / REPORT
+        self.summary = self._fresh(plan.done.values())
+        self.written = 0.0
+
+    def _fresh(self, lines: Iterable[Mapping[str, Any]]) -> Summary:
+        summary = Summary([seat.name for seat in self.plan.seats], expected=self.plan.games)
+        entries = [e for e in map(summary_module.entry, lines) if e is not None]
+        for item in sorted(entries, key=lambda e: e.result.game):
+            summary.add(item)
+        return summary
+
+    def played(self, line: Mapping[str, Any]) -> None:
+        item = summary_module.entry(line)
+        if item is not None:
+            self.summary.add(item)
+        if time.monotonic() - self.written >= self.every:
+            try:
+                self._write(live=True)
+            except ArenaError:
+                pass  # the run matters more than its page: try again at the next write
+
+    def finish(self) -> Path:
+        """The page of every match of the run, in game order (as standings.json). Raises WriteError."""
+        done = self.plan.done
+        if not self.summary.in_game_order or self.summary.matches != len(done):
+            self.summary = self._fresh(done[game] for game in sorted(done))
+        return self._write(live=False)
+
+    def _write(self, *, live: bool) -> Path:
+        plan = self.plan
+        document = _standings_document(plan.standings_path) if not live else None
+        data = self.summary.as_json(
+            sprt=summary_module.sprt_of(document) if document and document.get("run") == plan.run else None,
+            tournament=plan.id, games=plan.games, seed=plan.seed, seats=plan.schedule.seats,
+            duplicate=plan.schedule.duplicate, complete=not plan.missing() if not live else False,
+            **_page_facts(plan.folder, self.path, str(plan.folder)),
+            live=live,
+        )
+        data["pages"] = []
+        files.replace(self.path, render(data).encode("utf-8"))
+        self.written = time.monotonic()
+        return self.path

@@ -1,0 +1,293 @@
+"""The tournament report: its figures, `arena report`, the page a run writes, and the page in Chromium."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from resultsmaker import results_lines, write_results
+from test_viewer import HOSTILE, Browser, browser  # noqa: F401 - the fixture
+from typer.testing import CliRunner
+
+from arena.tournaments import summary as summary_module
+from arena.tournaments.standings import MatchResult, Standings, wilson
+from arena.tournaments.summary import Summary, grouped_interval, select, sprt_of
+from arena.ui import report as report_module
+from arena.ui.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+NAMES = ["ann", "bob", "cy", "dee"]
+
+
+# -- the figures ---------------------------------------------------------------------------------
+
+
+def test_a_deal_whose_matches_agree_counts_as_one_trial() -> None:
+    # 10 deals of 2 matches each, both won or both lost: 10 trials, not 20
+    together = [(2.0, 2)] * 4 + [(0.0, 2)] * 6
+    assert grouped_interval(together) == pytest.approx(wilson(4, 10))
+    assert grouped_interval(together)[1] - grouped_interval(together)[0] > wilson(8, 20)[1] - wilson(8, 20)[0]
+
+
+def test_deals_that_vary_like_single_matches_count_every_match() -> None:
+    # each deal split 1-1: no deal-to-deal spread beyond chance... every deal alike: one trial each
+    assert grouped_interval([(1.0, 2)] * 10) == pytest.approx(wilson(5, 10))
+    # one match per deal: the plain Wilson interval of the matches
+    single = [(1.0, 1)] * 7 + [(0.0, 1)] * 13
+    assert grouped_interval(single) == pytest.approx(wilson(7, 20), abs=1e-9)
+    assert grouped_interval([]) == (0.0, 1.0)
+
+
+def test_select_counts_each_match_once_and_skips_what_is_not_a_results_line() -> None:
+    first = results_lines(NAMES, 12, run="20260101-000000-aaaaaa")
+    second = results_lines(NAMES, 6, run="20260102-000000-bbbbbb")
+    other = results_lines(NAMES, 5, tournament="ffffffffffffffff")
+    broken = [{**first[0], "game": 99, "scores": [1]}, {**first[1], "game": 98, "seating": "ann"}]
+    lines = first + second + other + first[:4] + broken
+    chosen = select(lines, "0123456789abcdef")
+    assert len(chosen.entries) == 18 and chosen.repeated == 4 and chosen.skipped == 2
+    assert [e.result.game for e in chosen.entries][:4] == [0, 0, 1, 1]  # game order, runs interleaved
+    assert summary_module.tournaments_in(lines) == ["ffffffffffffffff", "0123456789abcdef"]
+
+
+def test_the_summary_has_the_figures_of_the_standings() -> None:
+    lines = results_lines(NAMES, 48, seats=3, faulty="cy")
+    entries = select(lines, "0123456789abcdef").entries
+    data = Summary.of(entries).as_json()
+    expected = Standings.of(NAMES, [MatchResult.from_line(line) for line in lines]).as_json()
+    rows = {row["name"]: row for row in data["rows"]}
+    for row in expected["participants"]:
+        mine = rows[row["name"]]
+        assert {key: mine[key] for key in row} == row
+    assert [data["names"][i] for i in data["ranked"]] == [row["name"] for row in expected["participants"]]
+    assert data["matches"] == 48 and len(data["list"]["game"]) == 48 and len(data["list"]["seated"]) == 48 * 3
+    assert sum(map(sum, data["books"])) == 48 * 3  # one count per seat per match
+    assert [sum(counts) for counts in data["seatCounts"]] == [row["matches"] for row in data["rows"]]
+    assert sum(seat["matches"] for seat in data["seatWins"]) == 48 * 3
+    assert sum(seat["share"] for seat in data["seatWins"]) == pytest.approx(1.0)
+    cy = data["names"].index("cy")
+    assert sum(data["faults"][cy][:-1]) == sum(rows["cy"]["faults"]["byKind"].values()) > 0
+    path = data["ratingPath"]
+    assert path["matches"][0] == 0 and path["matches"][-1] == 48
+    assert path["mu"][data["names"].index("ann")][-1] == pytest.approx(rows["ann"]["rating"]["mu"], abs=1e-3)
+    # every deal is 3 matches: the interval is over 16 deals
+    assert all(row["deals"] == row["matches"] // 3 for row in data["rows"])
+
+
+def test_the_rating_path_stays_short() -> None:
+    entries = select(results_lines(NAMES, 1500), "0123456789abcdef").entries
+    summary = Summary(NAMES)  # not told how many: the path thins itself
+    for item in entries:
+        summary.add(item)
+    points = summary.as_json()["ratingPath"]["matches"]
+    assert len(points) <= 2 * summary_module.RATING_POINTS + 1 and points[-1] == 1500
+
+
+def test_sprt_is_taken_only_when_well_formed() -> None:
+    good = {"llr": 1.2, "lower": -2.94, "upper": 2.94, "decision": None, "matches": 40, "groups": 20,
+            "history": [[g, g / 10] for g in range(1, 5001)]}
+    taken = sprt_of({"sprt": good})
+    assert taken is not None and taken["llr"] == 1.2 and len(taken["history"]) <= summary_module.SPRT_POINTS + 1
+    assert taken["history"][-1] == [5000.0, 500.0]
+    assert sprt_of({"sprt": {**good, "llr": "1"}}) is None
+    assert sprt_of({"sprt": {**good, "upper": float("nan")}}) is None
+    assert sprt_of({}) is None and sprt_of([1]) is None
+    assert sprt_of({"sprt": {**good, "history": [[1, "x"], [2, 0.5], "no"]}})["history"] == [[2.0, 0.5]]  # type: ignore[index]
+
+
+# -- arena report ------------------------------------------------------------------------------------
+
+
+def _page_data(page: Path) -> dict[str, Any]:
+    text = page.read_text(encoding="utf-8")
+    start = text.index('<script type="application/json" id="report-data">') + len('<script type="application/json" id="report-data">')
+    data: dict[str, Any] = json.loads(text[start:text.index("</script>", start)])
+    return data
+
+
+def _run(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena", "run", str(config), "-q", *args], check=False,
+                          capture_output=True,
+                          text=True, timeout=300, cwd=config.parent)
+
+
+def _config(folder: Path, games: int, names: list[str] | None = None, bots: tuple[str, ...] = ("easy", "hard", "random")) -> Path:
+    path = folder / "t.toml"
+    people = "".join(f'[[participants]]\nname = {json.dumps(name)}\nbot = "{bot}"\n'
+                     for name, bot in zip(names or ["ann", "bob", "cy"], bots))
+    path.write_text(f"seed = 5\ngames = {games}\n[tournament]\n{people}", encoding="utf-8")
+    return path
+
+
+def test_a_run_writes_its_report_beside_standings(tmp_path: Path) -> None:
+    config = _config(tmp_path, 12)
+    result = _run(config, "-j", "1")
+    assert result.returncode == 0, result.stderr
+    page = tmp_path / "replays" / "report.html"
+    data = _page_data(page)
+    standings = json.loads((tmp_path / "replays" / "standings.json").read_text())
+    assert data["matches"] == 12 and data["complete"] is True and data["live"] is False
+    assert data["tournament"] == standings["tournament"] and data["runs"][0]["run"] == standings["run"]
+    assert [data["names"][i] for i in data["ranked"]] == [row["name"] for row in standings["participants"]]
+    # every listed match names its replay, and that file is there
+    for m, part in enumerate(data["list"]["file"]):
+        assert (tmp_path / "replays" / (data["runs"][0]["stamp"] + part + ".json")).is_file(), m
+
+
+def test_the_report_is_rewritten_while_the_run_goes(tmp_path: Path) -> None:
+    path = _config(tmp_path, 150)  # in-process bots: a few seconds
+    process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "-q", "-j", "1"],
+                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    page, standings = tmp_path / "replays" / "report.html", tmp_path / "replays" / "standings.json"
+    seen_live = None
+    try:
+        deadline = time.monotonic() + 240
+        while process.poll() is None and time.monotonic() < deadline:
+            if page.exists() and not standings.exists():
+                seen_live = _page_data(page)
+                break
+            time.sleep(0.05)
+        _, err = process.communicate(timeout=240)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0, err
+    assert seen_live is not None and seen_live["live"] is True and 1 <= seen_live["matches"] < 150
+    final = _page_data(page)
+    assert final["live"] is False and final["matches"] == 150
+
+
+def test_arena_report_counts_each_match_of_a_merged_folder_once(tmp_path: Path) -> None:
+    folder = tmp_path / "merged"
+    first = results_lines(NAMES, 10, run="20260101-000000-aaaaaa")
+    second = results_lines(NAMES, 10, run="20260102-000000-bbbbbb", seed=1)
+    write_results(folder, first + second + first)  # copies of one folder merged with another run
+    result = CliRunner().invoke(app, ["report", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert "(20 matches)" in result.output
+    data = _page_data(folder / "report.html")
+    assert data["matches"] == 20 and data["repeated"] == 10 and len(data["runs"]) == 2
+    assert sum(row["matches"] for row in data["rows"]) == 40
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["nowhere"], "no such folder"),
+        (["empty"], "no results.jsonl"),
+        (["folder", "-o", "folder/notes.txt"], "is not an arena report"),
+        (["folder", "--view", "99"], "--view 99: no such game"),
+        (["folder", "--tournament", "abc"], "--tournament abc: not in"),
+    ],
+)
+def test_arena_report_refuses_bad_input_in_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    (tmp_path / "empty").mkdir()
+    write_results(tmp_path / "folder", results_lines(NAMES, 4))
+    (tmp_path / "folder" / "notes.txt").write_text("mine", encoding="utf-8")
+    os.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["report", *args])
+    assert result.exit_code == 2, result.output
+    assert message in result.output and result.output.count("\n") == 1
+    assert (tmp_path / "folder" / "notes.txt").read_text(encoding="utf-8") == "mine"
+
+
+def test_view_builds_the_picked_matches_pages_and_links_them(tmp_path: Path) -> None:
+    config = _config(tmp_path, 6)
+    assert _run(config, "-j", "1").returncode == 0
+    folder = tmp_path / "replays"
+    out = tmp_path / "elsewhere" / "r.html"
+    out.parent.mkdir()
+    result = CliRunner().invoke(app, ["report", str(folder), "-o", str(out), "--view", "2"])
+    assert result.exit_code == 0, result.output
+    pages = list(folder.glob("*-g0001-*.html"))
+    assert len(pages) == 1 and pages[0].read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    data = _page_data(out)
+    assert data["pages"] == [1] and data["folder"] == "../replays/"
+    again = CliRunner().invoke(app, ["report", str(folder), "-o", str(out)])  # its own page: replaced
+    assert again.exit_code == 0, again.output
+
+
+# -- in the browser --------------------------------------------------------------------------------------
+
+
+def _sprt_standings(folder: Path, tournament: str) -> None:
+    history = [[g, 0.08 * g - 0.002 * g * g / 10] for g in range(1, 41)]
+    document = {"format": "gofish-arena-standings/1", "tournament": tournament, "run": "x", "games": 200,
+                "complete": False, "seats": 2, "duplicate": True,
+                "sprt": {"llr": history[-1][1], "lower": -2.94, "upper": 2.94, "decision": None,
+                         "matches": 80, "groups": 40, "history": history}}
+    (folder / "standings.json").write_bytes(orjson.dumps(document))
+
+
+def test_the_page_draws_every_plot_and_keeps_names_inert(tmp_path: Path, browser: Browser) -> None:  # noqa: F811
+    names = ["ann", HOSTILE, "cy", "dee", "</script><b>x</b>"]
+    folder = tmp_path / "replays"
+    lines = results_lines(names, 200, faulty=HOSTILE)
+    write_results(folder, lines)
+    _sprt_standings(folder, lines[0]["tournament"])
+    for line in lines[:3]:  # the first matches' replays are there to be linked
+        (folder / line["replay"]).write_text("{}", encoding="utf-8")
+    assert CliRunner().invoke(app, ["report", str(folder)]).exit_code == 0
+    page = folder / "report.html"
+    browser.open(page.as_uri(), also=("Network", "Log"))
+    assert browser.js("document.body.dataset.ready") == "1"
+    count = len(names)
+    assert browser.js("document.querySelectorAll('#winshare circle.share').length") == count
+    assert browser.js("document.querySelectorAll('#winshare line.interval').length") == count
+    assert browser.js("document.querySelectorAll('#rating polyline.mu').length") == count
+    assert browser.js("document.querySelectorAll('#rating polygon.band').length") == count
+    assert browser.js("document.querySelectorAll('#pairwise rect.cell').length") == count * count
+    assert browser.js("document.querySelectorAll('#faults rect.fault-bar').length") >= 1
+    assert browser.js("document.querySelectorAll('#books rect.cell').length") % count == 0
+    assert browser.js("document.querySelectorAll('#seats rect.seat-bar').length") == 2
+    assert browser.js("document.getElementById('sprt').hidden") is False
+    assert browser.js("document.querySelectorAll('#sprt polyline.llr').length") == 1
+    assert browser.js("document.querySelectorAll('#sprt line.bound').length") == 2
+    assert browser.js("document.querySelectorAll('#schedule rect.played-bar').length") == count
+    # the names are text, never markup
+    assert browser.js("typeof window.PWNED") == "undefined"
+    assert browser.js("document.querySelectorAll('img, b').length") == 0
+    assert browser.js("document.scripts.length") == 2
+    shown = browser.js("[...document.querySelectorAll('#standings-table td.name')].map(td => td.textContent)")
+    assert sorted(shown) == sorted(names)
+    # the list: 50 a page, filtered in the page, each match linked to its replay
+    assert browser.js("document.querySelectorAll('#match-table tr.match').length") == 50
+    hostile_index = names.index(HOSTILE)
+    browser.js(f"const w = document.getElementById('who'); w.value = '{hostile_index}'; w.dispatchEvent(new Event('change'))")
+    rows = browser.js("[...document.querySelectorAll('#match-table tr.match')].map(tr => tr.textContent)")
+    assert rows and all(HOSTILE in row for row in rows)
+    browser.js("const g = document.getElementById('game'); g.value = '1'; g.dispatchEvent(new Event('input'))")
+    hrefs = browser.js("[...document.querySelectorAll('#match-table a')].map(a => a.href)")
+    assert len(hrefs) == 1 and hrefs[0] == (folder / lines[0]["replay"]).as_uri()
+    browser.js("document.querySelector('#match-table input[type=checkbox]').click()")
+    assert browser.text("picked") == f"arena report {folder} --view 1"
+    shot = browser.send("Page.captureScreenshot", format="png", captureBeyondViewport=True)
+    (tmp_path / "report.png").write_bytes(base64.b64decode(shot["data"]))
+    assert (tmp_path / "report.png").stat().st_size > 10_000
+    problems = [e for e in browser.events if e["method"] in ("Runtime.exceptionThrown", "Page.javascriptDialogOpening")
+                or (e["method"] == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "warning"))
+                or (e["method"] == "Log.entryAdded" and e["params"]["entry"]["level"] == "error")]
+    assert problems == []
+    requests = [e["params"]["request"]["url"] for e in browser.events if e["method"] == "Network.requestWillBeSent"]
+    assert requests == [page.as_uri()]
+
+
+def test_an_empty_or_live_page_opens_without_errors(tmp_path: Path, browser: Browser) -> None:  # noqa: F811
+    data = Summary(NAMES).as_json(tournament="t", live=True, folder="", folderArg=".", written="now")
+    data["pages"] = []
+    page = tmp_path / "report.html"
+    page.write_text(report_module.render(data), encoding="utf-8")
+    browser.open(page.as_uri())
+    assert browser.js("document.body.dataset.ready") == "1"
+    assert browser.js("document.getElementById('live').hidden") is False
+    assert "No match yet" in browser.js("document.getElementById('winshare').textContent")
+    assert not [e for e in browser.events if e["method"] == "Runtime.exceptionThrown"]
