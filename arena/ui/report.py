@@ -212,6 +212,7 @@ class LiveReport:
         self.path = plan.folder / REPORT
         self.summary = self._fresh(plan.done.values())
         self.written = 0.0
+        self.pause = every
 
     def _fresh(self, lines: Iterable[Mapping[str, Any]]) -> Summary:
         summary = Summary([seat.name for seat in self.plan.seats], expected=self.plan.games)
@@ -224,11 +225,15 @@ class LiveReport:
         item = summary_module.entry(line)
         if item is not None:
             self.summary.add(item)
-        if time.monotonic() - self.written >= self.every:
+        if time.monotonic() - self.written >= self.pause:
+            began = time.monotonic()
             try:
                 self._write(live=True)
             except ArenaError:
                 pass  # the run matters more than its page: try again at the next write
+            # A page that takes long to build (a huge run) is written less often: at most a
+            # tenth of the run's main loop goes to it.
+            self.pause = max(self.every, 10 * (time.monotonic() - began))
 
     def finish(self) -> Path:
         """The page of every match of the run, in game order (as standings.json). Raises WriteError."""

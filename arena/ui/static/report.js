@@ -33,6 +33,7 @@
   function colour(i) { return PALETTE[i % PALETTE.length]; }
   function short(name, n) { return name.length > n ? name.slice(0, n - 1) + "…" : name; }
   function pct(x) { return (100 * x).toFixed(1) + " %"; }
+  function pct0(x) { return Math.round(100 * x) + " %"; }
   function plural(n, noun) { return n + " " + noun + (n === 1 ? "" : /(s|ch)$/.test(noun) ? "es" : "s"); }
   function scale(d0, d1, r0, r1) {
     var span = d1 - d0 || 1;
@@ -108,9 +109,9 @@
   // -- win share with its interval ----------------------------------------------------------
   (function () {
     if (!N) return nothing("winshare", "No match yet.");
-    var left = 150, width = 640, top = 8, line = 20, height = top + P * line + 24;
+    var left = 130, width = 500, top = 8, line = 24, height = top + P * line + 24;
     var root = plot("winshare", width, height), x = scale(0, 1, left, width - 16);
-    xAxis(root, x, [top, top + P * line], [0, 0.25, 0.5, 0.75, 1], pct);
+    xAxis(root, x, [top, top + P * line], [0, 0.25, 0.5, 0.75, 1], pct0);
     if (data.seats) {
       svg("line", { x1: x(1 / data.seats), x2: x(1 / data.seats), y1: top, y2: top + P * line,
         stroke: "#6b7280", "stroke-dasharray": "4 3" }, root);
@@ -119,7 +120,7 @@
       var r = rows[i], y = top + place * line + line / 2, g = svg("g", { class: "row" }, root);
       tip(g, names[i] + ": " + pct(r.winShare) + " (" + pct(r.interval[0]) + " – " + pct(r.interval[1]) +
         ") over " + plural(r.matches, "match") + ", " + plural(r.deals, "deal"));
-      svg("text", { x: left - 8, y: y + 4, "text-anchor": "end" }, g, short(names[i], 22));
+      svg("text", { x: left - 8, y: y + 4, "text-anchor": "end" }, g, short(names[i], 20));
       svg("line", { x1: x(r.interval[0]), x2: x(r.interval[1]), y1: y, y2: y, stroke: colour(place), "stroke-width": 4,
         "stroke-linecap": "round", opacity: 0.45, class: "interval" }, g);
       svg("circle", { cx: x(r.winShare), cy: y, r: 4.5, fill: colour(place), class: "share" }, g);
@@ -130,7 +131,7 @@
   (function () {
     var path = data.ratingPath, xs = path.matches;
     if (!N) return nothing("rating", "No match yet.");
-    var left = 40, width = 720, legend = 150, top = 10, inner = Math.max(220, Math.min(P, 30) * 14), height = top + inner + 26;
+    var left = 34, width = 560, legend = 120, top = 10, inner = Math.max(220, Math.min(P, 30) * 14), height = top + inner + 26;
     var lo = Infinity, hi = -Infinity;
     ranked.forEach(function (i) {
       path.mu[i].forEach(function (mu, k) {
@@ -164,7 +165,7 @@
     ranked.slice(0, 30).forEach(function (i, place) {
       var ly = top + place * 14 + 8;
       svg("rect", { x: width - legend, y: ly - 8, width: 10, height: 10, fill: colour(place) }, root);
-      svg("text", { x: width - legend + 14, y: ly + 1 }, root, short(names[i], 20));
+      svg("text", { x: width - legend + 14, y: ly + 1 }, root, short(names[i], 16));
     });
     svg("text", { x: (left + width - legend) / 2, y: height - 1, "text-anchor": "middle", class: "dim" }, root, "matches");
   })();
@@ -193,15 +194,15 @@
     var kinds = data.faultKinds, totals = data.faults.map(function (f) { return f.reduce(function (a, b) { return a + b; }, 0); });
     var most = Math.max.apply(null, [0].concat(totals));
     if (!most) return nothing("faults", "No faults in " + plural(N, "match") + ".");
-    var left = 150, width = 640, line = 20, top = 22, height = top + P * line + 8;
+    var left = 130, width = 500, line = 22, top = 22, height = top + P * line + 8;
     var root = plot("faults", width, height), x = scale(0, most, left, width - 60);
     kinds.forEach(function (kind, k) {
-      svg("rect", { x: left + k * 90, y: 2, width: 10, height: 10, fill: colour(k + 5) }, root);
-      svg("text", { x: left + k * 90 + 14, y: 11 }, root, kind);
+      svg("rect", { x: 4 + k * 84, y: 2, width: 10, height: 10, fill: colour(k + 5) }, root);
+      svg("text", { x: 4 + k * 84 + 14, y: 11 }, root, short(kind, 12));
     });
     ranked.forEach(function (i, place) {
       var y = top + place * line, at = 0;
-      svg("text", { x: left - 8, y: y + 13, "text-anchor": "end" }, root, short(names[i], 22));
+      svg("text", { x: left - 8, y: y + 13, "text-anchor": "end" }, root, short(names[i], 20));
       data.faults[i].forEach(function (count, k) {
         if (!count) return;
         var bar = svg("rect", { x: x(at), y: y + 3, width: Math.max(1, x(at + count) - x(at)), height: line - 6,
@@ -216,12 +217,12 @@
   // -- books per match ----------------------------------------------------------------------------------
   (function () {
     if (!N) return nothing("books", "No match yet.");
-    var most = data.books[0] ? data.books[0].length : 0, left = 150, cell = Math.max(14, Math.min(34, Math.floor(460 / most))),
-      top = 16, line = 18, root = plot("books", left + most * cell + 70, top + P * line + 18);
+    var most = data.books[0] ? data.books[0].length : 0, left = 130, cell = Math.max(14, Math.min(30, Math.floor(300 / most))),
+      top = 16, line = 20, root = plot("books", left + most * cell + 70, top + P * line + 18);
     for (var b = 0; b < most; b++) svg("text", { x: left + b * cell + cell / 2, y: top - 4, "text-anchor": "middle", class: "dim" }, root, b);
     ranked.forEach(function (i, place) {
       var y = top + place * line, counts = data.books[i], total = rows[i].matches || 1;
-      svg("text", { x: left - 8, y: y + 13, "text-anchor": "end" }, root, short(names[i], 22));
+      svg("text", { x: left - 8, y: y + 13, "text-anchor": "end" }, root, short(names[i], 20));
       counts.forEach(function (count, b) {
         var rect = svg("rect", { x: left + b * cell, y: y + 1, width: cell - 1, height: line - 2, class: "cell",
           fill: count ? shade(count / total * 3) : "#f3f1ec" }, root);
@@ -236,7 +237,7 @@
   (function () {
     var seats = data.seatWins;
     if (!N || !seats.length) return nothing("seats", "No match yet.");
-    var left = 44, width = 520, top = 10, inner = 180, height = top + inner + 30, band = (width - left - 10) / seats.length;
+    var left = 44, width = 500, top = 10, inner = 180, height = top + inner + 30, band = (width - left - 10) / seats.length;
     var root = plot("seats", width, height), top1 = Math.min(1, Math.max.apply(null, seats.map(function (s) { return s.interval[1]; })) + 0.05);
     var y = scale(0, top1, top + inner, top);
     niceTicks(0, top1, 5).forEach(function (t) {
@@ -261,7 +262,7 @@
     var points = t.history.length ? t.history : [[t.groups || 0, t.llr]];
     var lo = Math.min(t.lower, 0), hi = Math.max(t.upper, 0);
     points.forEach(function (p) { lo = Math.min(lo, p[1]); hi = Math.max(hi, p[1]); });
-    var left = 44, width = 640, top = 10, inner = 200, height = top + inner + 30, last = points[points.length - 1][0] || 1;
+    var left = 44, width = 540, top = 10, inner = 200, height = top + inner + 30, last = points[points.length - 1][0] || 1;
     var root = plot("sprt", width, height), x = scale(0, last, left, width - 60), y = scale(lo, hi, top + inner, top);
     niceTicks(lo, hi, 6).forEach(function (v) {
       svg("line", { x1: left, x2: width - 60, y1: y(v), y2: y(v), class: "axis" }, root);
@@ -282,14 +283,14 @@
   (function () {
     if (!N) return nothing("schedule", "No match yet.");
     var counts = data.seatCounts, k = counts[0] ? counts[0].length : 0, played = rows.map(function (r) { return r.matches; });
-    var most = Math.max.apply(null, played), left = 150, barW = 240, cell = 34, top = 16, line = 18;
+    var most = Math.max.apply(null, played), left = 130, barW = 200, cell = 34, top = 16, line = 20;
     var root = plot("schedule", left + barW + 20 + Math.max(k * cell, 50) + 10, top + P * line + 6);
     svg("text", { x: left, y: top - 4, class: "dim" }, root, "matches played");
     svg("text", { x: left + barW + 20, y: top - 4, class: "dim" }, root, "by seat");
     var all = [].concat.apply([], counts), lo = Math.min.apply(null, all), hi = Math.max.apply(null, all);
     ranked.forEach(function (i, place) {
       var y = top + place * line;
-      svg("text", { x: left - 8, y: y + 13, "text-anchor": "end" }, root, short(names[i], 22));
+      svg("text", { x: left - 8, y: y + 13, "text-anchor": "end" }, root, short(names[i], 20));
       tip(svg("rect", { x: left, y: y + 2, width: Math.max(1, barW * played[i] / most), height: line - 4, fill: colour(place), opacity: 0.7, class: "played-bar" }, root),
         names[i] + ": " + plural(played[i], "match"));
       counts[i].forEach(function (c, seat) {
