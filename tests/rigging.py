@@ -162,3 +162,8 @@ def run(
 
 
 _END = object()
+
+
+def events_of(match: Match) -> list[dict[str, Any]]:
+    """A match's events as a replay records them."""
+    return [event.as_json() for event in match.events]

@@ -19,7 +19,8 @@ from arena.base.errors import ConfigError
 from arena.bots import BOTS as BUILT_IN_BOTS
 from arena.engine.cards import Card, new_pack
 from arena.engine.match import Match
-from arena.engine.rules import read_ask, why_ask_refused
+from arena.engine.rules import Ask, Refusal, verify_ask
+from arena.seats.replies import Answer
 from arena.ui import check
 
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -53,17 +54,17 @@ HAND: list[Card] = [PACK[18], PACK[0], PACK[51]]
     ],
 )
 def test_an_invalid_ask_is_explained(reply: Any, kind: str, words: str) -> None:
-    problem = why_ask_refused(reply, 0, 2, HAND)
-    assert problem is not None
-    assert problem[0] == kind
-    assert words in problem[1]
+    problem = verify_ask(reply, 0, 2, HAND)
+    assert isinstance(problem, Refusal)
+    assert problem.reason == kind
+    assert words in problem.detail
 
 
 @pytest.mark.parametrize(
     "reply", [{"player": 1, "cardId": 18}, {"player": 1.0, "cardId": 0.0, "why": "extra"}]
 )
 def test_a_valid_ask_has_no_problem(reply: Any) -> None:
-    assert why_ask_refused(reply, 0, 2, HAND) is None
+    assert isinstance(verify_ask(reply, 0, 2, HAND), Ask)
 
 
 def test_an_ask_is_judged_exactly_as_the_rules_judge_it() -> None:
@@ -71,9 +72,10 @@ def test_an_ask_is_judged_exactly_as_the_rules_judge_it() -> None:
     for player in [-1, 0, 1, 2, 1.0, 1.5, True, "1", None]:
         for card_id in [0, 5, 18, 18.0, 51, 52, 13, True, "18", None, dict(PACK[18])]:
             candidates.append({"player": player, "cardId": card_id})
+    message = {"type": "ask", "hand": HAND}
     for reply in candidates:
-        accepted = read_ask(reply, 0, 2, HAND) is not None
-        assert (why_ask_refused(reply, 0, 2, HAND) is None) is accepted, reply
+        accepted = isinstance(verify_ask(reply, 0, 2, HAND), Ask)
+        assert (check.answer_problems(message, Answer(reply), 1, 2) == []) is accepted, reply
 
 
 @pytest.mark.parametrize("reply", [0, 3, -1, 2.5, 10**20])

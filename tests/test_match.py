@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 import pytest
-from rigging import Pack, ask, rules, run, setup
+from rigging import Pack, ask, events_of, rules, run, setup
 
 from arena.engine.match import NO_REPLY, Match, MatchSetup, Outcome, play
 from arena.engine.rules import Rules, StartingPlayer, pond_index
@@ -66,7 +66,7 @@ def test_an_invalid_ask_moves_nothing_tells_nobody_and_passes_the_turn_clockwise
         "pond": [0, 0],
     }
     assert [hand for hand in played.match.table.hands] == [PACK(h) for h in HANDS]
-    assert [e["event"] for e in played.match.events] == ["invalid-ask"]
+    assert [e["event"] for e in events_of(played.match)] == ["invalid-ask"]
 
 
 VALID_ASKS: dict[str, Any] = {

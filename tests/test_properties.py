@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
+from rigging import events_of
 
 from arena.engine.cards import Card, new_pack
 from arena.engine.match import (
@@ -102,7 +103,7 @@ class Observer:
         self.may_hold_book: int | None = None  # the asked seat of the last hit: it refilled
 
     def laid(self) -> list[list[int]]:
-        return [e["cardIds"] for e in self.match.events if e["event"] == "book-laid"]
+        return [e["cardIds"] for e in events_of(self.match) if e["event"] == "book-laid"]
 
     def check(self, delivery: Delivery) -> None:
         table, (seat, message) = self.table, delivery
@@ -122,7 +123,7 @@ class Observer:
             ]
         per_rank = Counter(by_id[book[0]]["rank"] for book in books)
         assert all(count <= self.decks for count in per_rank.values())
-        per_seat = Counter(e["seat"] for e in self.match.events if e["event"] == "book-laid")
+        per_seat = Counter(e["seat"] for e in events_of(self.match) if e["event"] == "book-laid")
         assert table.books == [per_seat[s] for s in range(table.seats)]
         self.check_message(seat, message)
 

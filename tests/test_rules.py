@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from rigging import Pack, ask, rules, run, setup
+from rigging import Pack, ask, events_of, rules, run, setup
 
 from arena.engine.cards import glyph, new_pack, shuffled_pack
 from arena.engine.match import MatchSetup, Outcome
@@ -242,7 +242,7 @@ def test_a_hit_is_followed_by_the_book_check_then_the_asked_seat_refills_then_ha
         (0, ask_message(pack("2C 5D AS"), [None, 3], [0, 0, 0])),
     ]
     assert played.match.table.books == [1, 0]
-    laid = [e for e in played.match.events if e["event"] == "book-laid"]
+    laid = [e for e in events_of(played.match) if e["event"] == "book-laid"]
     assert laid == [
         {"event": "book-laid", "at": laid[0]["at"], "seat": 0, "rank": 6,
          "cardIds": pack.ids("7S 7H 7D 7C")},
@@ -398,7 +398,7 @@ def test_a_book_check_goes_on_with_the_next_rank_and_sweeps_again_after_a_book(p
         pack("KS KH KD QS QH QD JS"),
         pack("KS KH KD QS QH QD JS JH"),
     ]
-    assert [e["rank"] for e in played.match.events if e["event"] == "book-laid"] == [4, 8, 2]
+    assert [e["rank"] for e in events_of(played.match) if e["event"] == "book-laid"] == [4, 8, 2]
     assert played.match.table.books == [3, 0]
 
 
@@ -407,7 +407,7 @@ def test_a_book_takes_the_first_card_of_each_suit_in_hand_order_the_rest_keep_or
     deck = pack.deck(["7S 7S@1 7H 7D@1 7D 7C", "2S 2H 2D 3S 3H 3D"])
     played = run(setup(deck, rules(6, 0, decks=2)))
     assert played.last.message == ask_message(pack("7S@1 7D"), [None, 6], [])
-    laid = [e for e in played.match.events if e["event"] == "book-laid"]
+    laid = [e for e in events_of(played.match) if e["event"] == "book-laid"]
     assert [e["cardIds"] for e in laid] == [pack.ids("7S 7H 7D@1 7C")]
 
 
@@ -430,7 +430,7 @@ def test_a_rank_is_booked_once_per_deck_when_one_hand_holds_them_all(decks: int)
     )
     played = run(setup(pack.deck([sevens, others]), rules(4 * decks, 0, decks=decks)))
     assert played.match.table.books == [decks, 0]
-    assert [e["rank"] for e in played.match.events if e["event"] == "book-laid"] == [6] * decks
+    assert [e["rank"] for e in events_of(played.match) if e["event"] == "book-laid"] == [6] * decks
 
 
 def test_a_second_book_of_the_same_rank_waits_for_the_next_sweep() -> None:
@@ -441,7 +441,7 @@ def test_a_second_book_of_the_same_rank_waits_for_the_next_sweep() -> None:
         ["7S 7H 7D 7C 9S 9H 9D 9C 7S@1 7H@1 7D@1 7C@1", "AS AH AD 2S 2H 2D 3S 3H 3D 4S 4H 4D"]
     )
     played = run(setup(deck, rules(12, 0, decks=2)))
-    laid = [e["rank"] for e in played.match.events if e["event"] == "book-laid"]
+    laid = [e["rank"] for e in events_of(played.match) if e["event"] == "book-laid"]
     assert laid == [6, 8, 6]
 
 
@@ -451,7 +451,7 @@ def test_with_knights_four_knights_are_a_book_and_are_checked_between_jack_and_q
         ["CS QS CH QH CD QD CC QC JS JH JD JC", "AS 2S 3S 4S 5S 6S 7S 8S 9S 10S KS AH"]
     )
     played = run(setup(deck, rules(12, 0, knights=True)))
-    laid = [e["rank"] for e in played.match.events if e["event"] == "book-laid"]
+    laid = [e["rank"] for e in events_of(played.match) if e["event"] == "book-laid"]
     assert laid == [10, 11, 12]
     assert played.match.table.books == [3, 0]
 

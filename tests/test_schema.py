@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from arena.base.config import LimitsSection
 from arena.engine.cards import new_pack
 from arena.engine.match import Match, MatchSetup
-from arena.engine.rules import NextPlayer, Rules, StartingPlayer, read_ask
+from arena.engine.rules import Ask, NextPlayer, Rules, StartingPlayer, verify_ask
 from arena.ui import schema
 
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -95,7 +95,7 @@ def test_the_matches_send_every_type_of_message() -> None:
 def test_the_replies_of_a_valid_player_validate() -> None:
     for message, reply in deliveries(3, 3, Rules(), LimitsSection()):
         kind = message["type"]
-        if kind == "ask" and read_ask(reply, -1, 99, message["hand"]) is None:
+        if kind == "ask" and not isinstance(verify_ask(reply, -1, 99, message["hand"]), Ask):
             with pytest.raises(ValidationError):
                 schema.REPLIES[kind].validate_python(reply)
         else:
@@ -172,7 +172,7 @@ ASK_REPLIES: list[tuple[Any, bool]] = [
 def test_the_ask_reply_schema_agrees_with_the_rules(reply: Any, valid: bool) -> None:
     # The rules also need the seat to exist and the card to be in hand: give them both.
     hand = [{**CARD, "id": 5}]
-    assert (read_ask(reply, 0, 2, hand) is not None) is valid  # type: ignore[arg-type]
+    assert isinstance(verify_ask(reply, 0, 2, hand), Ask) is valid  # type: ignore[arg-type]
     if valid:
         schema.REPLIES["ask"].validate_python(reply)
     else:

@@ -37,7 +37,7 @@ def three(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 def test_timeline_follows_the_engine_events(three: dict[str, Any]) -> None:
     setup, steps = timeline.build(three)
-    assert timeline.engine_events(three, setup) == three["events"]
+    assert [e.as_json() for e in timeline.engine_events(three, setup)] == three["events"]
     kinds = [step.kind for step in steps]
     assert kinds[0] is StepKind.DEAL and kinds[-1] is StepKind.END
     by_event = {"asked": StepKind.ASK, "drew": StepKind.DRAW, "book-laid": StepKind.BOOK, "invalid-ask": StepKind.INVALID_ASK}

@@ -26,14 +26,15 @@ from typing import Any, Final, NamedTuple
 
 from arena.engine import views
 from arena.engine.cards import Card, shuffled_pack
+from arena.engine.events import Asked, AskRefused, BookLaid, Event, PickedUp, WentFishing
 from arena.engine.rules import (
     NextPlayer,
+    Refusal,
     Rules,
     StartingPlayer,
     Table,
     pond_index,
-    read_ask,
-    why_ask_refused,
+    verify_ask,
 )
 
 # Caps that end a match which cannot finish on its own (the contract leaves their values to the project, §2.9).
@@ -101,6 +102,8 @@ class MatchSetup:
 
 MatchFlow = Generator[Delivery, Any, Result]
 
+_NO_READABLE_ASK: Final = Refusal("no-reply", "no reply that could be read (see the transcript entry)")
+
 
 class Match:
     """One match in progress. `table` and `events` may be read at any time (e.g. on interrupt)."""
@@ -109,7 +112,7 @@ class Match:
         self.setup = setup
         self.rules = setup.rules
         self.table = Table(len(setup.names), list(setup.deck), setup.rules.knights)
-        self.events: list[dict[str, Any]] = []
+        self.events: list[Event] = []
         self.sent = 0  # deliveries so far: the transcript index of the next message
 
     def result(self, outcome: Outcome) -> Result:
@@ -151,17 +154,13 @@ class Match:
                 return Outcome.STALLED
             turns += 1
             reply = yield self._deliver(seat, views.ask(table, seat))
-            ask = read_ask(reply, seat, seats, table.hands[seat])
-            if ask is None:
-                if reply is NO_REPLY:
-                    refusal = ("no-reply", "no reply that could be read (see the transcript entry)")
-                else:
-                    refusal = why_ask_refused(reply, seat, seats, table.hands[seat]) or ("?", "")
-                self._event("invalid-ask", seat=seat, reason=refusal[0], detail=refusal[1])
+            ask = _NO_READABLE_ASK if reply is NO_REPLY else verify_ask(reply, seat, seats, table.hands[seat])
+            if isinstance(ask, Refusal):
+                self.events.append(AskRefused(self.sent - 1, seat, ask.reason, ask.detail))
                 idle += 1
                 seat = (seat + 1) % seats
                 continue
-            asked, card = ask
+            asked, card = ask.asked, ask.card
             moved = yield from self._resolve_ask(seat, asked, card)
             if moved:
                 idle = 0
@@ -180,7 +179,7 @@ class Match:
     def _resolve_ask(self, asker: int, asked: int, card: Card) -> Generator[Delivery, Any, int]:
         table = self.table
         moved = table.hand_over(asked, asker, card["rank"])
-        self._event("asked", seat=asker, asked=asked, cardId=card["id"], rank=card["rank"], moved=moved)
+        self.events.append(Asked(self.sent - 1, asker, asked, card["id"], card["rank"], moved))
         if moved:
             yield from self._check_books_all()
         yield from self._pick_up(asked, self.rules.min_hand_size)
@@ -202,7 +201,7 @@ class Match:
             while rank is not None:
                 found = True
                 book = table.lay_book(seat, rank)
-                self._event("book-laid", seat=seat, rank=rank, cardIds=[c["id"] for c in book])
+                self.events.append(BookLaid(self.sent - 1, seat, rank, tuple(c["id"] for c in book)))
                 yield from self._pick_up(seat, self.rules.min_hand_size)
                 rank = table.next_book(seat, after=rank)
 
@@ -220,7 +219,8 @@ class Match:
             reply = yield self._deliver(seat, views.pick_up(table))
         index = pond_index(reply, len(table.pond))
         card = table.draw(seat, index)
-        self._event("drew", seat=seat, via=kind, index=index, cardId=card["id"], rank=card["rank"])
+        drew = WentFishing if kind == "go-fish" else PickedUp
+        self.events.append(drew(self.sent - 1, seat, index, card["id"], card["rank"]))
         if kind == "go-fish":
             yield self._tell(seat, views.go_fish_result(table, seat, card))
         else:
@@ -235,10 +235,8 @@ class Match:
     # function, not a one-yield generator, which cost about 5% of a whole match.)
     _tell = _deliver
 
-    def _event(self, kind: str, **details: Any) -> None:
-        # `at`: the transcript index of the last message sent before it happened (for an ask or
-        # a draw, the message whose reply made it happen).
-        self.events.append({"event": kind, "at": self.sent - 1, **details})
+    # An event's `at` is `self.sent - 1`: the transcript index of the last message sent before
+    # it happened (for an ask or a draw, the message whose reply made it happen).
 
 
 def play(setup: MatchSetup) -> MatchFlow:

@@ -1,6 +1,6 @@
 """The rules' state and its atomic changes (contract §1–3), with no I/O and no randomness.
 
-`Table` holds the hands, the pond and the books. `read_ask` and `pond_index` are the two
+`Table` holds the hands, the pond and the books. `verify_ask` and `pond_index` are the two
 places where a participant's reply becomes a move: everything a reply can be is decided there.
 The order in which these changes happen, and who is told what, is `arena.match`.
 """
@@ -151,64 +151,73 @@ def whole_number(value: Any) -> int | None:
     return None
 
 
-def read_ask(reply: Any, asker: int, seats: int, hand: Sequence[Card]) -> tuple[int, Card] | None:
-    """The (asked seat, card asked with) of a valid `ask` reply, or None for an invalid ask.
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """A valid ask: the seat asked, and the card of the asker's hand it was made with."""
+
+    asked: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why an ask reply was refused: `reason` a short kind (`ask-itself`…), `detail` in words
+    for the bot's writer."""
+
+    reason: str
+    detail: str
+
+
+def verify_ask(reply: Any, asker: int, seats: int, hand: Sequence[Card]) -> Ask | Refusal:
+    """The ask an `ask` reply makes, or why the rules refuse it (the one place that decides).
 
     Valid: a JSON object whose `player` is another seat's index and whose `cardId` is the id
     of a card in the asker's hand. Integral floats such as `1.0` count as integers (JSON has
     one number type); extra keys are ignored.
     """
     if type(reply) is not dict:
-        return None
-    asked = whole_number(reply.get("player"))
-    card_id = whole_number(reply.get("cardId"))
-    if asked is None or card_id is None or not 0 <= asked < seats or asked == asker:
-        return None
-    for card in hand:
-        if card["id"] == card_id:
-            return asked, card
-    return None
-
-
-def why_ask_refused(reply: Any, seat: int, seats: int, hand: Sequence[Card]) -> tuple[str, str] | None:
-    """Why `read_ask` refuses `reply`, as (kind, reason for the bot writer); None if it accepts it."""
-    if read_ask(reply, seat, seats, hand) is not None:
-        return None
-    if type(reply) is not dict:
-        return (
+        return Refusal(
             "ask-not-an-object",
             f'an ask reply is an object {{"player": seat, "cardId": id}}, got {_shown(reply)}',
         )
-    player, card_id = whole_number(reply.get("player")), reply.get("cardId")
     if "player" not in reply:
-        return "ask-no-player", f"no `player` key (keys: {', '.join(map(str, reply)) or 'none'})"
+        keys = ", ".join(map(str, reply)) or "none"
+        return Refusal("ask-no-player", f"no `player` key (keys: {keys})")
+    player = whole_number(reply["player"])
     if player is None:
-        return (
-            "ask-player-not-a-seat",
-            f"player must be a seat number, got {_shown(reply['player'])}",
+        return Refusal(
+            "ask-player-not-a-seat", f"player must be a seat number, got {_shown(reply['player'])}"
         )
     if not 0 <= player < seats:
-        return "ask-player-not-a-seat", f"player {player} is not a seat (seats are 0..{seats - 1})"
-    if player == seat:
-        return "ask-itself", f"asks itself (you are seat {seat}); ask another seat"
+        return Refusal(
+            "ask-player-not-a-seat", f"player {player} is not a seat (seats are 0..{seats - 1})"
+        )
+    if player == asker:
+        return Refusal("ask-itself", f"asks itself (you are seat {asker}); ask another seat")
     if "cardId" not in reply:
-        return "ask-no-card-id", f"no `cardId` key (keys: {', '.join(map(str, reply))})"
+        return Refusal("ask-no-card-id", f"no `cardId` key (keys: {', '.join(map(str, reply))})")
+    card_id = reply["cardId"]
     if type(card_id) is dict and "id" in card_id:
-        return "ask-card-not-id", "cardId is a whole card; send only its `id`"
-    if whole_number(card_id) is None:
-        return (
+        return Refusal("ask-card-not-id", "cardId is a whole card; send only its `id`")
+    number = whole_number(card_id)
+    if number is None:
+        return Refusal(
             "ask-card-id-not-a-number",
             f"cardId must be the id (a number) of a card in your hand, got {_shown(card_id)}",
         )
+    for card in hand:
+        if card["id"] == number:
+            return Ask(player, card)
     same_rank = [card for card in hand if card["rank"] == card_id]
     if same_rank:
         card = same_rank[0]
-        return "ask-rank-not-id", (
+        return Refusal(
+            "ask-rank-not-id",
             f"cardId {_shown(card_id)} is a rank, not a card id: to ask for the rank of your "
-            f"{describe(card)}, send its id {card['id']}"
+            f"{describe(card)}, send its id {card['id']}",
         )
     ids = ", ".join(str(card["id"]) for card in hand[:8]) + (", …" if len(hand) > 8 else "")
-    return (
+    return Refusal(
         "ask-card-not-in-hand",
         f"cardId {_shown(card_id)} is not the id of a card in your hand (ids: {ids})",
     )

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 import orjson
 
 from arena.base.config import LimitsSection
+from arena.engine.events import AskRefused, Event
 from arena.engine.match import NO_REPLY, Delivery, Match, MatchSetup, Outcome, Result
 from arena.engine.rules import is_pond_number
 from arena.engine.views import Message
@@ -97,7 +98,7 @@ class MatchRecord:
     result: Result = field(default_factory=lambda: Result(Outcome.INTERRUPTED, (), ()))
     transcript: list[Exchange] = field(default_factory=list)
     faults: list[SeatFault] = field(default_factory=list)
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
     timings: list[dict[str, Any]] = field(default_factory=list)
     logs: list[str] = field(default_factory=list)
     started_at: str = ""
@@ -123,7 +124,7 @@ class MatchObserver(Protocol):
         """Message `index` was answered (its faults are in `exchange.answer`)."""
         ...
 
-    def happened(self, event: dict[str, Any]) -> None:
+    def happened(self, event: Event) -> None:
         """The engine recorded an event (after the reply that caused it)."""
         ...
 
@@ -137,7 +138,7 @@ class Unobserved:
     def exchanged(self, index: int, exchange: Exchange) -> None:
         pass
 
-    def happened(self, event: dict[str, Any]) -> None:
+    def happened(self, event: Event) -> None:
         pass
 
 
@@ -220,7 +221,7 @@ def play_match(
 
 
 def with_rule_faults(
-    faults: Sequence[SeatFault], transcript: Sequence[Exchange], events: Sequence[dict[str, Any]]
+    faults: Sequence[SeatFault], transcript: Sequence[Exchange], events: Sequence[Event]
 ) -> list[SeatFault]:
     """The faults, with every reply that was read but broke a rule: each refused ask and each
     pond index that is not a finite number, in transcript order.
@@ -230,9 +231,9 @@ def with_rule_faults(
     """
     found = list(faults)
     for event in events:
-        if event["event"] == "invalid-ask" and event.get("reason") != "no-reply":
-            detail = f"{event.get('reason')}: {event.get('detail', '')}"
-            found.append(SeatFault(event["seat"], event["at"], Fault(FaultKind.REFUSED_ASK, detail)))
+        if isinstance(event, AskRefused) and event.reason != "no-reply":
+            detail = f"{event.reason}: {event.detail}"
+            found.append(SeatFault(event.seat, event.at, Fault(FaultKind.REFUSED_ASK, detail)))
     for at, exchange in enumerate(transcript):
         kind = exchange.message["type"]
         reply = exchange.reply

@@ -110,7 +110,7 @@ def build(record: MatchRecord, *, seed: int | None, limits: LimitsSection, extra
         "faults": [fault.as_json() for fault in record.faults],
         "timings": record.timings,
         "deck": list(setup.deck),
-        "events": record.events,
+        "events": [event.as_json() for event in record.events],
         "transcript": [exchange.as_json() for exchange in record.transcript],
     }
 

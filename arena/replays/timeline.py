@@ -23,6 +23,7 @@ from typing import Any
 
 from arena.base.errors import ReplayError
 from arena.engine.cards import RANK_NAMES, Card
+from arena.engine.events import Asked, AskRefused, BookLaid, Drew, Event, PickedUp, WentFishing
 from arena.engine.match import MatchSetup
 from arena.engine.rules import Table
 from arena.referee.loop import replay_transcript
@@ -128,20 +129,20 @@ class TimelineBuilder:
         )
         return self._add(StepKind.DEAL, 0, None, line, seen, moves)
 
-    def event(self, event: Mapping[str, Any], transcript: Sequence[Mapping[str, Any]]) -> Step | None:
+    def event(self, event: Event, transcript: Sequence[Mapping[str, Any]]) -> Step | None:
         """The step of one engine event. Raises ReplayError if it does not fit the table."""
-        kind = event.get("event")
         try:
-            if kind == "asked":
-                return self._asked(event)
-            if kind == "drew":
-                return self._drew(event)
-            if kind == "book-laid":
-                return self._book(event)
-            if kind == "invalid-ask":
-                return self._invalid(event, transcript)
+            match event:
+                case Asked():
+                    return self._asked(event)
+                case WentFishing() | PickedUp():
+                    return self._drew(event)
+                case BookLaid():
+                    return self._book(event)
+                case AskRefused():
+                    return self._invalid(event, transcript)
         except (KeyError, IndexError, TypeError, ValueError) as error:
-            raise ReplayError(f"event {dict(event)} does not fit the table: {error!r}") from None
+            raise ReplayError(f"event {event.as_json()} does not fit the table: {error!r}") from None
         return None
 
     def fault(self, fault: Mapping[str, Any]) -> Step:
@@ -165,12 +166,12 @@ class TimelineBuilder:
 
     # -- events -------------------------------------------------------------------------
 
-    def _asked(self, event: Mapping[str, Any]) -> Step:
-        asker, asked, rank = int(event["seat"]), int(event["asked"]), int(event["rank"])
+    def _asked(self, event: Asked) -> Step:
+        asker, asked, rank = event.seat, event.asked, event.rank
         moving = tuple(c["id"] for c in self.table.hands[asked] if c["rank"] == rank)
         moved = self.table.hand_over(asked, asker, rank)
-        if moved != int(event["moved"]):
-            raise ValueError(f"{moved} cards move, the event says {event['moved']}")
+        if moved != event.moved:
+            raise ValueError(f"{moved} cards move, the event says {event.moved}")
         self.last_ask[asker] = rank
         head: Line = (Who(asker), " asked ", Who(asked), f" for {rank_name(rank, True)}: ")
         if moved:
@@ -182,15 +183,15 @@ class TimelineBuilder:
             line = head + ("go fish",)
             seen = (line,) * self.seats
         moves = (Move(moving, "hand", "hand", asked, asker),) if moved else ()
-        return self._add(StepKind.ASK, int(event["at"]), asker, line, seen, moves)
+        return self._add(StepKind.ASK, event.at, asker, line, seen, moves)
 
-    def _drew(self, event: Mapping[str, Any]) -> Step:
-        seat, index, via = int(event["seat"]), int(event["index"]), str(event["via"])
-        if self.table.pond[index]["id"] != event["cardId"]:
-            raise ValueError(f"pond card {index} is not card {event['cardId']}")
+    def _drew(self, event: Drew) -> Step:
+        seat, index = event.seat, event.index
+        if self.table.pond[index]["id"] != event.card_id:
+            raise ValueError(f"pond card {index} is not card {event.card_id}")
         card = self.table.draw(seat, index)
         name = card_name(card)
-        if via == "go-fish":
+        if isinstance(event, WentFishing):
             asked_for = self.last_ask.get(seat)
             lucky = asked_for == card["rank"]
             line: Line = (Who(seat), f" went fishing and drew {name}" + (", the rank asked for" if lucky else ""))
@@ -200,21 +201,21 @@ class TimelineBuilder:
             public = (Who(seat), " picked up a card")
         seen = tuple(line if s == seat else public for s in range(self.seats))
         moves = (Move((card["id"],), "pond", "hand", seat_to=seat),)
-        return self._add(StepKind.DRAW, int(event["at"]), seat, line, seen, moves)
+        return self._add(StepKind.DRAW, event.at, seat, line, seen, moves)
 
-    def _book(self, event: Mapping[str, Any]) -> Step:
-        seat, rank = int(event["seat"]), int(event["rank"])
+    def _book(self, event: BookLaid) -> Step:
+        seat, rank = event.seat, event.rank
         book = self.table.lay_book(seat, rank)
         ids = tuple(c["id"] for c in book)
-        if sorted(ids) != sorted(event["cardIds"]):
-            raise ValueError(f"the book is {ids}, the event says {event['cardIds']}")
+        if sorted(ids) != sorted(event.card_ids):
+            raise ValueError(f"the book is {ids}, the event says {list(event.card_ids)}")
         self.booked[seat].append(rank)
         line: Line = (Who(seat), f" laid a book of {rank_name(rank, True)}")
         moves = (Move(ids, "hand", "book", seat, seat),)
-        return self._add(StepKind.BOOK, int(event["at"]), seat, line, (line,) * self.seats, moves)
+        return self._add(StepKind.BOOK, event.at, seat, line, (line,) * self.seats, moves)
 
-    def _invalid(self, event: Mapping[str, Any], transcript: Sequence[Mapping[str, Any]]) -> Step:
-        seat, at = int(event["seat"]), int(event["at"])
+    def _invalid(self, event: AskRefused, transcript: Sequence[Mapping[str, Any]]) -> Step:
+        seat, at = event.seat, event.at
         entry = transcript[at] if 0 <= at < len(transcript) else {}
         if entry.get("delivered") is False:
             why = "was gone"
@@ -222,8 +223,8 @@ class TimelineBuilder:
             why = f"gave no reply ({entry['noReply'].get('kind', '?')})"
         else:
             why = "asked " + _cut(_json_text(entry.get("reply")), 60)
-            if event.get("detail"):
-                why += f": {event['detail']}"
+            if event.detail:
+                why += f": {event.detail}"
         line: Line = (Who(seat), f" made an invalid ask: {why}; the turn passes")
         return self._add(StepKind.INVALID_ASK, at, seat, line, self._only(seat, line), (), fault=True)
 
@@ -277,7 +278,7 @@ def _json_text(value: Any) -> str:
         return repr(value)
 
 
-def engine_events(replay: Mapping[str, Any], setup: MatchSetup) -> list[dict[str, Any]]:
+def engine_events(replay: Mapping[str, Any], setup: MatchSetup) -> list[Event]:
     """The events of a replay's match, from the engine fed its recorded replies."""
     transcript = [Exchange.from_json(entry) for entry in replay["transcript"]]
     return replay_transcript(setup, transcript).events
@@ -300,16 +301,15 @@ def build(replay: Mapping[str, Any]) -> tuple[MatchSetup, list[Step]]:
     if builder.deal() is not None:
         # A fault at message i happened before the events that message's reply caused
         # (their `at` is i too): sort faults first among equals.
-        timed: list[tuple[int, int, Mapping[str, Any], bool]] = [
-            (int(f.get("at", 0)), 0, f, True) for f in replay.get("faults") or [] if _is_fault(f, len(setup.names))
-        ]
-        timed += [(int(e["at"]), 1, e, False) for e in events]
-        timed.sort(key=lambda item: (item[0], item[1]))
-        for _, _, item, is_fault in timed:
-            if is_fault:
-                builder.fault(item)
+        faults = [f for f in replay.get("faults") or [] if _is_fault(f, len(setup.names))]
+        timed: list[tuple[int, int, int]] = [(int(f.get("at", 0)), 0, n) for n, f in enumerate(faults)]
+        timed += [(e.at, 1, n) for n, e in enumerate(events)]
+        timed.sort()
+        for _, is_event, n in timed:
+            if is_event:
+                builder.event(events[n], transcript)
             else:
-                builder.event(item, transcript)
+                builder.fault(faults[n])
     builder.end(replay["result"], len(transcript))
     return setup, builder.steps
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.base.config import Config, Seat
+from arena.engine.events import AskRefused
 from arena.engine.match import MatchSetup, Outcome
 from arena.referee.loop import MatchInterrupted, MatchRecord, play_match
 from arena.referee.seating import make_participants
@@ -237,7 +238,7 @@ def _play_once(
 def _played(task: MatchTask, record: MatchRecord) -> MatchPlayed:
     extra = {"game": task.game, "dealSeed": task.deal_seed, **dict(task.extra)}
     document = replay.build(record, seed=task.seed, limits=task.config.limits, extra=extra)
-    invalid = Counter(event["seat"] for event in record.events if event["event"] == "invalid-ask")
+    invalid = Counter(event.seat for event in record.events if isinstance(event, AskRefused))
     result = record.result
     return MatchPlayed(
         game=task.game,

@@ -3,7 +3,7 @@
 The checked program sits on seat 0 of real matches played by the match loop
 (`arena.referee.loop`), as in `arena run`; the other seats are the built-in random bot,
 in-process. Each scenario is a fresh process started by `arena.seats.transport`. Every reply the
-program gives is judged the way the rules would take it (`arena.rules.read_ask`,
+program gives is judged the way the rules would take it (`arena.engine.rules.verify_ask`,
 `pond_index`), and anything the rules would treat as invalid becomes a `Problem` with the
 reason in words: an ask with a rank instead of a card id, an ask of itself, a pond index that
 is not a number, a line that is not JSON, silence, a crash, debug prints on stdout.
@@ -32,7 +32,14 @@ from arena.base.config import LimitsSection, resolve_program
 from arena.base.errors import ConfigError
 from arena.bots import BOTS
 from arena.engine.match import NO_REPLY, MatchSetup
-from arena.engine.rules import NextPlayer, Rules, StartingPlayer, is_pond_number, why_ask_refused
+from arena.engine.rules import (
+    NextPlayer,
+    Refusal,
+    Rules,
+    StartingPlayer,
+    is_pond_number,
+    verify_ask,
+)
 from arena.referee.loop import SeatClock, play_match
 from arena.referee.seating import participant_env
 from arena.seats.replies import Answer, FaultKind, InProcessParticipant, Wrapped, cut
@@ -214,7 +221,8 @@ def answer_problems(message: dict[str, Any], answer: Answer, at: int, seats: int
     if answer.value is NO_REPLY:
         return found
     if kind == "ask":
-        problem = why_ask_refused(answer.value, CHECKED_SEAT, seats, message["hand"])
+        ask = verify_ask(answer.value, CHECKED_SEAT, seats, message["hand"])
+        problem = (ask.reason, ask.detail) if isinstance(ask, Refusal) else None
     elif kind in ("go-fish", "pick-up"):
         problem = pond_index_problem(answer.value)
     else:

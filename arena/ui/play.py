@@ -30,6 +30,7 @@ from rich.text import Text
 
 from arena.base.config import LimitsSection, bot_command
 from arena.engine.cards import Card
+from arena.engine.events import Event
 from arena.engine.match import MatchSetup
 from arena.engine.rules import Rules, StartingPlayer
 from arena.engine.views import Message
@@ -93,7 +94,7 @@ class Spectator(Unobserved):
         ]
         self._show(steps)
 
-    def happened(self, event: dict[str, Any]) -> None:
+    def happened(self, event: Event) -> None:
         step = self.builder.event(event, self.transcript)
         self._show([step] if step is not None else [])
 

@@ -5,7 +5,7 @@ The message models describe exactly what `arena.views` builds: every key, nothin
 describe what `arena.rules` accepts: an ask reply is an object with integral `player` and
 `cardId` (extra keys ignored, `1.0` counts as `1`); a pond index is a finite number; any other
 message takes any JSON value. Whether an ask is valid *in its situation* (the seat exists,
-the card is in the asker's hand) is `arena.rules.read_ask`'s to say, not a schema's.
+the card is in the asker's hand) is `arena.engine.rules.verify_ask`'s to say, not a schema's.
 
 Every adapter is built once, at import. `MESSAGE`, `REPLIES` and `REPLAY` validate; `document`
 and `files` give the schemas.

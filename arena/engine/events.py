@@ -1,0 +1,122 @@
+"""What happened in a match: small frozen events, in the past tense, in the game's words.
+
+The engine appends one to `Match.events` for every change of the table that a reply caused
+(or that the rules made by themselves). `at` is the transcript index of the last message sent
+before it happened: for an ask or a draw, the message whose reply made it happen. An event
+becomes JSON (`as_json`, under the contract's names: `asked`, `drew`, `book-laid`,
+`invalid-ask`) only in a replay.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """`seat` asked `asked` for `rank` with card `card_id`; `moved` cards were handed over."""
+
+    at: int
+    seat: int
+    asked: int
+    card_id: int
+    rank: int
+    moved: int
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "event": "asked",
+            "at": self.at,
+            "seat": self.seat,
+            "asked": self.asked,
+            "cardId": self.card_id,
+            "rank": self.rank,
+            "moved": self.moved,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AskRefused:
+    """`seat`'s ask was not a valid one (`reason` names why; `detail` says it in words)."""
+
+    at: int
+    seat: int
+    reason: str
+    detail: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "event": "invalid-ask",
+            "at": self.at,
+            "seat": self.seat,
+            "reason": self.reason,
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class WentFishing:
+    """`seat` drew pond card `index` after a miss (`go-fish`)."""
+
+    at: int
+    seat: int
+    index: int
+    card_id: int
+    rank: int
+
+    via = "go-fish"
+
+    def as_json(self) -> dict[str, Any]:
+        return _drew(self.via, self.at, self.seat, self.index, self.card_id, self.rank)
+
+
+@dataclass(frozen=True, slots=True)
+class PickedUp:
+    """`seat` drew pond card `index` to fill its hand (`pick-up`)."""
+
+    at: int
+    seat: int
+    index: int
+    card_id: int
+    rank: int
+
+    via = "pick-up"
+
+    def as_json(self) -> dict[str, Any]:
+        return _drew(self.via, self.at, self.seat, self.index, self.card_id, self.rank)
+
+
+@dataclass(frozen=True, slots=True)
+class BookLaid:
+    """`seat` laid a book of `rank`: these four cards, in hand order."""
+
+    at: int
+    seat: int
+    rank: int
+    card_ids: tuple[int, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "event": "book-laid",
+            "at": self.at,
+            "seat": self.seat,
+            "rank": self.rank,
+            "cardIds": list(self.card_ids),
+        }
+
+
+def _drew(via: str, at: int, seat: int, index: int, card_id: int, rank: int) -> dict[str, Any]:
+    return {
+        "event": "drew",
+        "at": at,
+        "seat": seat,
+        "via": via,
+        "index": index,
+        "cardId": card_id,
+        "rank": rank,
+    }
+
+
+Drew = WentFishing | PickedUp
+Event = Asked | AskRefused | WentFishing | PickedUp | BookLaid
