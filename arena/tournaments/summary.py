@@ -45,7 +45,7 @@ class Entry:
     result: MatchResult
     run: str
     stamp: str
-    deal: object  # what makes two matches share a deal: (run-independent) deal seed, or the match
+    deal: object  # the unit of intervals: its deal seed (shared by a duplicate group, in any run)
     outcome: str
     replay: str
     seats: tuple[int, ...] | None  # config indices of the seated participants, when recorded

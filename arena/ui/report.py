@@ -174,7 +174,7 @@ def _views(folder: Path, entries: Sequence[Entry], games: Sequence[int]) -> list
         try:
             page = viewer.render(replay_module.read(source), title=f"Go Fish replay: {item.replay}")
         except ReplayError as error:
-            raise ArenaError(f"--view {number}: {error}") from None
+            raise ConfigError(f"--view {number}: {error}") from None
         target = source.with_suffix(".html")
         files.replace(target, page.encode("utf-8"))
         written.append(target)
