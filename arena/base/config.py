@@ -30,8 +30,10 @@ TURNS_PER_CARD = 4  # the default `maxTurns` is this many asks per card of the p
 
 
 class _Section(BaseModel):
+    # defer_build: a model's validator is built at its first use, not at import (start-up).
     model_config = ConfigDict(
-        extra="forbid", strict=True, frozen=True, populate_by_name=True, allow_inf_nan=False
+        extra="forbid", strict=True, frozen=True, populate_by_name=True, allow_inf_nan=False,
+        defer_build=True,
     )
 
 

@@ -7,6 +7,7 @@ config or usage, 1 for a failure of the arena itself (e.g. a replay it could not
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import time
@@ -16,35 +17,60 @@ from types import FrameType
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
-from arena.base import config as config_module
 from arena.base.errors import ArenaError, ConfigError, ReplayError
-from arena.replays import replay as replay_module
-from arena.tournaments.runner import MatchPlayed
-from arena.ui.terminal import inert
 
+# Start-up: `arena --help` imports typer and nothing else of weight. Rich, pydantic, orjson and
+# the rooms below are imported by the commands that use them (bench/startup.py measures it).
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from arena.tournaments.cluster import Cluster
     from arena.tournaments.executors import MatchExecutor
+    from arena.tournaments.runner import MatchPlayed
     from arena.tournaments.tournament import RunReport, Tournament
 
 app = typer.Typer(
     add_completion=False,
+    # Plain help: rich markup would eat `[dask]` and `[default: …]` from the text, and loading
+    # rich for it costs more than the rest of `arena --help`.
+    rich_markup_mode=None,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     help="gofish-arena: run Go Fish matches between bots written in any language.",
 )
-replay_app = typer.Typer(no_args_is_help=True, help="Check and look at replay files.")
+replay_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, help="Check and look at replay files.")
 app.add_typer(replay_app, name="replay")
 
+
+class _Console:
+    """A rich Console made at its first use, so that commands that print nothing rich (and
+    `--help`) never import rich."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._made: Console | None = None
+
+    @property
+    def console(self) -> Console:
+        if self._made is None:
+            from rich.console import Console
+
+            self._made = Console(**self._options)
+        return self._made
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.console, name)
+
+
 # soft_wrap: a line longer than the terminal (a path, a command to copy) is never broken.
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False)
+out = _Console(highlight=False, soft_wrap=True)
+err = _Console(stderr=True, highlight=False)
 
 
 def fail(message: str, status: int) -> NoReturn:
+    from arena.ui.terminal import inert
+
     # soft_wrap: an error stays one line (for grep and scripts), whatever the terminal width.
     err.print(inert(message, limit=2000), style="bold red" if status == 1 else None, soft_wrap=True)
     raise typer.Exit(status)
@@ -66,6 +92,10 @@ def _count(number: int, noun: str) -> str:
 
 
 def _print_game(played: MatchPlayed, replay: Path, cwd: Path) -> None:
+    from rich.text import Text
+
+    from arena.ui.terminal import inert
+
     line = Text(f"game {played.game + 1}  seed {played.seed}  {played.outcome}  ")
     for seat, name in enumerate(played.names):
         line.append_text(inert(name, 24))
@@ -96,15 +126,18 @@ def _relative(path: Path, cwd: Path) -> str:
 @app.command()
 def run(
     ctx: typer.Context,
-    config: Annotated[Path, typer.Argument(help="The config.toml to run.")],
-    seed: Annotated[int | None, typer.Option(help="Seed of the first match (overrides the config).")] = None,
-    games: Annotated[int | None, typer.Option(help="Number of matches (overrides the config).")] = None,
-    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Matches played at once, each in a worker process [default: the number of cores].")] = None,
+    config: Annotated[Path, typer.Argument(metavar="CONFIG", help="The config.toml to run.")],
+    seed: Annotated[int | None, typer.Option(metavar="N", help="Seed of the first match (overrides the config).")] = None,
+    games: Annotated[int | None, typer.Option(metavar="N", help="Number of matches (overrides the config).")] = None,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, metavar="N", help="Matches played at once, each in a worker process [default: the number of cores].")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the last run of this tournament: play only its missing matches.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress or tables; errors only.")] = False,
     scheduler: Annotated[str | None, typer.Option("--scheduler", metavar="tcp://HOST:PORT", help="Play the matches on the Dask cluster at this address (overrides the config's tournament.scheduler; needs gofish-arena[dask]; see docs/cluster.md).")] = None,
 ) -> None:
     """Play the matches of CONFIG and write one replay per match, results.jsonl and standings."""
+    from rich.text import Text
+
+    from arena.base import config as config_module
     from arena.tournaments import tournament
     from arena.tournaments.executors import default_jobs, make_executor
 
@@ -162,6 +195,8 @@ def _run_single(
     plan: Tournament, cwd: Path, quiet: bool, executor: Callable[[], MatchExecutor] | None = None
 ) -> None:
     """One match: today's output, a game line and the replay's path."""
+    from rich.text import Text
+
     from arena.tournaments import tournament
     from arena.tournaments.executors import InlineExecutor
 
@@ -197,6 +232,8 @@ def _open_cluster(ctx: typer.Context, address: str, settings: Any, seats: Any) -
 
 
 def _print_header(plan: Tournament, workers: int, missing: int) -> None:
+    from rich.text import Text
+
     schedule = plan.schedule
     seed_note = " (drawn: pass --seed to play it again)" if plan.seed_drawn else ""
     out.print(Text(f"tournament {plan.id}  seed {plan.seed}{seed_note}"))
@@ -231,7 +268,7 @@ def _run_with_progress(
     def view() -> Group:
         return Group(progress, standings_table(standings, title="live standings", limit=10))
 
-    with Live(view(), console=out, refresh_per_second=4, transient=True) as live:
+    with Live(view(), console=out.console, refresh_per_second=4, transient=True) as live:
         def on_played(line: dict[str, Any], played: MatchPlayed) -> None:
             recorded(line)
             standings.add(MatchResult.from_line(line))
@@ -245,6 +282,8 @@ def _run_with_progress(
 
 
 def _print_standings(plan: Tournament, report: RunReport, path: Path, cwd: Path) -> None:
+    from rich.text import Text
+
     from arena.ui.tournament_view import faults_table, pairwise_table, standings_table
 
     standings = plan.standings()
@@ -284,27 +323,59 @@ def report(
 
 
 @replay_app.command("verify")
-def replay_verify(file: Annotated[Path, typer.Argument(help="A replay JSON file.")]) -> None:
-    """Play a replay's recorded replies again with the engine; exit 1 at the first difference."""
-    try:
-        data = replay_module.read(file)
-        difference = replay_module.verify(data)
-    except ReplayError as error:
-        fail(str(error), 1)
-    except (KeyError, TypeError, ValueError) as error:
-        fail(f"{file}: malformed replay: {error}", 1)
-    if difference is not None:
-        fail(f"{file}: differs: {difference}", 1)
-    entries = len(data["transcript"])
-    out.print(Text(f"{file}: ok ({entries} messages, outcome {data['result']['outcome']})"))
+def replay_verify(
+    paths: Annotated[list[Path], typer.Argument(metavar="FILE_OR_FOLDER...", help="Replay files, and folders whose replays (*.json but standings.json) are all verified.")],
+) -> None:
+    """Play replays' recorded replies again with the engine; exit 1 if any differs from its record."""
+    from arena.replays import replay as replay_module
+
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(p for p in path.glob("*.json") if p.name != "standings.json" and p.is_file())
+            if not found:
+                fail(f"{path}: no replay (*.json) in this folder", 2)
+            files += found
+        else:
+            files.append(path)
+    failed = 0
+    for file in files:
+        problem: str | None
+        try:
+            data = replay_module.read(file)
+            difference = replay_module.verify(data)
+        except ReplayError as error:
+            problem = str(error)
+        except (KeyError, TypeError, ValueError) as error:
+            problem = f"{file}: malformed replay: {error}"
+        else:
+            problem = None if difference is None else f"{file}: differs: {difference}"
+        if problem is not None:
+            failed += 1
+            _say(problem, error=True)
+        else:
+            _say(f"{file}: ok ({len(data['transcript'])} messages, outcome {data['result']['outcome']})")
+    if len(files) > 1:
+        _say(f"{len(files)} replays: {len(files) - failed} ok" + (f", {failed} not" if failed else ""))
+    if failed:
+        raise typer.Exit(1)
+
+
+def _say(line: str, *, error: bool = False) -> None:
+    """One plain line (a file name made printable), without loading rich: verify prints many."""
+    from arena.ui.terminal import printable
+
+    stream = sys.stderr if error else sys.stdout
+    stream.write(printable(line, limit=2000) + "\n")
 
 
 @replay_app.command("show")
 def replay_show(
-    file: Annotated[Path, typer.Argument(help="A replay JSON file.")],
-    seat: Annotated[int | None, typer.Option(help="Show only what this seat saw.")] = None,
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="A replay JSON file.")],
+    seat: Annotated[int | None, typer.Option(metavar="K", help="Show only what this seat saw.")] = None,
 ) -> None:
     """The match as a timeline: the deal, every ask, draw, book and fault, the final table."""
+    from arena.replays import replay as replay_module
     from arena.ui import show
 
     try:
@@ -321,10 +392,13 @@ def replay_show(
 
 @replay_app.command("html")
 def replay_html(
-    file: Annotated[Path, typer.Argument(help="A replay JSON file.")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="The page to write.")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="A replay JSON file.")],
+    output: Annotated[Path, typer.Option("--output", "-o", metavar="OUT.html", help="The page to write.")],
 ) -> None:
     """One self-contained page that steps through the match (works offline, from file://)."""
+    from rich.text import Text
+
+    from arena.replays import replay as replay_module
     from arena.ui import viewer
 
     try:
@@ -344,12 +418,12 @@ def replay_html(
 
 @app.command()
 def play(
-    opponents: Annotated[int, typer.Option(min=1, max=3, help="Bots at the table.")] = 1,
-    level: Annotated[str, typer.Option(help="Bot level: easy, medium, hard or expert.")] = "easy",
-    seed: Annotated[int | None, typer.Option(min=0, help="The deal (default: a new one).")] = None,
-    delay: Annotated[float, typer.Option(min=0, help="Seconds of pause before each bot move.")] = 0.4,
-    replays: Annotated[Path, typer.Option(help="Folder for the replay.")] = Path("replays"),
-    name: Annotated[str, typer.Option(help="Your seat's name.")] = "you",
+    opponents: Annotated[int, typer.Option(min=1, max=3, metavar="1-3", help="Bots at the table.")] = 1,
+    level: Annotated[str, typer.Option(metavar="LEVEL", help="Bot level: easy, medium, hard or expert.")] = "easy",
+    seed: Annotated[int | None, typer.Option(min=0, metavar="N", help="The deal (default: a new one).")] = None,
+    delay: Annotated[float, typer.Option(min=0, metavar="SECONDS", help="Seconds of pause before each bot move.")] = 0.4,
+    replays: Annotated[Path, typer.Option(metavar="DIR", help="Folder for the replay.")] = Path("replays"),
+    name: Annotated[str, typer.Option(metavar="NAME", help="Your seat's name.")] = "you",
 ) -> None:
     """Play Go Fish at the terminal against the built-in bots; the match is saved as a replay."""
     from arena.ui import play as play_module
@@ -362,7 +436,7 @@ def play(
         delay=delay, replays=replays, name=name,
     )
     try:
-        status = play_module.play(options, out)
+        status = play_module.play(options, out.console)
     except ArenaError as error:
         fail(f"arena error: {error}", 1)
     raise typer.Exit(status)
@@ -370,10 +444,12 @@ def play(
 
 @app.command()
 def schema(
-    out_dir: Annotated[Path | None, typer.Option("--out", help="Write one file per schema into this folder.")] = None,
+    out_dir: Annotated[Path | None, typer.Option("--out", metavar="DIR", help="Write one file per schema into this folder.")] = None,
 ) -> None:
     """Print the JSON Schema of every message, every reply and the replay file (one document)."""
     import json
+
+    from rich.text import Text
 
     from arena.ui import schema as schema_module
 
@@ -393,10 +469,11 @@ def schema(
 @app.command(context_settings={"allow_interspersed_args": False})
 def check(
     command: Annotated[list[str], typer.Argument(metavar="COMMAND", help="The participant's program and its arguments, after `--`.")],
-    timeout: Annotated[float, typer.Option(help="Seconds allowed for each reply.")] = 2.0,
-    startup_timeout: Annotated[float, typer.Option(help="Seconds from start to the init reply.")] = 10.0,
+    timeout: Annotated[float, typer.Option(metavar="SECONDS", help="Seconds allowed for each reply.")] = 2.0,
+    startup_timeout: Annotated[float, typer.Option(metavar="SECONDS", help="Seconds from start to the init reply.")] = 10.0,
 ) -> None:
     """Check a participant program against the protocol; exit 0 only if it is compliant."""
+    from arena.base import config as config_module
     from arena.ui import check as check_module
 
     if timeout <= 0 or startup_timeout <= 0:
@@ -414,6 +491,9 @@ def check(
 
 
 def main() -> None:
+    # The arena uses no pydantic plugin: looking for some reads every installed package's
+    # metadata, a third of the start-up of `arena replay verify`.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
         app()
     except KeyboardInterrupt:

@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from rich.text import Text
+if TYPE_CHECKING:
+    from rich.text import Text
 
 # C0 and C1 control characters (ESC among them), DEL, bidirectional marks and overrides, and
 # the Unicode line and paragraph separators.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
-def inert(text: str, limit: int = 80) -> Text:
-    """A rich Text of `text` with control characters shown as `?`, cut to `limit`."""
+def printable(text: str, limit: int = 80) -> str:
+    """`text` with control characters shown as `?`, cut to `limit`."""
     cleaned = _CONTROL.sub("?", text)
     if len(cleaned) > limit:
         cleaned = cleaned[: limit - 1] + "…"
-    return Text(cleaned)
+    return cleaned
+
+
+def inert(text: str, limit: int = 80) -> Text:
+    """A rich Text of `text` with control characters shown as `?`, cut to `limit`."""
+    from rich.text import Text
+
+    return Text(printable(text, limit))

@@ -1,0 +1,135 @@
+"""What a user waits for, as whole processes: `arena --help`, `arena replay show`/`verify` of one
+replay, `arena replay verify` of a folder of 200, and a whole `arena run` of 10 matches of two
+Python bots against a bare loop spawning and feeding the same bots the same messages.
+
+Every command is a fresh process, timed from spawn to exit, alternating with its floor in the
+same run: `python -c pass` (the interpreter's own start-up) for the short commands, and for
+`arena run` a standalone Python script that spawns the two bots and writes each message the
+arena sent (taken from the replays, encoded beforehand) and reads each reply line. Best and
+median of the rounds are printed, with the ratios. Goals: the three short commands under 0.2 s,
+`arena run` within 1.25x its floor.
+
+    nice python bench/startup.py [--rounds 7] [--matches 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ARENA = shutil.which("arena", path=str(Path(sys.executable).parent)) or "arena"
+
+# The floor of `arena run`: spawn the bots, write a line, read a line, close; nothing else.
+FLOOR = """
+import json, subprocess, sys
+matches = json.load(open(sys.argv[1]))
+for match in matches:
+    bots = [subprocess.Popen(seat["command"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             cwd=seat["cwd"], env=seat["env"]) for seat in match["seats"]]
+    for seat, line in match["lines"]:
+        bots[seat].stdin.write(line.encode())
+        bots[seat].stdin.flush()
+        bots[seat].stdout.readline()
+    for bot in bots:
+        bot.stdin.close()
+        bot.wait()
+"""
+
+
+def timed(command: Sequence[str], cwd: Path) -> float:
+    began = time.perf_counter()
+    subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - began
+
+
+def config(folder: Path, games: int, bot: str) -> Path:
+    path = folder / f"{bot}-{games}.toml"
+    if bot == "python":
+        command = json.dumps([sys.executable, str(ROOT / "participants" / "random_bot.py")])
+        seats = f'command = {command}\n'
+    else:
+        seats = f'bot = "{bot}"\n'
+    path.write_text(f'seed = 1\ngames = {games}\nreplays = "{path.stem}"\n'
+                    f'[[participants]]\nname = "one"\n{seats}[[participants]]\nname = "two"\n{seats}')
+    return path
+
+
+def floor_input(replays: Sequence[Path], folder: Path) -> Path:
+    """The floor's script: for each match, the seats' commands and every line the arena wrote."""
+    env = {key: os.environ[key] for key in ("PATH", "HOME", "LANG") if key in os.environ}
+    env["PYTHONUNBUFFERED"] = "1"
+    matches = []
+    for replay in replays:
+        data = json.loads(replay.read_bytes())
+        seats = [{"command": p["command"], "cwd": str(folder), "env": env} for p in data["players"]]
+        lines = [[e["seat"], json.dumps(e["message"], separators=(",", ":")) + "\n"] for e in data["transcript"]]
+        matches.append({"seats": seats, "lines": lines})
+    path = folder / "floor.json"
+    path.write_text(json.dumps(matches))
+    return path
+
+
+def rounds(n: int, pairs: dict[str, Callable[[], float]]) -> dict[str, list[float]]:
+    """Every measurement once per round, interleaved, so that load on the machine hits all alike."""
+    times: dict[str, list[float]] = {name: [] for name in pairs}
+    for _ in range(n):
+        for name, measure in pairs.items():
+            times[name].append(measure())
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--matches", type=int, default=10)
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary)
+        many = config(folder, 200, "random")
+        subprocess.run([ARENA, "run", str(many), "--quiet"], cwd=folder, check=True)
+        replays = sorted((folder / many.stem).glob("*.json"))
+        replays = [r for r in replays if r.name != "standings.json"]
+        one = str(replays[0])
+        python = config(folder, options.matches, "python")
+        subprocess.run([ARENA, "run", str(python), "--quiet", "--jobs", "1"], cwd=folder, check=True)
+        played = sorted(p for p in (folder / python.stem).glob("*.json") if p.name != "standings.json")
+        (folder / "floor.py").write_text(FLOOR)
+        script = floor_input(played, folder)
+        measures: dict[str, Callable[[], float]] = {
+            "python -c pass": lambda: timed([sys.executable, "-c", "pass"], folder),
+            "arena --help": lambda: timed([ARENA, "--help"], folder),
+            "arena replay show ONE": lambda: timed([ARENA, "replay", "show", one], folder),
+            "arena replay verify ONE": lambda: timed([ARENA, "replay", "verify", one], folder),
+            f"arena replay verify FOLDER ({len(replays)})": lambda: timed([ARENA, "replay", "verify", str(folder / many.stem)], folder),
+            "bare loop (floor of run)": lambda: timed([sys.executable, "floor.py", str(script)], folder),
+            f"arena run ({options.matches} matches, --jobs 1)": lambda: timed(
+                [ARENA, "run", str(python), "--quiet", "--jobs", "1"], folder),
+        }
+        times = rounds(options.rounds, measures)
+    print(f"command: python bench/startup.py --rounds {options.rounds} --matches {options.matches}")
+    print(f"{'what':40} {'best':>9} {'median':>9}   ratio of best to its floor")
+    start_floor = min(times["python -c pass"])
+    run_floor = min(times["bare loop (floor of run)"])
+    for name, values in times.items():
+        best = min(values)
+        if name.startswith("arena run"):
+            ratio = f"{best / run_floor:.2f}x the bare loop (goal <= 1.25)"
+        elif name.startswith("arena"):
+            ratio = f"{best / start_floor:.2f}x python -c pass" + ("" if "FOLDER" in name else " (goal < 0.2 s)")
+        else:
+            ratio = "floor"
+        print(f"{name:40} {best * 1000:7.0f} ms {statistics.median(values) * 1000:7.0f} ms   {ratio}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""The command line as a user meets it: help text that says what it means, `arena replay verify`
+of many files and folders in one process, and a start-up that loads only what a command uses."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HEAVY = ("pydantic", "rich", "orjson", "openskill", "dask", "arena.base.config", "arena.replays")
+
+
+def _arena(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(Path.home()), "COLUMNS": "200"}
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True,
+                          timeout=120, check=False, cwd=cwd, env=env)
+
+
+def test_help_text_is_not_eaten_by_markup() -> None:
+    shown = _arena("run", "--help")
+    assert shown.returncode == 0, shown.stderr
+    text = " ".join(shown.stdout.split())
+    assert "needs gofish-arena[dask]" in text
+    assert "[default: the number of cores]" in text
+    assert "--resume Continue" in text  # a flag: no value shown after it
+    assert "<bool>" not in text
+
+
+def test_help_and_import_load_nothing_heavy() -> None:
+    probe = (
+        "import sys\n"
+        "from arena.ui import cli\n"
+        "sys.argv = ['arena', '--help']\n"
+        "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
+        f"print(sorted({{m.split('.')[0] if not m.startswith('arena') else m for m in sys.modules}} & set({HEAVY!r})))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout
+
+
+def _replays(folder: Path, games: int) -> list[Path]:
+    config = folder / "c.toml"
+    config.write_text(f'seed = 9\ngames = {games}\n[[participants]]\nname = "a"\nbot = "random"\n'
+                      '[[participants]]\nname = "b"\nbot = "easy"\n')
+    assert _arena("run", str(config), "--quiet", "--jobs", "1", cwd=folder).returncode == 0
+    return sorted(p for p in (folder / "replays").glob("*.json") if p.name != "standings.json")
+
+
+def test_verify_takes_files_and_folders_and_names_each_that_differs(tmp_path: Path) -> None:
+    replays = _replays(tmp_path, 6)
+    assert len(replays) == 6
+    done = _arena("replay", "verify", "replays", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count(": ok (") == 6 and "6 replays: 6 ok" in done.stdout
+    tampered = tmp_path / "tampered.json"
+    data = json.loads(replays[2].read_text())
+    data["result"]["scores"][0] += 1
+    tampered.write_text(json.dumps(data))
+    done = _arena("replay", "verify", str(replays[0]), "tampered.json", "replays", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "tampered.json: differs: result" in done.stderr
+    assert "8 replays: 7 ok, 1 not" in done.stdout
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = _arena("replay", "verify", "empty", cwd=tmp_path)
+    assert done.returncode == 2 and "no replay" in done.stderr
