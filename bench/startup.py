@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -46,10 +47,19 @@ for match in matches:
 """
 
 
-def timed(command: Sequence[str], cwd: Path) -> float:
+CPU: dict[str, list[float]] = {}
+
+
+def timed(command: Sequence[str], cwd: Path, name: str = "") -> float:
+    """Wall seconds from spawn to exit; the CPU seconds of the process tree go to CPU[name]."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     began = time.perf_counter()
     subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - began
+    wall = time.perf_counter() - began
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    CPU.setdefault(name or " ".join(command[:3]), []).append(cpu)
+    return wall
 
 
 def config(folder: Path, games: int, bot: str) -> Path:
@@ -105,19 +115,22 @@ def main() -> None:
         played = sorted(p for p in (folder / python.stem).glob("*.json") if p.name != "standings.json")
         (folder / "floor.py").write_text(FLOOR)
         script = floor_input(played, folder)
+        commands: dict[str, list[str]] = {
+            "python -c pass": [sys.executable, "-c", "pass"],
+            "arena --help": [ARENA, "--help"],
+            "arena replay show ONE": [ARENA, "replay", "show", one],
+            "arena replay verify ONE": [ARENA, "replay", "verify", one],
+            f"arena replay verify FOLDER ({len(replays)})": [ARENA, "replay", "verify", str(folder / many.stem)],
+            "bare loop (floor of run)": [sys.executable, "floor.py", str(script)],
+            f"arena run ({options.matches} matches, --jobs 1)": [ARENA, "run", str(python), "--quiet", "--jobs", "1"],
+        }
         measures: dict[str, Callable[[], float]] = {
-            "python -c pass": lambda: timed([sys.executable, "-c", "pass"], folder),
-            "arena --help": lambda: timed([ARENA, "--help"], folder),
-            "arena replay show ONE": lambda: timed([ARENA, "replay", "show", one], folder),
-            "arena replay verify ONE": lambda: timed([ARENA, "replay", "verify", one], folder),
-            f"arena replay verify FOLDER ({len(replays)})": lambda: timed([ARENA, "replay", "verify", str(folder / many.stem)], folder),
-            "bare loop (floor of run)": lambda: timed([sys.executable, "floor.py", str(script)], folder),
-            f"arena run ({options.matches} matches, --jobs 1)": lambda: timed(
-                [ARENA, "run", str(python), "--quiet", "--jobs", "1"], folder),
+            name: (lambda name=name, command=command: timed(command, folder, name))  # type: ignore[misc]
+            for name, command in commands.items()
         }
         times = rounds(options.rounds, measures)
     print(f"command: python bench/startup.py --rounds {options.rounds} --matches {options.matches}")
-    print(f"{'what':40} {'best':>9} {'median':>9}   ratio of best to its floor")
+    print(f"{'what':40} {'wall best':>10} {'median':>9} {'CPU best':>9}   ratio of best wall to its floor")
     start_floor = min(times["python -c pass"])
     run_floor = min(times["bare loop (floor of run)"])
     for name, values in times.items():
@@ -128,7 +141,10 @@ def main() -> None:
             ratio = f"{best / start_floor:.2f}x python -c pass" + ("" if "FOLDER" in name else " (goal < 0.2 s)")
         else:
             ratio = "floor"
-        print(f"{name:40} {best * 1000:7.0f} ms {statistics.median(values) * 1000:7.0f} ms   {ratio}")
+        cpu = min(CPU[name])
+        print(f"{name:40} {best * 1000:7.0f} ms {statistics.median(values) * 1000:6.0f} ms {cpu * 1000:6.0f} ms   {ratio}")
+    print("(CPU: user + system time of the process and its children: what the command costs "
+          "when the machine is busy with other work)")
 
 
 if __name__ == "__main__":
