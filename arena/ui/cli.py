@@ -302,12 +302,14 @@ def _print_standings(plan: Tournament, report: RunReport, path: Path, cwd: Path)
 
 @app.command()
 def report(
-    folder: Annotated[Path, typer.Argument(help="A tournament's replays folder (the one with results.jsonl).")],
+    folder: Annotated[Path, typer.Argument(metavar="FOLDER", help="A tournament's replays folder (the one with results.jsonl).")],
     output: Annotated[Path | None, typer.Option("--output", "-o", help="The page to write [default: FOLDER/report.html].")] = None,
     view: Annotated[list[int] | None, typer.Option("--view", metavar="GAME", min=1, help="Also build the viewer page of game GAME (as `arena run` numbers them), beside its replay, and link it; repeatable.")] = None,
     tournament_id: Annotated[str | None, typer.Option("--tournament", metavar="ID", help="The tournament to report when the folder holds several [default: the last one written].")] = None,
 ) -> None:
     """One self-contained page of a tournament: standings, plots, every match linked to its replay."""
+    from rich.text import Text
+
     from arena.ui import report as report_module
 
     try:
