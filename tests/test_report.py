@@ -142,6 +142,19 @@ def test_a_run_writes_its_report_beside_standings(tmp_path: Path) -> None:
         assert (tmp_path / "replays" / (data["runs"][0]["stamp"] + part + ".json")).is_file(), m
 
 
+def test_a_resumed_run_reports_what_its_standings_count(tmp_path: Path) -> None:
+    config = _config(tmp_path, 6)
+    assert _run(config, "-j", "1").returncode == 0
+    resumed = _run(config, "-j", "1", "--resume", "--games", "9")
+    assert resumed.returncode == 0, resumed.stderr
+    assert _page_data(tmp_path / "replays" / "report.html")["matches"] == 9
+    fewer = _run(config, "-j", "1", "--resume", "--games", "4")  # nothing to play; 4 count
+    assert fewer.returncode == 0, fewer.stderr
+    data = _page_data(tmp_path / "replays" / "report.html")
+    standings = json.loads((tmp_path / "replays" / "standings.json").read_text())
+    assert data["matches"] == standings["matches"] == 4 and data["complete"] is True
+
+
 def test_the_report_is_rewritten_while_the_run_goes(tmp_path: Path) -> None:
     path = _config(tmp_path, 150)  # in-process bots: a few seconds
     process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "-q", "-j", "1"],

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -210,15 +210,18 @@ class LiveReport:
         self.plan = plan
         self.every = every
         self.path = plan.folder / REPORT
-        self.summary = self._fresh(plan.done.values())
+        self.summary = self._fresh(plan.done)
         self.written = 0.0
         self.pause = every
 
-    def _fresh(self, lines: Iterable[Mapping[str, Any]]) -> Summary:
+    def _fresh(self, done: Mapping[int, Mapping[str, Any]]) -> Summary:
+        """The summary of these lines in game order; games beyond `games` do not count (as in
+        standings.json, after a resume with fewer games)."""
         summary = Summary([seat.name for seat in self.plan.seats], expected=self.plan.games)
-        entries = [e for e in map(summary_module.entry, lines) if e is not None]
-        for item in sorted(entries, key=lambda e: e.result.game):
-            summary.add(item)
+        for game in sorted(done):
+            item = summary_module.entry(done[game])
+            if item is not None and game < self.plan.games:
+                summary.add(item)
         return summary
 
     def played(self, line: Mapping[str, Any]) -> None:
@@ -237,9 +240,9 @@ class LiveReport:
 
     def finish(self) -> Path:
         """The page of every match of the run, in game order (as standings.json). Raises WriteError."""
-        done = self.plan.done
-        if not self.summary.in_game_order or self.summary.matches != len(done):
-            self.summary = self._fresh(done[game] for game in sorted(done))
+        counted = sum(1 for game in self.plan.done if game < self.plan.games)
+        if not self.summary.in_game_order or self.summary.matches != counted:
+            self.summary = self._fresh(self.plan.done)
         return self._write(live=False)
 
     def _write(self, *, live: bool) -> Path:

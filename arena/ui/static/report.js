@@ -26,7 +26,8 @@
   }
   function tip(node, text) { svg("title", {}, node, text); return node; }
   function plot(section, width, height) {
-    var root = svg("svg", { viewBox: "0 0 " + width + " " + height, width: width, height: height, role: "img" });
+    var root = svg("svg", { viewBox: "0 0 " + width + " " + height, width: width, height: height, role: "img",
+      "aria-label": document.querySelector("#" + section + " h2").textContent });
     document.querySelector("#" + section + " .plot").appendChild(root);
     return root;
   }
