@@ -58,6 +58,25 @@ def test_select_counts_each_match_once_and_skips_what_is_not_a_results_line() ->
     assert summary_module.tournaments_in(lines) == ["ffffffffffffffff", "0123456789abcdef"]
 
 
+def test_a_crafted_file_cannot_make_the_report_unbounded() -> None:
+    (line,) = results_lines(NAMES[:2], 1)
+    assert summary_module.entry({**line, "scores": [10**9, 0]}) is None  # a histogram that long
+    assert summary_module.entry({**line, "seating": ["x" * 65, "bob"]}) is None  # longer than a config allows
+    assert summary_module.entry({**line, "seating": ["ann", "ann"]}) is None
+    assert summary_module.entry({**line, "ranks": [1, 3]}) is None
+    assert summary_module.entry({**line, "faults": [{f"k{i}": 1 for i in range(33)}, {}]}) is None
+    many = [{**line, "game": game, "seating": [f"n{2 * game}", f"n{2 * game + 1}"]} for game in range(600)]
+    chosen = select(many, line["tournament"])
+    names = {name for item in chosen.entries for name in item.result.names}
+    assert len(names) == summary_module.MOST_PARTICIPANTS and chosen.skipped == 100
+    data = Summary.of(chosen.entries).as_json()
+    assert data["pairwise"] is None  # no heatmap of a million cells
+    kinds = [{**line, "game": game, "faults": [{f"kind-{game}": 1}, {}]} for game in range(20)]
+    faults = Summary.of(select(kinds, line["tournament"]).entries).as_json()
+    assert len(faults["faultKinds"]) == summary_module.FAULT_KINDS_SHOWN + 2  # + other, invalid-ask
+    assert "other" in faults["faultKinds"] and sum(map(sum, faults["faults"])) == 20
+
+
 def test_the_summary_has_the_figures_of_the_standings() -> None:
     lines = results_lines(NAMES, 48, seats=3, faulty="cy")
     entries = select(lines, "0123456789abcdef").entries
@@ -310,4 +329,15 @@ def test_an_empty_or_live_page_opens_without_errors(tmp_path: Path, browser: Bro
     assert browser.js("document.body.dataset.ready") == "1"
     assert browser.js("document.getElementById('live').hidden") is False
     assert "No match yet" in browser.js("document.getElementById('winshare').textContent")
+    (line,) = results_lines(NAMES[:2], 1)
+    many = [{**line, "game": game, "seating": [f"n{2 * game}", f"n{2 * game + 1}"]} for game in range(80)]
+    crowded = Summary.of(select(many, line["tournament"]).entries).as_json(folder="", folderArg=".", written="now")
+    crowded["pages"] = []
+    page.write_text(report_module.render(crowded), encoding="utf-8")
+    browser.send("Page.navigate", url=page.as_uri())
+    deadline = time.monotonic() + 20
+    while browser.js("document.body && document.body.dataset.ready") != "1" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "too many for a heatmap" in browser.js("document.getElementById('pairwise').textContent")
+    assert browser.js("document.querySelectorAll('#winshare circle.share').length") == 160
     assert not [e for e in browser.events if e["method"] == "Runtime.exceptionThrown"]

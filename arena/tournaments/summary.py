@@ -35,6 +35,11 @@ from arena.tournaments.standings import Z95, MatchResult, Row, Standings, win_sh
 FORMAT = "gofish-arena-report/1"
 RATING_POINTS = 300  # about this many points of each rating's path are kept (at most twice)
 SPRT_POINTS = 2000  # at most this many points of an LLR path are drawn
+NAME_LIMIT = 64  # characters of a participant's name, as a config allows
+MOST_BOOKS = 1000  # a score above this is not a Go Fish score (64 decks with knights: 896 books)
+MOST_PARTICIPANTS = 1000  # beyond this many names a file is not a tournament's: later names are skipped
+HEATMAP_MOST = 60  # participants beyond which the pairwise table is left to standings.json
+FAULT_KINDS_SHOWN = 12  # the most frequent fault kinds shown; the rest are summed as "other"
 _FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.json")  # a replay the page may link to
 
 
@@ -51,41 +56,53 @@ class Entry:
     seats: tuple[int, ...] | None  # config indices of the seated participants, when recorded
 
 
-def _ints(value: object, size: int, low: int = 0) -> tuple[int, ...] | None:
+def _ints(value: object, size: int, low: int = 0, high: int = 1 << 62) -> tuple[int, ...] | None:
     if (isinstance(value, list) and len(value) == size
-            and all(type(item) is int and item >= low for item in value)):
+            and all(type(item) is int and low <= item <= high for item in value)):
         return tuple(value)
+    return None
+
+
+def _text(value: object, limit: int, default: str) -> str:
+    return value if isinstance(value, str) and len(value) <= limit else default
+
+
+def _fault_counts(value: object) -> dict[str, int] | None:
+    if not (isinstance(value, dict) and len(value) <= 32):
+        return None
+    if all(isinstance(k, str) and 0 < len(k) <= 40 and type(v) is int and 0 <= v <= 1 << 40 for k, v in value.items()):
+        return value
     return None
 
 
 def entry(line: Mapping[str, Any]) -> Entry | None:
     """A results line as the report needs it, or None when it is not shaped like one."""
     names, game, run = line.get("seating"), line.get("game"), line.get("run")
-    if not (isinstance(names, list) and 2 <= len(names) <= 64 and all(isinstance(n, str) for n in names)):
+    if not (isinstance(names, list) and 2 <= len(names) <= 64
+            and all(isinstance(n, str) and 0 < len(n) <= NAME_LIMIT for n in names)
+            and len(set(names)) == len(names)):
         return None
-    if type(game) is not int or game < 0 or not isinstance(run, str):
+    if type(game) is not int or game < 0 or not isinstance(run, str) or len(run) > 100:
         return None
     size = len(names)
-    scores, ranks = _ints(line.get("scores"), size), _ints(line.get("ranks"), size, 1)
+    scores, ranks = _ints(line.get("scores"), size, 0, MOST_BOOKS), _ints(line.get("ranks"), size, 1, size)
     if scores is None or ranks is None:
         return None
     faults_value = line.get("faults") or [{}] * size
-    if not (isinstance(faults_value, list) and len(faults_value) == size and all(
-            isinstance(f, dict) and all(isinstance(k, str) and type(v) is int and v >= 0 for k, v in f.items())
-            for f in faults_value)):
+    if not (isinstance(faults_value, list) and len(faults_value) == size):
         return None
-    invalid = _ints(line.get("invalidAsks") or [0] * size, size)
-    if invalid is None:
+    faults = [_fault_counts(counts) for counts in faults_value]
+    invalid = _ints(line.get("invalidAsks") or [0] * size, size, 0, 1 << 40)
+    if invalid is None or any(counts is None for counts in faults):
         return None
     deal_seed = line.get("dealSeed")
-    stamp, outcome, replay = line.get("stamp"), line.get("outcome"), line.get("replay")
     return Entry(
-        result=MatchResult(game, tuple(names), scores, ranks, tuple(faults_value), invalid),
+        result=MatchResult(game, tuple(names), scores, ranks, tuple(c or {} for c in faults), invalid),
         run=run,
-        stamp=stamp if isinstance(stamp, str) else "",
+        stamp=_text(line.get("stamp"), 40, ""),
         deal=("deal", deal_seed) if type(deal_seed) is int else ("match", run, game),
-        outcome=outcome if isinstance(outcome, str) else "?",
-        replay=replay if isinstance(replay, str) else "",
+        outcome=_text(line.get("outcome"), 40, "?"),
+        replay=_text(line.get("replay"), 300, ""),
         seats=_ints(line.get("seats"), size),
     )
 
@@ -111,6 +128,7 @@ class Selection:
 def select(lines: Sequence[Mapping[str, Any]], tournament: str, run: str | None = None) -> Selection:
     """The matches of one tournament (and one run of it, if given), each counted once."""
     seen: set[tuple[str, int]] = set()
+    names: set[str] = set()
     runs: dict[str, int] = {}
     chosen: list[Entry] = []
     skipped = repeated = 0
@@ -118,7 +136,7 @@ def select(lines: Sequence[Mapping[str, Any]], tournament: str, run: str | None 
         if line.get("tournament") != tournament or (run is not None and line.get("run") != run):
             continue
         checked = entry(line)
-        if checked is None:
+        if checked is None or (len(names) >= MOST_PARTICIPANTS and not names.issuperset(checked.result.names)):
             skipped += 1
             continue
         key = (checked.run, checked.result.game)
@@ -126,6 +144,7 @@ def select(lines: Sequence[Mapping[str, Any]], tournament: str, run: str | None 
             repeated += 1
             continue
         seen.add(key)
+        names.update(checked.result.names)
         runs.setdefault(checked.run, len(runs))
         chosen.append(checked)
     chosen.sort(key=lambda e: (e.result.game, runs[e.run]))
@@ -286,7 +305,12 @@ class Summary:
         rows = [standings.rows[name] for name in self.names]
         ranked = [self.index[row.name] for row in standings.ranked() if row.name in self.index]
         path = self.path if self.path[-1][0] == self.matches else [*self.path, (self.matches, self._ratings())]
-        kinds = sorted({kind for row in rows for kind in row.faults})
+        totals: Counter[str] = Counter()
+        for row in rows:
+            totals.update(row.faults)
+        kinds = sorted(kind for kind, _ in totals.most_common(FAULT_KINDS_SHOWN))
+        others = [sum(count for kind, count in row.faults.items() if kind not in kinds) for row in rows]
+        extra = ["other"] if any(others) else []
         most_books = max((max(c) for c in self.books if c), default=0)
         seats = max((len(c) for c in self.seat_counts), default=0)
         return {
@@ -305,7 +329,7 @@ class Summary:
                 }
                 for i, row in enumerate(rows)
             ],
-            "pairwise": [
+            "pairwise": None if len(self.names) > HEATMAP_MOST else [
                 [None if a == b or not (pair := standings.pair(a, b)).matches
                  else [round(pair.share, 4), pair.matches] for b in self.names]
                 for a in self.names
@@ -317,8 +341,9 @@ class Summary:
                 "sigma": [[round(point[1][i][1], 3) if i < len(point[1]) else None for point in path]
                           for i in range(len(self.names))],
             },
-            "faultKinds": [*kinds, "invalid-ask"],
-            "faults": [[row.fault(kind) for kind in kinds] + [row.invalid_asks] for row in rows],
+            "faultKinds": [*kinds, *extra, "invalid-ask"],
+            "faults": [[row.fault(kind) for kind in kinds] + [other][:len(extra)] + [row.invalid_asks]
+                       for row, other in zip(rows, others)],
             "books": [[counts[b] for b in range(most_books + 1)] for counts in self.books],
             "seatWins": [
                 {"share": round(sum(w for w, _ in deals.values()) / max(1, sum(n for _, n in deals.values())), 6),
@@ -327,7 +352,7 @@ class Summary:
                 for deals in self.seat_wins
             ],
             "seatCounts": [counts + [0] * (seats - len(counts)) for counts in self.seat_counts],
-            "outcomes": dict(sorted(self.outcomes.items())),
+            "outcomes": dict(self.outcomes.most_common(8)),
             "sprt": dict(sprt) if sprt is not None else None,
             "list": {
                 "game": self.games,

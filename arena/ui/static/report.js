@@ -174,6 +174,7 @@
   // -- pairwise heatmap ---------------------------------------------------------------------------
   (function () {
     if (P < 2 || !N) return nothing("pairwise", "No pair has met yet.");
+    if (!data.pairwise) return nothing("pairwise", P + " participants: too many for a heatmap (the figures are in standings.json).");
     var cell = Math.max(10, Math.min(40, Math.floor(520 / P))), left = 160, top = 18;
     var root = plot("pairwise", left + P * cell + 10, top + P * cell + 10);
     ranked.forEach(function (i, row) {
