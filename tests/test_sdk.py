@@ -444,4 +444,7 @@ def test_sdk_and_bots_import_with_the_standard_library_only() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "['arena', 'arena.bots', 'arena.sdk']"
+    # The engine's cards are standard-library only too (tests/test_layers.py): one pack formula.
+    assert done.stdout.strip() == (
+        "['arena', 'arena.bots', 'arena.engine', 'arena.engine.cards', 'arena.sdk']"
+    )

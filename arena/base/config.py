@@ -13,17 +13,18 @@ import shutil
 import sys
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from arena.base.errors import ConfigError
 from arena.base.files import check_writable
+from arena.bots import Level
 from arena.engine.match import DEFAULT_MAX_IDLE_TURNS, DEFAULT_MAX_TURNS
 from arena.engine.rules import NextPlayer, Rules, StartingPlayer
 
-BotLevel = Literal["random", "easy", "medium", "hard", "expert"]
-BOT_LEVELS: tuple[str, ...] = get_args(BotLevel)
+# A closed set of the engine's or the bots' own, read from its value (TOML holds strings).
+Lax = Field(strict=False)
 
 WEEK = 7 * 24 * 3600.0  # the longest time limit accepted (a poll's timeout must stay finite)
 TURNS_PER_CARD = 4  # the default `maxTurns` is this many asks per card of the pack, at least 5000
@@ -38,10 +39,10 @@ class _Section(BaseModel):
 
 
 class RulesSection(_Section):
-    startingPlayer: Literal["Random", "First in line"] = "Random"
+    startingPlayer: Annotated[StartingPlayer, Lax] = StartingPlayer.RANDOM
     startingHandSize: Annotated[int, Field(ge=0)] = 7
     minHandSize: Annotated[int, Field(ge=0)] = 1
-    nextPlayer: Literal["Asked", "Clockwise"] = "Asked"
+    nextPlayer: Annotated[NextPlayer, Lax] = NextPlayer.ASKED
 
 
 class DeckSection(_Section):
@@ -95,7 +96,7 @@ class TournamentSection(_Section):
 class ParticipantSection(_Section):
     name: Annotated[str, Field(min_length=1, max_length=64)]
     command: list[str] | str | None = None
-    bot: BotLevel | None = None
+    bot: Annotated[Level, Lax] | None = None
     env: dict[str, str] = Field(default_factory=dict)
 
     @field_validator("command")
@@ -151,10 +152,10 @@ class Config(_Section):
 def engine_rules(rules: RulesSection, deck: DeckSection) -> Rules:
     """The engine's settings from the config's (or a replay's) `[rules]` and `[deck]`."""
     return Rules(
-        starting_player=StartingPlayer(rules.startingPlayer),
+        starting_player=rules.startingPlayer,
         starting_hand_size=rules.startingHandSize,
         min_hand_size=rules.minHandSize,
-        next_player=NextPlayer(rules.nextPlayer),
+        next_player=rules.nextPlayer,
         number_of_decks=deck.numberOfDecks,
         knights=deck.knights,
     )

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Sequence
+from enum import StrEnum
 
-from arena.sdk import Ask, AskSeen, Bot, Card, Draw
+from arena.sdk import Ask, AskSeen, Bot, Card, Draw, pack_size
 
 __all__ = ["BOTS", "EasyBot", "ExpertBot", "HardBot", "MediumBot", "RandomBot", "main"]
 
@@ -256,7 +257,7 @@ class ExpertBot(Bot):
         held = self.ranks_in_hand()
         if len(self.count.sizes) != self.seats:
             self.on_start()  # no `init` came: count from what this first `ask` shows
-        pack = self._decks() * 4 * (14 if self._knights() else 13)
+        pack = pack_size(self._decks(), self._knights())
         on_table = sum(self.hand_sizes) + self.pond_size + 4 * len(self.books_laid)
         if self._decks() == 1:
             unbookable = set(held) | set(self.books_laid)
@@ -351,12 +352,22 @@ def _all_among(cards: int, places: int, slots: int) -> float:
     return chance
 
 
+class Level(StrEnum):
+    """The built-in bots (`bot = "…"` in a config, `--level` of `arena play`)."""
+
+    RANDOM = "random"
+    EASY = "easy"
+    MEDIUM = "medium"
+    HARD = "hard"
+    EXPERT = "expert"
+
+
 BOTS: dict[str, type[Bot]] = {
-    "random": RandomBot,
-    "easy": EasyBot,
-    "medium": MediumBot,
-    "hard": HardBot,
-    "expert": ExpertBot,
+    Level.RANDOM: RandomBot,
+    Level.EASY: EasyBot,
+    Level.MEDIUM: MediumBot,
+    Level.HARD: HardBot,
+    Level.EXPERT: ExpertBot,
 }
 
 

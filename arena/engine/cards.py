@@ -29,6 +29,11 @@ def ranks(knights: bool) -> tuple[int, ...]:
     return ALL_RANKS if knights else RANKS_WITHOUT_KNIGHTS
 
 
+def pack_size(number_of_decks: int, knights: bool) -> int:
+    """How many cards the pack of these settings holds."""
+    return number_of_decks * len(SUITS) * len(ranks(knights))
+
+
 def glyph(suit: int, rank: int) -> str:
     """The Unicode playing-card glyph of a suit and rank."""
     return chr(0x1F0A1 + 16 * suit + rank)

@@ -15,7 +15,7 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
-from arena.engine.cards import Card, describe, ranks
+from arena.engine.cards import Card, describe, pack_size, ranks
 
 FULL_BOOK = 0b1111  # one bit per suit
 
@@ -43,7 +43,7 @@ class Rules:
 
     @property
     def pack_size(self) -> int:
-        return self.number_of_decks * 4 * len(ranks(self.knights))
+        return pack_size(self.number_of_decks, self.knights)
 
     def cards_to_deal(self, seats: int) -> int:
         return seats * self.starting_hand_size

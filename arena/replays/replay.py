@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
+from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any
 
 import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic.json_schema import WithJsonSchema
 
 from arena import __version__
 from arena.base.config import DeckSection, LimitsSection, RulesSection, engine_rules
@@ -28,6 +30,12 @@ from arena.seats.recorded import Recording
 from arena.seats.replies import Exchange
 
 FORMAT = "gofish-arena-replay/1"
+
+
+def one_of(values: type[StrEnum], title: str | None = None) -> WithJsonSchema:
+    """A closed set of the arena's, shown in a JSON Schema as the plain list of its values."""
+    shown: dict[str, Any] = {"enum": [str(value) for value in values], "type": "string"}
+    return WithJsonSchema(shown if title is None else {**shown, "title": title})
 
 
 class _Model(BaseModel):
@@ -66,7 +74,7 @@ class PlayerModel(_Model):
 
 
 class ResultModel(_Model):
-    outcome: Literal["completed", "did-not-start", "turn-limit", "stalled", "interrupted"]
+    outcome: Annotated[Outcome, one_of(Outcome, "Outcome")]
     scores: list[int]
     ranks: list[int]
 

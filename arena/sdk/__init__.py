@@ -38,7 +38,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, NamedTuple, TextIO
 
-__all__ = ["Ask", "AskSeen", "Bot", "Card", "Draw", "run"]
+from arena.engine.cards import pack_size
+
+__all__ = ["Ask", "AskSeen", "Bot", "Card", "Draw", "pack_size", "run"]
 
 Draw = Literal["go-fish", "pick-up"]  # how a card came from the pond
 
@@ -212,7 +214,7 @@ class Bot:
         rules, deck = self.settings.get("rules", {}), self.settings.get("deck", {})
         # Until the first `ask`, everyone holds the deal and the pond holds the rest.
         dealt = int(rules.get("startingHandSize", 7))
-        pack = int(deck.get("numberOfDecks", 1)) * 4 * (14 if deck.get("knights") else 13)
+        pack = pack_size(int(deck.get("numberOfDecks", 1)), bool(deck.get("knights")))
         self.hand_sizes = [dealt] * len(players)
         self.pond_size = max(pack - dealt * len(players), 0)
         self.rng = random.Random(self.seat)

@@ -62,7 +62,7 @@ class MatchPlayed:
     seed: int
     deal_seed: int
     names: tuple[str, ...]
-    outcome: str
+    outcome: Outcome
     scores: tuple[int, ...]
     ranks: tuple[int, ...]
     fault_counts: tuple[dict[str, int], ...]
@@ -83,7 +83,7 @@ class PlayedGame:
     game: int
     seed: int
     names: tuple[str, ...]
-    outcome: str
+    outcome: Outcome
     scores: tuple[int, ...]
     ranks: tuple[int, ...]
     fault_counts: tuple[dict[str, int], ...]
@@ -245,7 +245,7 @@ def _played(task: MatchTask, record: MatchRecord) -> MatchPlayed:
         seed=task.seed,
         deal_seed=task.deal_seed,
         names=task.names,
-        outcome=str(result.outcome),
+        outcome=result.outcome,
         scores=tuple(result.scores),
         ranks=tuple(result.ranks),
         fault_counts=tuple(record.fault_counts()),

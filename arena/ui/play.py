@@ -29,6 +29,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from arena.base.config import LimitsSection, bot_command
+from arena.bots import Level
 from arena.engine.cards import Card
 from arena.engine.events import Event
 from arena.engine.match import MatchSetup
@@ -43,7 +44,7 @@ from arena.ui.show import Names, book_strip, hand_text, seat_style
 
 HUMAN = 0
 BOT_NAMES = ("Pip", "Wren", "Olly")
-LEVELS = ("easy", "medium", "hard", "expert")
+LEVELS = tuple(level for level in Level if level is not Level.RANDOM)
 RANK_WORDS = {"a": 0, "ace": 0, "aces": 0, "j": 10, "jack": 10, "jacks": 10, "c": 11, "knight": 11,
               "knights": 11, "q": 12, "queen": 12, "queens": 12, "k": 13, "king": 13, "kings": 13, "t": 9}
 

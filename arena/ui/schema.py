@@ -27,8 +27,8 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 
 from arena import __version__
-from arena.engine.rules import is_pond_number, whole_number
-from arena.replays.replay import EntryModel, ReplayModel
+from arena.engine.rules import NextPlayer, StartingPlayer, is_pond_number, whole_number
+from arena.replays.replay import EntryModel, ReplayModel, one_of
 
 SCHEMA_FORMAT: Final = "gofish-arena-schema/1"
 _DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
@@ -74,10 +74,10 @@ class PlayerEntry(_Wire):
 
 
 class RulesSettings(_Wire):
-    startingPlayer: Literal["Random", "First in line"]
+    startingPlayer: Annotated[StartingPlayer, Field(strict=False), one_of(StartingPlayer)]
     startingHandSize: Count
     minHandSize: Count
-    nextPlayer: Literal["Asked", "Clockwise"]
+    nextPlayer: Annotated[NextPlayer, Field(strict=False), one_of(NextPlayer)]
 
 
 class DeckSettings(_Wire):
