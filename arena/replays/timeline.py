@@ -325,3 +325,22 @@ def _check_deck(setup: MatchSetup) -> None:
     problem = deck_problem(setup)
     if problem is not None:
         raise ValueError(problem)
+
+
+def turn_starts(steps: Iterable[Step]) -> list[int]:
+    """The transcript index at which each turn starts: turn k (from 1) is item k - 1.
+
+    A turn is a seat's run of asks: it starts with an ask (valid or not) by another seat than
+    the last one to ask, or by the same seat after its ask missed or was refused.
+    """
+    starts: list[int] = []
+    asker: int | None = None
+    passed = True
+    for step in steps:
+        if step.kind not in (StepKind.ASK, StepKind.INVALID_ASK):
+            continue
+        if passed or step.seat != asker:
+            starts.append(step.at)
+            asker = step.seat
+        passed = step.kind is StepKind.INVALID_ASK or not step.moves
+    return starts

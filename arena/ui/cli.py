@@ -392,6 +392,28 @@ def replay_show(
         fail(f"{file}: {error}", 1)
 
 
+@replay_app.command("fork")
+def replay_fork(
+    file: Annotated[Path, typer.Argument(help="The replay to fork.")],
+    at: Annotated[str, typer.Option(help="Where live play starts: a message index as `replay show` prints it (57), or a turn (turn:7).")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The new replay (never overwritten: OUT-2.json if taken).")],
+    seat: Annotated[list[str] | None, typer.Option(help="SEAT=LEVEL or SEAT=COMMAND: who plays that seat from the point on; repeat for more seats (default: the recorded participant).")] = None,
+) -> None:
+    """Continue a match from one of its messages, with the same or other participants."""
+    from arena.replays import fork
+
+    try:
+        path, forked = fork.fork_file(file, at, seat or [], output, cwd=Path.cwd())
+    except (ReplayError, ConfigError) as error:
+        fail(str(error), 2)
+    except ArenaError as error:
+        fail(str(error), 1)
+    result = forked.record.result
+    scores = ", ".join(f"{name} {score}" for name, score in zip(forked.record.setup.names, result.scores, strict=False))
+    out.print(inert(f"forked at message {forked.origin['at']}: {result.outcome} ({scores})", 200))
+    out.print(inert(f"  replay: {path}", 400))
+
+
 @replay_app.command("html")
 def replay_html(
     file: Annotated[Path, typer.Argument(metavar="FILE", help="A replay JSON file.")],

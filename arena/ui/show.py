@@ -17,7 +17,16 @@ from rich.text import Text
 from arena.base.errors import ReplayError
 from arena.engine.cards import Card, ranks
 from arena.engine.match import MatchSetup
-from arena.replays.timeline import Line, Step, StepKind, Who, build, card_name, rank_name
+from arena.replays.timeline import (
+    Line,
+    Step,
+    StepKind,
+    Who,
+    build,
+    card_name,
+    rank_name,
+    turn_starts,
+)
 from arena.ui.terminal import inert
 
 SEAT_STYLES = ("bold cyan", "bold magenta", "bold yellow", "bold green", "bold blue", "bold red",
@@ -94,7 +103,7 @@ def render(replay: Mapping[str, Any], seat: int | None = None) -> RenderableType
         raise ReplayError(f"--seat {seat}: the replay has seats 0..{seats - 1}")
     names = Names(setup.names)
     parts: list[RenderableType] = [_header(replay, setup, names, seat)]
-    parts.extend(_timeline(setup, steps, names, seat))
+    parts.extend(_timeline(setup, steps, names, seat, _fork_of(replay)))
     parts.append(_final_table(replay, setup, steps, names, seat))
     return Group(*parts)
 
@@ -106,6 +115,10 @@ def _header(replay: Mapping[str, Any], setup: MatchSetup, names: Names, seat: in
     text.append(f"{rules.starting_hand_size} cards each, refill to {rules.min_hand_size}, "
                 f"next: {rules.next_player}  ·  {rules.number_of_decks} deck(s)"
                 + (" with knights" if rules.knights else ""))
+    fork = _fork_of(replay)
+    if fork is not None:
+        text.append("\n")
+        text.append_text(inert(f"forked from {fork.get('source')} at message {fork.get('at')}", 200))
     text.append("\nseats: ")
     for s in range(len(setup.names)):
         text.append(f"{s} ")
@@ -119,10 +132,16 @@ def _header(replay: Mapping[str, Any], setup: MatchSetup, names: Names, seat: in
     return text
 
 
-def _timeline(setup: MatchSetup, steps: Sequence[Step], names: Names, seat: int | None) -> Iterator[RenderableType]:
+def _timeline(
+    setup: MatchSetup, steps: Sequence[Step], names: Names, seat: int | None, fork: Mapping[str, Any] | None
+) -> Iterator[RenderableType]:
     cards = {card["id"]: card for card in setup.deck}
-    turn, asker, passed = 0, None, True
+    turns = {at: number for number, at in enumerate(turn_starts(steps), 1)}
+    fork_at = fork.get("at") if fork is not None else None
     for step in steps:
+        if fork is not None and isinstance(fork_at, int) and step.kind is not StepKind.END and step.at >= fork_at:
+            yield Rule(_fork_title(fork), style="yellow")
+            fork_at = None
         line = step.line if seat is None else step.seen[seat]
         if step.kind is StepKind.DEAL:
             yield Rule("the deal", style="dim")
@@ -139,14 +158,10 @@ def _timeline(setup: MatchSetup, steps: Sequence[Step], names: Names, seat: int 
             yield Rule("the end", style="dim")
             yield names.line(step.line, "bold")
             continue
-        if step.kind in (StepKind.ASK, StepKind.INVALID_ASK) and (passed or step.seat != asker):
-            turn += 1
-            asker, passed = step.seat, False
-            if line is not None or step.kind is StepKind.ASK:
-                who = names.of(step.seat) if step.seat is not None else Text("?")
-                yield Text(f"turn {turn}: ", style="dim").append_text(who)
-        if step.kind is StepKind.INVALID_ASK or (step.kind is StepKind.ASK and not step.moves):
-            passed = True
+        starts_turn = step.kind in (StepKind.ASK, StepKind.INVALID_ASK) and step.at in turns
+        if starts_turn and (line is not None or step.kind is StepKind.ASK):
+            who = names.of(step.seat) if step.seat is not None else Text("?")
+            yield Text(f"turn {turns[step.at]}: ", style="dim").append_text(who)
         if line is None:
             continue
         prefix = Text(f"{step.at:>6}  ", style="dim")
@@ -196,3 +211,16 @@ def _fault_total(counts: Any, seat: int) -> str:
     if not isinstance(counts, list) or seat >= len(counts) or not isinstance(counts[seat], dict):
         return ""
     return str(sum(value for value in counts[seat].values() if type(value) is int))
+
+
+def _fork_of(replay: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    fork = replay.get("fork")
+    return fork if isinstance(fork, Mapping) else None
+
+
+def _fork_title(fork: Mapping[str, Any]) -> Text:
+    """The line that marks where a forked replay leaves its source and plays live."""
+    replaced = fork.get("replaced") or []
+    seats = ", ".join(f"seat {r.get('seat')}" for r in replaced if isinstance(r, Mapping))
+    who = f"; {seats} replaced" if seats else ""
+    return inert(f"forked here{who}: live from message {fork.get('at')} on", 200)

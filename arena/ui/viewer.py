@@ -69,7 +69,16 @@ def page_data(replay: Mapping[str, Any]) -> dict[str, Any]:
         "steps": [_step(step) for step in steps],
         "result": dict(replay["result"]),
         "faultCounts": counts if isinstance(counts, list) else None,
+        "fork": _fork(replay.get("fork")),
     }
+
+
+def _fork(fork: Any) -> dict[str, Any] | None:
+    """Where a forked replay leaves its source (shown as a mark in the log), or None."""
+    if not isinstance(fork, dict) or not isinstance(fork.get("at"), int):
+        return None
+    replaced = [r.get("seat") for r in fork.get("replaced") or [] if isinstance(r, dict)]
+    return {"at": fork["at"], "source": str(fork.get("source")), "replaced": [s for s in replaced if isinstance(s, int)]}
 
 
 def script_json(data: Any) -> str:

@@ -62,6 +62,12 @@
     });
   }
 
+  function forkText() {
+    var who = data.fork.replaced.map(function (s) { return players[s] ? players[s].name : "seat " + s; });
+    return "forked here from " + data.fork.source + ": live from message " + data.fork.at +
+      (who.length ? " (" + who.join(", ") + " replaced)" : "");
+  }
+
   function setView(value) {
     var current = visible.length ? visible[pos] : 0;
     view = value === "all" ? "all" : Number(value);
@@ -70,8 +76,13 @@
     var log = $("log");
     log.replaceChildren();
     logItems = [];
+    var forkMarked = !data.fork;
     visible.forEach(function (index, at) {
       var step = steps[index];
+      if (!forkMarked && step.at >= data.fork.at && step.kind !== "end") {
+        forkMarked = true;
+        log.appendChild(el("li", "fork-mark", forkText()));
+      }
       var item = el("li", step.kind + (step.fault ? " fault" : ""));
       item.value = step.at;
       lineNodes(item, lineOf(step));
@@ -242,6 +253,7 @@
     summary.appendChild(el("span", "who " + seatClass(p.seat), p.name));
   });
   summary.appendChild(document.createTextNode(" · " + data.result.outcome));
+  if (data.fork) summary.appendChild(el("span", "fork", " · " + forkText()));
   setView("all");
   document.body.dataset.ready = "1";
 })();

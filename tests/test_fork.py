@@ -1,0 +1,186 @@
+"""`arena replay fork`: a replay continued from one of its messages, with the same or other players."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_viewer import Browser, browser  # noqa: F401 -- the fixture, shared
+
+from arena.base.errors import ConfigError, ReplayError
+from arena.replays import fork, replay
+from arena.ui import show, viewer
+
+GOLDEN = Path(__file__).parent / "golden"
+# Every golden config plays deterministic participants: built-in bots and the scripted fake.
+FORKED_CONFIGS = sorted(p.stem for p in (GOLDEN / "configs").glob("*.toml"))
+
+
+def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def _played(tmp_path: Path, name: str) -> tuple[Path, Path]:
+    """Run a golden config in a copy of its folder; its folder and its first replay."""
+    shutil.copytree(GOLDEN / "configs", tmp_path / "configs")
+    shutil.copytree(GOLDEN / "fakes", tmp_path / "fakes", ignore=shutil.ignore_patterns("__pycache__"))
+    folder = tmp_path / "configs"
+    done = _arena("run", f"{name}.toml", "--jobs", "1", "--quiet", cwd=folder)
+    assert done.returncode == 0, done.stderr
+    first = sorted(p for p in (folder / "replays").glob("*.json") if p.name != "standings.json")[0]
+    return folder, first
+
+
+def _the_match(document: dict[str, Any]) -> dict[str, Any]:
+    """What must be the same in a fork with nobody replaced: every message, reply and fault."""
+
+    def fault(f: dict[str, Any]) -> tuple[Any, ...]:
+        return (f["seat"], f["at"], f["kind"], f.get("raw"), f.get("exitCode"))
+
+    def entry(e: dict[str, Any]) -> dict[str, Any]:
+        kept = {k: v for k, v in e.items() if k not in ("noReply", "unsolicited")}
+        for key in ("noReply", "unsolicited"):
+            if key in e:
+                kept[key] = e[key]["kind"]
+        return kept
+
+    return {
+        "deck": document["deck"],
+        "startingPlayer": document["startingPlayer"],
+        "transcript": [entry(e) for e in document["transcript"]],
+        "events": document["events"],
+        "result": document["result"],
+        "faults": [fault(f) for f in document["faults"]],
+        "faultCounts": document["faultCounts"],
+    }
+
+
+@pytest.mark.parametrize("name", FORKED_CONFIGS)
+def test_a_fork_with_nobody_replaced_is_the_recorded_match(tmp_path: Path, name: str) -> None:
+    folder, source = _played(tmp_path, name)
+    document = replay.read(source)
+    length = len(document["transcript"])
+    for number, at in enumerate(sorted({length // 4, (3 * length) // 4})):
+        out = folder / f"fork{number}.json"
+        path, forked = fork.fork_file(source, str(at), [], out, cwd=folder)
+        assert path == out
+        again = replay.read(path)
+        assert replay.verify(again) is None
+        assert _the_match(again) == _the_match(document), f"fork at {at}"
+        assert again["fork"]["at"] == at and again["fork"]["replaced"] == []
+        # Every live seat was sent each of its messages before the point; their replies are aside.
+        live = {s for s, p in enumerate(forked.record.commands) if p}
+        assert {(i["at"], i["seat"]) for i in again["fork"]["ignored"]} <= {
+            (i, e["seat"]) for i, e in enumerate(document["transcript"][:at]) if e["seat"] in live
+        }
+
+
+def test_a_replaced_seat_plays_live_from_the_point(tmp_path: Path) -> None:
+    folder, source = _played(tmp_path, "fault-exit")  # seat 0 exits at its 40th message
+    document = replay.read(source)
+    done = _arena("replay", "fork", str(source), "--at", "turn:3", "--seat", "0=hard", "-o", "fixed.json", cwd=folder)
+    assert done.returncode == 0, done.stderr
+    forked = replay.read(folder / "fixed.json")
+    at = forked["fork"]["at"]
+    assert forked["fork"]["turn"] == 3 and forked["fork"]["replaced"] == [{"seat": 0, "bot": "hard"}]
+    assert forked["transcript"][:at] == document["transcript"][:at]
+    assert not [f for f in forked["faults"] if f["seat"] == 0 and f["kind"] == "exited"]
+    assert _arena("replay", "verify", "fixed.json", cwd=folder).returncode == 0
+    # The bot that replaced seat 0 was sent seat 0's messages before the point, from `init` on.
+    ignored = forked["fork"]["ignored"]
+    assert [i["at"] for i in ignored if i["seat"] == 0] == [
+        i for i, e in enumerate(document["transcript"][:at]) if e["seat"] == 0
+    ]
+    # The turn is the one `replay show` prints as "turn 3".
+    shown = _arena("replay", "show", str(source), cwd=folder).stdout
+    line_after = shown.split("turn 3:", 1)[1].splitlines()[1]
+    assert line_after.split()[0] == str(at)
+    marked = _arena("replay", "show", "fixed.json", cwd=folder).stdout
+    assert f"forked from {source.name} at message {at}" in marked
+    assert f"forked here; seat 0 replaced: live from message {at} on" in marked
+
+
+def test_a_seat_stopped_before_the_point_stays_stopped(tmp_path: Path) -> None:
+    folder, source = _played(tmp_path, "fault-hang")  # seat 0 stops answering: timed out, stopped
+    document = replay.read(source)
+    stopped_at = next(f["at"] for f in document["faults"] if f["kind"] == "timeout")
+    path, forked = fork.fork_file(source, str(stopped_at + 5), [], folder / "later.json", cwd=folder)
+    again = replay.read(path)
+    assert _the_match(again) == _the_match(document)
+    assert all(e.get("delivered") is False for e in again["transcript"][stopped_at + 1 :] if e["seat"] == 0)
+    assert forked.origin["ignored"] and all(i["seat"] == 1 for i in forked.origin["ignored"])
+
+
+def test_a_command_replaces_a_seat(tmp_path: Path) -> None:
+    folder, source = _played(tmp_path, "classic")
+    out = folder / "cmd.json"
+    bot = f"{sys.executable} {GOLDEN / 'fakes' / 'scripted.py'}"
+    path, forked = fork.fork_file(source, "30", [f"1={bot}"], out, cwd=folder)
+    again = replay.read(path)
+    assert again["players"][1]["command"][1].endswith("scripted.py")
+    assert again["fork"]["replaced"] == [{"seat": 1, "command": [sys.executable, str(GOLDEN / "fakes" / "scripted.py")]}]
+    assert replay.verify(again) is None
+    # Written next to an existing file, a fork never overwrites it.
+    second, _ = fork.fork_file(source, "30", [], out, cwd=folder)
+    assert second.name == "cmd-2.json" and replay.read(path) == again
+
+
+@pytest.mark.parametrize(
+    ("at", "seats", "error", "words"),
+    [
+        ("100000", [], ReplayError, "the replay has messages 0.."),
+        ("turn:9999", [], ReplayError, "the replay has turns 1.."),
+        ("turn:0", [], ReplayError, "the replay has turns 1.."),
+        ("t7", [], ReplayError, "give a message index (57) or a turn (turn:7)"),
+        ("-3", [], ReplayError, "give a message index"),
+        ("5", ["7=hard"], ConfigError, "--seat 7: the replay has seats 0..1"),
+        ("5", ["x=hard"], ConfigError, "write SEAT=LEVEL or SEAT=COMMAND"),
+        ("5", ["1=./no-such-bot"], ConfigError, "not found"),
+        ("5", ["1='unclosed"], ConfigError, "cannot split"),
+    ],
+)
+def test_bad_points_and_seats_are_one_line(
+    tmp_path: Path, at: str, seats: list[str], error: type[Exception], words: str
+) -> None:
+    folder, source = _played(tmp_path, "classic")
+    with pytest.raises(error, match=None) as raised:
+        fork.fork_file(source, at, seats, folder / "x.json", cwd=folder)
+    assert words in str(raised.value) and "\n" not in str(raised.value)
+    assert not (folder / "x.json").exists()
+
+
+def test_the_cli_refuses_a_replay_that_does_not_verify(tmp_path: Path) -> None:
+    folder, source = _played(tmp_path, "classic")
+    document = json.loads(source.read_text(encoding="utf-8"))
+    document["deck"][0], document["deck"][1] = document["deck"][1], document["deck"][0]
+    bad = folder / "edited.json"
+    bad.write_text(json.dumps(document), encoding="utf-8")
+    done = _arena("replay", "fork", str(bad), "--at", "20", "-o", "out.json", cwd=folder)
+    assert done.returncode == 2
+    assert "does not verify, so it cannot be forked" in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not (folder / "out.json").exists()
+
+
+def test_show_and_the_page_mark_the_fork_point(tmp_path: Path, browser: Browser) -> None:  # noqa: F811
+    folder, source = _played(tmp_path, "classic")
+    path, _ = fork.fork_file(source, "turn:4", ["0=easy"], folder / "f.json", cwd=folder)
+    document = replay.read(path)
+    assert show.render(document) is not None
+    page = folder / "f.html"
+    page.write_text(viewer.render(document), encoding="utf-8")
+    browser.open(page.as_uri())
+    mark = browser.js("document.querySelector('#log li.fork-mark').textContent")
+    assert f"live from message {document['fork']['at']}" in mark and "hal replaced" in mark
+    following = browser.js(
+        "(() => { const m = document.querySelector('#log li.fork-mark'); return m.nextElementSibling.value })()"
+    )
+    assert following >= document["fork"]["at"]
+    assert not [e for e in browser.events if e["method"] == "Runtime.exceptionThrown"]
