@@ -34,7 +34,7 @@ def _played(tmp_path: Path, name: str) -> tuple[Path, Path]:
     folder = tmp_path / "configs"
     done = _arena("run", f"{name}.toml", "--jobs", "1", "--quiet", cwd=folder)
     assert done.returncode == 0, done.stderr
-    first = sorted(p for p in (folder / "replays").glob("*.json") if p.name != "standings.json")[0]
+    first = min(p for p in (folder / "replays").glob("*.json") if p.name != "standings.json")
     return folder, first
 
 
@@ -122,7 +122,7 @@ def test_a_command_replaces_a_seat(tmp_path: Path) -> None:
     folder, source = _played(tmp_path, "classic")
     out = folder / "cmd.json"
     bot = f"{sys.executable} {GOLDEN / 'fakes' / 'scripted.py'}"
-    path, forked = fork.fork_file(source, "30", [f"1={bot}"], out, cwd=folder)
+    path, _ = fork.fork_file(source, "30", [f"1={bot}"], out, cwd=folder)
     again = replay.read(path)
     assert again["players"][1]["command"][1].endswith("scripted.py")
     assert again["fork"]["replaced"] == [{"seat": 1, "command": [sys.executable, str(GOLDEN / "fakes" / "scripted.py")]}]
