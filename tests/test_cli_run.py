@@ -112,7 +112,8 @@ def _running(pid: int) -> bool:
 def _interrupt(tmp_path: Path, how: str, games: int, jobs: int) -> tuple[subprocess.CompletedProcess[str], float, list[dict[str, int]]]:
     pids = tmp_path / "pids.jsonl"
     (tmp_path / "config.toml").write_text(
-        f"seed = 1\ngames = {games}\n[limits]\nreplyTimeout = 2.0\ncloseGrace = 5.0\n"
+        # Unsandboxed: the test follows the pids the participants note (a sandbox hides them).
+        f"seed = 1\ngames = {games}\n[limits]\nreplyTimeout = 2.0\ncloseGrace = 5.0\nsandbox = 'none'\n"
         + _seat("slow", _hostile("slow.py", "0.05", pids=pids))
         + _seat("stubborn", _hostile("stubborn.py", pids=pids))
     )

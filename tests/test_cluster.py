@@ -214,6 +214,8 @@ SLOW_CONFIG = """\
 seed = 99
 games = {games}
 replays = "{replays}"
+[limits]
+sandbox = "none"  # these bots mark or kill their worker on purpose: a sandbox would stop them
 [[participants]]
 name = "slow-a"
 command = ["{python}", "slow_bot.py", "{markers}"]
@@ -482,3 +484,38 @@ def _wait_for_two_fresh_workers(client: Any) -> None:
             pass  # a worker the scheduler still lists is gone
         time.sleep(0.1)
     raise AssertionError("the nannies did not bring two workers back")
+
+
+def test_a_sandboxed_run_needs_a_working_bwrap_on_every_worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from arena.seats import sandbox
+    from arena.tournaments.cluster import first_mismatch, needs_of
+
+    bots = [seat(tmp_path, "erin", *bot_command("easy"), bot="easy")]
+    needs = needs_of(bots, in_process_bots=True, sandbox="bwrap")
+    assert ("", "sandbox") in {(need.participant, need.kind) for need in needs}
+    assert "sandbox" not in {need.kind for need in needs_of(bots, in_process_bots=True, sandbox="none")}
+    client = tuple(need.observe() for need in needs)
+    monkeypatch.setenv("PATH", str(tmp_path))  # a worker without bwrap
+    sandbox.probe.cache_clear()
+    sandbox.bwrap_path.cache_clear()
+    try:
+        worker = tuple(need.observe() for need in needs)
+    finally:
+        sandbox.probe.cache_clear()
+        sandbox.bwrap_path.cache_clear()
+    problem = first_mismatch("tcp://10.0.0.9:1234", needs, client, worker)
+    if client == worker:
+        pytest.skip("no working bwrap on this machine either")
+    assert problem == ("worker tcp://10.0.0.9:1234: the arena: the participants' sandbox: "
+                       "no sandbox (bwrap (bubblewrap) is not installed) there, a working bwrap on the client")
+
+
+@needs_dask
+def test_workers_with_bwrap_pass_the_sandbox_check(address: str, tmp_path: Path) -> None:
+    from arena.seats import sandbox
+
+    if sandbox.probe() is not None:
+        pytest.skip(f"no sandbox here: {sandbox.probe()}")
+    bots = [seat(tmp_path, "fay", *bot_command("easy"), bot="easy")]
+    with cluster_executor(address, bots, in_process_bots=False, sandbox="bwrap") as executor:
+        assert executor is not None

@@ -103,7 +103,10 @@ def _toml(value: Any) -> str:
 
 
 def write_config(folder: Path, hostile: list[str], limits: dict[str, Any], seats: int = 2) -> Path:
-    limits = {"replyTimeout": REPLY_TIMEOUT, "startupTimeout": STARTUP_TIMEOUT, "closeGrace": 0.2, **limits}
+    # Unsandboxed: these tests follow every pid the match made, which a sandbox's pid namespace
+    # hides (tests/test_spies.py plays hostile participants in the sandbox).
+    limits = {"replyTimeout": REPLY_TIMEOUT, "startupTimeout": STARTUP_TIMEOUT, "closeGrace": 0.2,
+              "sandbox": "none", **limits}
     env = {"HOSTILE_PIDS": str(folder / "pids.jsonl")}
     lines = ["seed = 7", "[limits]", *(f"{key} = {_toml(value)}" for key, value in limits.items())]
     lines += ["[[participants]]", 'name = "hostile"', f"command = {_toml(hostile)}", f"env = {_toml(env)}"]
@@ -359,7 +362,8 @@ def test_start_failure_is_a_fault(play: Any, tmp_path: Path) -> None:
 
 def test_every_seat_silent_ends_stalled(tmp_path: Path) -> None:
     command = [sys.executable, str(HOSTILE / "never_answers.py")]
-    lines = ["seed = 3", "[limits]", "replyTimeout = 0.3", "startupTimeout = 0.3", "maxIdleTurns = 10"]
+    lines = ["seed = 3", "[limits]", "replyTimeout = 0.3", "startupTimeout = 0.3", "maxIdleTurns = 10",
+             'sandbox = "none"']  # it follows pids (see write_config)
     for name in ("a", "b", "c"):
         lines += ["[[participants]]", f'name = "{name}"', f"command = {_toml(command)}",
                   f"env = {_toml({'HOSTILE_PIDS': str(tmp_path / 'pids.jsonl')})}"]

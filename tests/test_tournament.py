@@ -80,16 +80,19 @@ def test_duplicate_groups_rotate_the_seats_over_one_deal() -> None:
 # --- helpers for real runs ---------------------------------------------------------------
 
 REUSE_BOT = """\
-import os, sys
+import os, sys, uuid
 sys.path.insert(0, {root!r})
 from arena.bots import RandomBot
 from arena.sdk import run
+
+TOKEN = uuid.uuid4().hex
+
 
 class Kept(RandomBot):
     reuse = True
 
     def on_start(self):
-        self.log(f"pid {{os.getpid()}}")
+        self.log(f"process {{TOKEN}}")  # not the pid: a pid repeats across sandboxes
 
 run(Kept())
 """
@@ -262,12 +265,19 @@ def test_reused_participants_play_the_same_matches_in_fewer_processes(tmp_path: 
         executor = InlineExecutor if jobs == 1 else (lambda: LocalExecutor(2))
         assert tournament.run(plan, executor, window=2 * jobs).played == 6
         pids = {log.read_text() for log in plan.folder.glob("*.stderr.log")}
+        deals: dict[str, list[int]] = {}
+        for log in plan.folder.glob("*.stderr.log"):
+            document = json.loads(log.with_name(log.name.split(".seat")[0] + ".json").read_text())
+            deals.setdefault(log.read_text(), []).append(document["dealSeed"])
+        assert all(len(seeds) == len(set(seeds)) for seeds in deals.values()), deals  # never one deal twice
         runs[reuse, jobs] = (transcripts(plan.folder), len(pids))
         assert wait_for_no_process(marker) == []  # the kept ones too: closed at the end of the run
     assert runs[True, 1][0] == runs[False, 1][0] == runs[True, 2][0]
-    assert runs[True, 1][1] == 2  # one process per participant for the whole run
+    # One process per participant and rotation of a duplicate group for the whole run: a
+    # process never plays one deal twice.
+    assert runs[True, 1][1] == 4
     assert runs[False, 1][1] == 12
-    assert 2 <= runs[True, 2][1] <= 4  # one per participant and worker
+    assert 4 <= runs[True, 2][1] <= 8  # as many per worker
 
 
 # --- the real CLI ---------------------------------------------------------------------------

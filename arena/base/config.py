@@ -12,8 +12,9 @@ import shlex
 import shutil
 import sys
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -25,6 +26,8 @@ from arena.engine.rules import NextPlayer, Rules, StartingPlayer
 
 # A closed set of the engine's or the bots' own, read from its value (TOML holds strings).
 Lax = Field(strict=False)
+# How participants are confined (docs/sandbox.md): "auto" comes to "bwrap" or "none" per run.
+SandboxMode = Literal["auto", "bwrap", "none"]
 
 WEEK = 7 * 24 * 3600.0  # the longest time limit accepted (a poll's timeout must stay finite)
 TURNS_PER_CARD = 4  # the default `maxTurns` is this many asks per card of the pack, at least 5000
@@ -64,6 +67,9 @@ class LimitsSection(_Section):
     stderrBytes: Annotated[int, Field(ge=0, le=64 << 20)] = 1 << 20
     memoryMiB: Annotated[int | None, Field(ge=16, le=1 << 24)] = None
     cpuSeconds: Annotated[int | None, Field(ge=1, le=10**7)] = None
+    # How each participant process is confined (docs/sandbox.md). "auto" is decided once per
+    # run (`arena.seats.sandbox.decide`), and a replay records what was decided.
+    sandbox: SandboxMode = "auto"
 
     def match_options(self) -> dict[str, Any]:
         """What a `MatchSetup` takes from the limits: what seats are told, and the caps."""
@@ -98,6 +104,9 @@ class ParticipantSection(_Section):
     command: list[str] | str | None = None
     bot: Annotated[Level, Lax] | None = None
     env: dict[str, str] = Field(default_factory=dict)
+    # More paths the participant may read inside its sandbox (a model, an opening book),
+    # relative to the config file's folder; never writable.
+    readOnly: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list)
 
     @field_validator("command")
     @classmethod
@@ -171,6 +180,11 @@ class Seat(BaseModel):
     cwd: Path
     env: dict[str, str]
     bot: str | None = None
+    # For the sandbox (`arena.seats.sandbox`), every path absolute: what the organiser lets it
+    # read besides its own program, and what it must never see (the config, the replays and
+    # results, the other participants' files) wherever that lies inside what it may read.
+    read_only: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = ()
 
 
 def bot_command(level: str) -> tuple[str, ...]:
@@ -202,8 +216,45 @@ def load(path: Path, *, seed: int | None = None, games: int | None = None) -> tu
     _check_consistency(path, config)
     config = _derived_defaults(config)
     # Before any match is played, not after: raises WriteError (exit status 1).
-    check_writable((path.resolve().parent / config.replays).resolve())
-    return config, [_resolve(path, index, p) for index, p in enumerate(config.participants)]
+    replays = (path.resolve().parent / config.replays).resolve()
+    check_writable(replays)
+    seats = [_resolve(path, index, p, replays) for index, p in enumerate(config.participants)]
+    return config, _with_hidden(path, replays, seats)
+
+
+def named_files(command: Sequence[str], folder: Path) -> list[Path]:
+    """The files a command names by path (its program, a script, a data file), absolute.
+
+    An argument counts when it names an existing file relative to `folder` (or absolutely);
+    options (`-m`, `--flag`) never do.
+    """
+    found: list[Path] = []
+    for index, part in enumerate(command):
+        if not part or "\0" in part or (index and part.startswith("-")):
+            continue
+        if index == 0 and "/" not in part:
+            continue  # a program found on PATH is a runtime, not the participant's own file
+        try:
+            candidate = Path(os.path.abspath(folder / part))
+            if candidate.is_file():
+                found.append(candidate)
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def _with_hidden(path: Path, replays: Path, seats: list[Seat]) -> list[Seat]:
+    """Each seat with what it must not see: the config, the replays folder (results and
+    standings are in it), and every other participant's named files that are not its own."""
+    config_file = str(path.resolve())
+    owned = [{str(file) for file in named_files(seat.command, seat.cwd)} if seat.bot is None else set()
+             for seat in seats]
+    result = []
+    for index, seat in enumerate(seats):
+        others = set().union(*(files for other, files in enumerate(owned) if other != index)) - owned[index]
+        hidden = (config_file, str(replays), *sorted(others))
+        result.append(seat.model_copy(update={"hidden": hidden}))
+    return result
 
 
 def _derived_defaults(config: Config) -> Config:
@@ -242,12 +293,13 @@ def _check_consistency(path: Path, config: Config) -> None:
         )
 
 
-def _resolve(path: Path, index: int, participant: ParticipantSection) -> Seat:
+def _resolve(path: Path, index: int, participant: ParticipantSection, replays: Path) -> Seat:
     folder = path.resolve().parent
     key = f"participants[{index}].command"
+    read_only = tuple(_read_only(path, index, participant, replays))
     if participant.bot is not None:
         return Seat(name=participant.name, command=bot_command(participant.bot), cwd=folder,
-                    env=participant.env, bot=participant.bot)
+                    env=participant.env, bot=participant.bot, read_only=read_only)
     command = participant.command
     if isinstance(command, str):
         try:
@@ -260,7 +312,30 @@ def _resolve(path: Path, index: int, participant: ParticipantSection) -> Seat:
         program = resolve_program(command[0], folder)
     except ConfigError as error:
         raise ConfigError(f"{path}: {key}: {error}") from None
-    return Seat(name=participant.name, command=(program, *command[1:]), cwd=folder, env=participant.env)
+    return Seat(name=participant.name, command=(program, *command[1:]), cwd=folder, env=participant.env,
+                read_only=read_only)
+
+
+def _read_only(path: Path, index: int, participant: ParticipantSection, replays: Path) -> list[str]:
+    """The participant's `readOnly` paths, absolute; each must exist and stay clear of the
+    config and of the replays folder (which holds the results): raises ConfigError."""
+    folder = path.resolve().parent
+    config_file = path.resolve()
+    paths = []
+    for number, given in enumerate(participant.readOnly):
+        key = f"participants[{index}].readOnly[{number}]"
+        if "\0" in given:
+            raise ConfigError(f"{path}: {key}: a NUL character cannot be in a path")
+        target = Path(os.path.abspath(folder / given))
+        if not target.exists():
+            raise ConfigError(f"{path}: {key}: {given!r} not found (looked for {target})")
+        real = target.resolve()
+        for secret, what in ((config_file, "the config file"), (replays, "the replays folder")):
+            if (real == secret or secret.is_relative_to(real) or real.is_relative_to(secret)):
+                raise ConfigError(f"{path}: {key}: {given!r} overlaps {what} ({secret}); "
+                                  "a participant may never read it: give a folder beside it")
+        paths.append(str(target))
+    return paths
 
 
 def resolve_program(program: str, folder: Path) -> str:

@@ -95,6 +95,8 @@ class MatchRecord:
     setup: MatchSetup
     commands: list[list[str]]
     in_process: list[bool] = field(default_factory=list)  # seats played by an in-process bot
+    # How each seat was confined: "bwrap", "none", "in-process", or "" for a person.
+    confinement: list[str] = field(default_factory=list)
     result: Result = field(default_factory=lambda: Result(Outcome.INTERRUPTED, (), ()))
     transcript: list[Exchange] = field(default_factory=list)
     faults: list[SeatFault] = field(default_factory=list)
@@ -174,6 +176,7 @@ def play_match(
     """
     record = MatchRecord(setup, [list(c) for c in commands] or [[] for _ in participants])
     record.in_process = [p.in_process for p in participants]
+    record.confinement = [p.confinement for p in participants]
     record.started_at = datetime.now(UTC).isoformat(timespec="seconds")
     clocks = list(clocks) if clocks is not None else [SeatClock.of(limits) for _ in participants]
     match = Match(setup)

@@ -9,6 +9,7 @@ import os
 from collections.abc import Mapping, Sequence
 
 from arena.base.config import LimitsSection, Seat
+from arena.seats import sandbox
 from arena.seats.replies import InProcessParticipant, Participant
 from arena.seats.transport import ResourceLimits, SubprocessParticipant
 
@@ -27,7 +28,12 @@ def participant_env(seat: int, name: str, extra: Mapping[str, str]) -> dict[str,
 def make_participants(
     seats: Sequence[Seat], limits: LimitsSection, *, in_process_bots: bool = False
 ) -> list[Participant]:
-    """One participant per seat, in seat order (not yet started)."""
+    """One participant per seat, in seat order (not yet started).
+
+    `limits.sandbox` should already be decided (`sandbox.decide`, once per run); "auto" is
+    decided here, silently, for callers that did not (tests, benchmarks).
+    """
+    confinement = sandbox.resolved(limits.sandbox)
     resources = ResourceLimits(
         memory_bytes=limits.memoryMiB * 2**20 if limits.memoryMiB else None,
         cpu_seconds=limits.cpuSeconds,
@@ -48,6 +54,10 @@ def make_participants(
                 reply_cap=limits.maxReplyBytes,
                 stderr_cap=limits.stderrBytes,
                 limits=resources,
+                sandbox=confinement,
+                bot=seat.bot is not None,
+                read_only=seat.read_only,
+                hidden=seat.hidden,
             )
         )
     return made

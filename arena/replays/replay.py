@@ -128,6 +128,8 @@ def _player(record: MatchRecord, seat: int, name: str) -> dict[str, Any]:
     if seat < len(record.in_process) and record.in_process[seat]:
         # The command it would run as; it played inside the arena, with the same replies.
         player["inProcess"] = True
+    if seat < len(record.confinement) and record.confinement[seat]:
+        player["sandbox"] = record.confinement[seat]  # how it was confined (docs/sandbox.md)
     return player
 
 

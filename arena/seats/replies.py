@@ -182,6 +182,12 @@ class Participant(Protocol):
         ...
 
     @property
+    def confinement(self) -> str:
+        """How it is confined, as its replay records: "bwrap" or "none" (a process, sandboxed
+        or not), "in-process" (a built-in bot inside the arena), "" (a person)."""
+        ...
+
+    @property
     def keepable(self) -> bool:
         """Whether it could be left running for a next match (asked for with `reuse`)."""
         ...
@@ -231,6 +237,10 @@ class Player:
         return False
 
     @property
+    def confinement(self) -> str:
+        return ""
+
+    @property
     def keepable(self) -> bool:
         return False
 
@@ -273,6 +283,10 @@ class Wrapped:
     @property
     def in_process(self) -> bool:
         return self.inner.in_process
+
+    @property
+    def confinement(self) -> str:
+        return self.inner.confinement
 
     @property
     def keepable(self) -> bool:
@@ -406,6 +420,10 @@ class InProcessParticipant(Player):
     @property
     def in_process(self) -> bool:
         return True
+
+    @property
+    def confinement(self) -> str:
+        return "in-process"
 
     def stderr_text(self) -> str:
         return self.log.text()

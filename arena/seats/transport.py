@@ -17,12 +17,14 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import json
 import os
 import resource
 import select
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -41,6 +43,7 @@ from arena.seats.replies import (
     cut,
     decode_reply,
 )
+from arena.seats.sandbox import Confinement, Jail, bwrap_path
 
 _CHUNK = 1 << 16
 _FLOOD_SIZE = 1 << 12  # unasked output this large is watched for more (a flood)...
@@ -110,7 +113,12 @@ def _child_setup(limits: ResourceLimits) -> Callable[[], None]:
 
 
 class SubprocessParticipant:
-    """A participant program run as a subprocess, speaking JSON lines."""
+    """A participant program run as a subprocess, speaking JSON lines.
+
+    With `sandbox="bwrap"` it runs inside a bubblewrap sandbox (`arena.seats.sandbox`): `bot`,
+    `read_only` and `hidden` say what it may and may not see there. Unsandboxed, it still gets
+    a temporary folder of its own (TMPDIR), removed when it is stopped.
+    """
 
     def __init__(
         self,
@@ -122,10 +130,21 @@ class SubprocessParticipant:
         stderr_cap: int = 1 << 20,
         reply_cap: int = 8 << 20,
         limits: ResourceLimits = ResourceLimits(),
+        sandbox: Confinement = "none",
+        bot: bool = False,
+        read_only: Sequence[str] = (),
+        hidden: Sequence[str] = (),
     ) -> None:
         self.command = list(command)
         self.cwd = cwd
         self.env = dict(env)
+        self.sandbox: Confinement = sandbox
+        self.bot = bot
+        self.read_only = tuple(read_only)
+        self.hidden = tuple(hidden)
+        self._status_fd: int | None = None  # bwrap's status (the read end of its pipe)
+        self._status = b""
+        self._tmp: str | None = None  # unsandboxed: its own temporary folder
         self.line_cap = line_cap
         # Every reply is kept in the transcript: their total is what bounds the arena's memory.
         self.reply_cap = reply_cap
@@ -148,6 +167,12 @@ class SubprocessParticipant:
     def start(self) -> None:
         if self.proc is not None:
             return  # already running: kept alive from an earlier match (reuse)
+        if self.sandbox == "bwrap":
+            self._start_sandboxed()
+        else:
+            self._start_unsandboxed()
+
+    def _start_unsandboxed(self) -> None:
         argv: list[str] = self.command
         setup: Callable[[], None] | None = _child_setup(self.limits)
         launcher = _pdeathsig_launcher()
@@ -155,16 +180,62 @@ class SubprocessParticipant:
         # cannot start is then still an error of Popen here, not an exit of the launcher.
         if launcher and self.limits == ResourceLimits() and _runnable(self.command[0], self.env):
             argv, setup = [*launcher, *self.command], None
+        env = self.env
+        try:
+            self._tmp = tempfile.mkdtemp(prefix="arena-seat-")
+            env = {**env, "TMPDIR": self._tmp}
+        except OSError:
+            self._tmp = None
+        self._spawn(argv, env, setup, str(self.cwd))
+
+    def _start_sandboxed(self) -> None:
+        bwrap = bwrap_path()
+        jail = Jail.of(self.command, self.cwd, self.env, bot=self.bot, read_only=self.read_only,
+                       hidden=self.hidden)
+        # Known before spawning: a program that cannot start is a start failure, not an
+        # exit of bwrap that would look like the program's own.
+        if bwrap is None or jail is None or not _runnable(jail.program, self.env):
+            why = "bwrap (bubblewrap) is not installed" if bwrap is None else "not found or not executable"
+            self.start_fault = Fault(FaultKind.START_FAILED, f"could not start {self.command[0]!r}: {why}")
+            self._stopped = True
+            return
+        read_end, write_end = os.pipe()
+        # The arguments go through a file (`--args`), not the command line: the sandbox's
+        # pid 1 is bwrap itself, whose /proc/1/cmdline the participant can read, and the
+        # bind list names the config, the replays and the other participants' files.
+        arguments = os.memfd_create("arena-bwrap-args")
+        try:
+            options = jail.argv("", write_end)[1:]
+            command = options.index("--")  # bwrap takes the command itself from its argv only
+            os.write(arguments, b"".join(a.encode() + b"\0" for a in options[:command]))
+            os.lseek(arguments, 0, os.SEEK_SET)
+            setup = _child_setup(self.limits) if self.limits != ResourceLimits() else None
+            argv = [bwrap, "--args", str(arguments), *options[command:]]
+            self._spawn(argv, jail.env, setup, "/", pass_fds=(write_end, arguments))
+        finally:
+            os.close(write_end)
+            os.close(arguments)
+        if self.proc is None:
+            os.close(read_end)
+            return
+        os.set_blocking(read_end, False)
+        self._status_fd = read_end
+
+    def _spawn(
+        self, argv: list[str], env: Mapping[str, str], setup: Callable[[], None] | None, cwd: str,
+        pass_fds: tuple[int, ...] = (),
+    ) -> None:
         try:
             self.proc = subprocess.Popen(
                 argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                cwd=self.cwd,
-                env=self.env,
+                cwd=cwd,
+                env=env,
                 bufsize=0,
                 start_new_session=True,
+                pass_fds=pass_fds,
                 # Safe with threads here: the hook imports nothing and takes no lock (libc is
                 # loaded beforehand); without `setpriv` it is the only way to set PDEATHSIG
                 # and rlimits in time.
@@ -173,6 +244,7 @@ class SubprocessParticipant:
         except (OSError, ValueError, subprocess.SubprocessError) as error:
             self.start_fault = Fault(FaultKind.START_FAILED, f"could not start {self.command[0]!r}: {error}")
             self._stopped = True
+            self._remove_tmp()
             return
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         self._fds = {
@@ -192,6 +264,10 @@ class SubprocessParticipant:
     @property
     def in_process(self) -> bool:
         return False
+
+    @property
+    def confinement(self) -> str:
+        return self.sandbox
 
     @property
     def keepable(self) -> bool:
@@ -262,6 +338,7 @@ class SubprocessParticipant:
             except subprocess.TimeoutExpired:  # stuck in the kernel: leave it to the OS
                 self.exit_code = None
             self._reaped = True
+            self.exit_code = self._sandboxed_status(self.exit_code)
         self.drain_stderr()
         self.end_input()
         for stream in (self.proc.stdout, self.proc.stderr):
@@ -269,6 +346,46 @@ class SubprocessParticipant:
                 stream.close()
         self.buffer = bytearray()
         self._stopped = True
+        self._remove_tmp()
+
+    def _remove_tmp(self) -> None:
+        if self._status_fd is not None:  # not read: the process was reaped elsewhere
+            os.close(self._status_fd)
+            self._status_fd = None
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            self._tmp = None
+
+    def _sandboxed_status(self, code: int | None) -> int | None:
+        """The program's own status from bwrap's status output (negative: a signal).
+
+        bwrap exits with 128 + N when the program was killed by signal N, and says so in its
+        JSON status as `exit-code`; the arena reports that as the signal, as a shell would.
+        """
+        fd, self._status_fd = self._status_fd, None
+        if fd is None:
+            return code
+        try:
+            with contextlib.suppress(BlockingIOError, OSError):
+                while len(self._status) < 1 << 16 and (chunk := os.read(fd, 4096)):
+                    self._status += chunk
+        finally:
+            os.close(fd)
+        status = _bwrap_status(self._status)
+        reported = status.get("exit-code")
+        if code is None or code < 0 or not isinstance(reported, int) or reported != code:
+            return code  # killed by the arena, or bwrap's own failure: as it is
+        if 128 < reported < 128 + 65:
+            with contextlib.suppress(ValueError):
+                return -signal.Signals(reported - 128)
+        return reported
+
+    @property
+    def sandbox_failed(self) -> bool:
+        """Whether bwrap ended without starting the program: status 1, and its own error
+        (`bwrap: …`) first on stderr. (A program that imitates it only hurts itself.)"""
+        return (self.sandbox == "bwrap" and self._reaped and self.exit_code == 1
+                and self.log.text().startswith("bwrap: "))
 
     # -- one message --------------------------------------------------------------------
 
@@ -478,6 +595,10 @@ class SubprocessParticipant:
             time.sleep(0.005)
         self.kill()
         code = self.exit_code
+        if self.sandbox_failed and self.ended_by_itself:
+            why = self.log.last(300).strip().splitlines()
+            detail = "the sandbox could not start it" + (f": {why[-1]}" if why else "")
+            return self._fault(FaultKind.START_FAILED, detail)
         if not self.ended_by_itself or code is None:
             return self._fault(FaultKind.EXITED, f"{what} but kept running; stopped for the rest of the match")
         if code < 0:
@@ -487,6 +608,17 @@ class SubprocessParticipant:
                 name = str(-code)
             return self._fault(FaultKind.EXITED, f"process ended by signal {name}", exit_code=code)
         return self._fault(FaultKind.EXITED, f"process ended (exit code {code})", exit_code=code)
+
+
+def _bwrap_status(data: bytes) -> dict[str, object]:
+    """bwrap's JSON status documents (one per line), merged; what does not parse is skipped."""
+    merged: dict[str, object] = {}
+    for line in data.decode("utf-8", "replace").splitlines():
+        with contextlib.suppress(ValueError):
+            document = json.loads(line)
+            if isinstance(document, dict):
+                merged.update(document)
+    return merged
 
 
 def close_all(participants: Iterable[Participant], grace: float) -> None:

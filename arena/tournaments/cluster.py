@@ -9,7 +9,8 @@ Before the run, and again on every worker that joins later (a restarted one too)
 worker is checked for what the participants need: the config folder they run in, every
 program and file their commands name by path (the same bytes as on the client), every
 program named bare (on the worker's PATH), and for the arena itself and its built-in bots
-the same `arena.__version__`.
+the same `arena.__version__`, and when the run is sandboxed (`[limits] sandbox`, decided once
+on the client for every worker), a `bwrap` that can build the sandbox.
 
 A worker that dies mid-match is the scheduler's business: it hands the match to another
 worker, and the client gets exactly one result per match. (After more than
@@ -58,7 +59,7 @@ class MatchLost(ArenaError):
     """A match whose task killed every worker it ran on (the scheduler gave up on it)."""
 
 
-NeedKind = Literal["arena", "folder", "program", "file"]
+NeedKind = Literal["arena", "folder", "program", "file", "sandbox"]
 
 
 @dataclass(frozen=True)
@@ -78,12 +79,17 @@ class Need:
         if self.kind == "program":
             found = shutil.which(self.target)  # a bare name on PATH, or an absolute path
             return "present" if found else "missing"
+        if self.kind == "sandbox":
+            from arena.seats import sandbox
+
+            problem = sandbox.probe()
+            return "a working bwrap" if problem is None else f"no sandbox ({problem})"
         return _fingerprint(Path(self.target))
 
     def describe(self) -> str:
         owner = f"participant {self.participant!r}" if self.participant else "the arena"
         what = {"arena": "", "folder": f": folder {self.target}", "program": f": program {self.target}",
-                "file": f": file {self.target}"}[self.kind]
+                "file": f": file {self.target}", "sandbox": ": the participants' sandbox"}[self.kind]
         return owner + what
 
 
@@ -98,14 +104,18 @@ def _fingerprint(path: Path) -> str:
     return f"sha256 {digest}{executable}"
 
 
-def needs_of(seats: Sequence[Seat], *, in_process_bots: bool) -> tuple[Need, ...]:
+def needs_of(seats: Sequence[Seat], *, in_process_bots: bool, sandbox: str = "none") -> tuple[Need, ...]:
     """Everything the participants of `seats` need on a worker, in a stable order.
+
+    With `sandbox="bwrap"`, every worker must be able to build the sandbox.
 
     What a command names by path (`./bot`, `bots/alice.py`, `/opt/bots/bob`) must be the same
     bytes on the worker as on the client; a program named bare (`python3`, `node`) need only be
     on the worker's PATH, since machines may build their interpreters differently.
     """
     needs: list[Need] = [Need("", "arena", "")]
+    if sandbox == "bwrap":
+        needs.append(Need("", "sandbox", "bwrap"))
     for seat in seats:
         needs.append(Need(seat.name, "folder", str(seat.cwd)))
         if seat.bot is not None:
@@ -295,6 +305,7 @@ def open_cluster(
     seats: Sequence[Seat],
     *,
     in_process_bots: bool,
+    sandbox: str = "none",
     connect_timeout: float = CONNECT_TIMEOUT,
     worker_wait: float = WORKER_WAIT,
 ) -> Iterator[Cluster]:
@@ -307,7 +318,7 @@ def open_cluster(
     """
     client = connect(address, connect_timeout)
     try:
-        needs = needs_of(seats, in_process_bots=in_process_bots)
+        needs = needs_of(seats, in_process_bots=in_process_bots, sandbox=sandbox)
         expected = observe_all(needs)
         workers = check_workers(client, address, needs, expected, worker_wait)
         threads = client.nthreads()
@@ -317,9 +328,11 @@ def open_cluster(
 
 
 @contextmanager
-def cluster_executor(address: str, seats: Sequence[Seat], *, in_process_bots: bool) -> Iterator[DaskExecutor]:
+def cluster_executor(
+    address: str, seats: Sequence[Seat], *, in_process_bots: bool, sandbox: str = "none"
+) -> Iterator[DaskExecutor]:
     """One executor on a checked cluster (see `open_cluster`), shut down on the way out."""
-    with open_cluster(address, seats, in_process_bots=in_process_bots) as cluster:
+    with open_cluster(address, seats, in_process_bots=in_process_bots, sandbox=sandbox) as cluster:
         executor = cluster.executor()
         try:
             yield executor

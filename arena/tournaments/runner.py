@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+import weakref
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -99,8 +100,9 @@ class GameInterrupted(Exception):
 
 
 def run_seed(config: Config) -> int:
-    """The config's seed, or a fresh one (recorded in every replay)."""
-    return config.seed if config.seed is not None else secrets.randbits(32)
+    """The config's seed, or a fresh one of 63 bits (recorded in every replay): as many as a
+    config's seed holds, too many to search for the seed that deals a given hand."""
+    return config.seed if config.seed is not None else secrets.randbits(63)
 
 
 def replays_folder(config_path: Path, config: Config) -> Path:
@@ -115,30 +117,47 @@ def setup_for(config: Config, names: Sequence[str], seed: int) -> MatchSetup:
 
 
 class KeptParticipants:
-    """Participants that asked to be reused, idle between matches (one pool per worker thread)."""
+    """Participants that asked to be reused, idle between matches (one pool per worker thread).
+
+    A kept process never plays the same deal twice: it would know, from the seat it held
+    before, the starting hand of the seat it holds now (duplicate deals play one deal under
+    every rotation of the seats). A match whose deal a kept process has played gets another
+    process of the same participant, kept or new; so a participant keeps as many processes as
+    a duplicate group has rotations (its seats), each started once.
+    """
 
     def __init__(self, capacity: int = KEPT_PER_WORKER) -> None:
         self.capacity = capacity
-        self.idle: OrderedDict[tuple[Any, ...], Participant] = OrderedDict()
+        self.idle: OrderedDict[int, tuple[tuple[Any, ...], Participant]] = OrderedDict()
+        # The deal seeds each kept process has played (forgotten with the process).
+        self.deals: weakref.WeakKeyDictionary[Participant, set[int]] = weakref.WeakKeyDictionary()
 
-    def take(self, key: tuple[Any, ...]) -> Participant | None:
-        participant = self.idle.pop(key, None)
-        if participant is None or participant.keepable:
-            return participant
-        # It ended while idle (e.g. asked for reuse, then exited at `match-end` anyway): the
-        # next match gets a fresh process rather than a dead one and a forfeit.
-        close_all([participant], 0)
+    def take(self, key: tuple[Any, ...], deal: int | None = None) -> Participant | None:
+        """An idle process of `key` that has not played `deal`, or None (start a new one)."""
+        for ident, (kept_key, participant) in list(self.idle.items()):
+            if kept_key != key or deal in self.deals.get(participant, set()):
+                continue
+            del self.idle[ident]
+            if participant.keepable:
+                return participant
+            # It ended while idle (e.g. asked for reuse, then exited at `match-end` anyway): the
+            # next match gets a fresh process rather than a dead one and a forfeit.
+            close_all([participant], 0)
+            return None
         return None
 
-    def give(self, key: tuple[Any, ...], participant: Participant, grace: float) -> None:
-        self.idle[key] = participant
+    def give(self, key: tuple[Any, ...], participant: Participant, grace: float,
+             deal: int | None = None) -> None:
+        if deal is not None:
+            self.deals.setdefault(participant, set()).add(deal)
+        self.idle[id(participant)] = (key, participant)
         while len(self.idle) > self.capacity:
-            _, oldest = self.idle.popitem(last=False)
+            _, (_, oldest) = self.idle.popitem(last=False)
             close_all([oldest], grace)
 
     def close(self, grace: float = 0.5) -> None:
         """End every kept participant as a match end would: stdin closed, grace, group killed."""
-        idle, self.idle = list(self.idle.values()), OrderedDict()
+        idle, self.idle = [p for _, p in self.idle.values()], OrderedDict()
         close_all(idle, grace)
 
 
@@ -212,7 +231,7 @@ def _play_once(
     if pool is not None:
         for index, participant in enumerate(participants):
             if not participant.in_process:
-                kept = pool.take(keys[index])
+                kept = pool.take(keys[index], task.deal_seed)
                 if kept is not None:
                     participants[index] = kept
                     reused.add(index)
@@ -229,7 +248,7 @@ def _play_once(
         # match loop has stopped the others; stopping one again is safe).
         for index, participant in enumerate(participants):
             if index in kept_seats and pool is not None:
-                pool.give(keys[index], participant, config.limits.closeGrace)
+                pool.give(keys[index], participant, config.limits.closeGrace, task.deal_seed)
             else:
                 close_all([participant], 0)
     return record, frozenset(reused)

@@ -57,15 +57,16 @@ def tournament_id(config: Config, seed: int) -> str:
     """A hash of everything that decides the matches: settings, participants, seating, seed.
 
     Left out, so that they may change between a run and its resume: `games` (a tournament can
-    be extended), `replays`, and how matches run (`reuse`, `inProcessBots`, `scheduler`).
+    be extended), `replays`, and how matches run (`reuse`, `inProcessBots`, `scheduler`,
+    `sandbox`, a participant's `readOnly`).
     """
     identity = {
         "format": ID_FORMAT,
         "seed": seed,
         "rules": config.rules.model_dump(),
         "deck": config.deck.model_dump(),
-        "limits": config.limits.model_dump(),
-        "participants": [p.model_dump() for p in config.participants],
+        "limits": config.limits.model_dump(exclude={"sandbox"}),
+        "participants": [p.model_dump(exclude={"readOnly"}) for p in config.participants],
         "seats": config.seats_per_match,
         "duplicate": config.duplicate_deals,
     }
@@ -225,7 +226,8 @@ def prepare(config_path: Path, config: Config, seats: list[Seat], *, resume: boo
                 "give --seed, or run without --resume"
             )
     if seed is None:
-        seed, drawn = secrets.randbits(32), True
+        # 63 bits: as many as a config's seed holds; too many to search for a hand's seed.
+        seed, drawn = secrets.randbits(63), True
     assert seed is not None
     identity = tournament_id(config, seed)
     ours = [line for line in lines if line["tournament"] == identity]

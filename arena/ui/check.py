@@ -43,6 +43,7 @@ from arena.engine.rules import (
 from arena.referee.loop import SeatClock, play_match
 from arena.referee.seating import participant_env
 from arena.seats.replies import Answer, FaultKind, InProcessParticipant, Wrapped, cut
+from arena.seats.sandbox import Confinement
 from arena.seats.transport import SubprocessParticipant
 from arena.ui.terminal import inert
 
@@ -54,6 +55,17 @@ UNKNOWN_MESSAGE: Final = {
 EXIT_GRACE: Final = 0.5  # seconds for the program to exit after its stdin is closed
 STDERR_SHOWN: Final = 1200  # characters of stderr shown for a scenario that failed
 STOPPED: Final = "stopped"  # the outcome of a scenario whose program was gone before the end
+# What a program's stderr says when the sandbox stopped it, and what to do instead.
+SANDBOX_HINTS: Final = (
+    (("Read-only file system",),
+     ("it tried to write outside its temporary folder: in the sandbox only $TMPDIR (= $HOME, a private "
+      "folder emptied when the process ends) is writable; write there, and keep what it must read in its "
+      "own folder or in a readOnly path the organiser gives it (docs/sandbox.md)")),
+    (("Network is unreachable", "Temporary failure in name resolution", "Name or service not known",
+      "ECONNREFUSED", "ENETUNREACH", "EAI_AGAIN", "Connection refused"),
+     ("it tried to use the network, which a participant never has in the sandbox (not even loopback): "
+      "everything it needs must come with it, in its folder or a readOnly path (docs/sandbox.md)")),
+)
 
 
 class Verdict(StrEnum):
@@ -93,12 +105,14 @@ class ScenarioReport:
     problems: list[Problem] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     stderr_tail: str = ""
+    hints: list[str] = field(default_factory=list)  # what the sandbox stopped, what to do instead
 
 
 @dataclass
 class CheckReport:
     command: list[str]
     scenarios: list[ScenarioReport]
+    sandbox: str = "none"  # how the program was confined: "bwrap" or "none"
 
     @property
     def passed(self) -> bool:
@@ -235,9 +249,12 @@ def answer_problems(message: dict[str, Any], answer: Answer, at: int, seats: int
 # -- running -------------------------------------------------------------------------------
 
 
-def run_checks(command: Sequence[str], cwd: Path, limits: LimitsSection) -> CheckReport:
-    """Run every scenario with a fresh process of `command`; the rest are skipped if the first
-    (the normal match) could not be played to its end."""
+def run_checks(
+    command: Sequence[str], cwd: Path, limits: LimitsSection, sandbox: Confinement = "none"
+) -> CheckReport:
+    """Run every scenario with a fresh process of `command` (confined as `sandbox` says, as
+    `arena run` would); the rest are skipped if the first (the normal match) could not be
+    played to its end."""
     reports: list[ScenarioReport] = []
     for index, scenario in enumerate(scenarios(limits)):
         if index and reports[0].outcome == STOPPED:
@@ -250,17 +267,19 @@ def run_checks(command: Sequence[str], cwd: Path, limits: LimitsSection) -> Chec
                 )
             )
             continue
-        reports.append(run_scenario(scenario, command, cwd, limits))
-    return CheckReport(list(command), reports)
+        reports.append(run_scenario(scenario, command, cwd, limits, sandbox))
+    return CheckReport(list(command), reports, sandbox)
 
 
 def run_scenario(
-    scenario: Scenario, command: Sequence[str], cwd: Path, limits: LimitsSection
+    scenario: Scenario, command: Sequence[str], cwd: Path, limits: LimitsSection,
+    sandbox: Confinement = "none",
 ) -> ScenarioReport:
     """Play one scenario with a new process on seat 0 (the match loop stops and reaps it)."""
     report = ScenarioReport(scenario.name, scenario.about)
     setup = scenario.setup
-    process = SubprocessParticipant(command, cwd, participant_env(CHECKED_SEAT, setup.names[0], {}))
+    process = SubprocessParticipant(command, cwd, participant_env(CHECKED_SEAT, setup.names[0], {}),
+                                    sandbox=sandbox)
     clocks = [SeatClock.of(limits) for _ in setup.names]
     checked = _Checked(process, scenario, clocks[CHECKED_SEAT], report)
     # The other seats: the built-in random bot, in-process (seeded by its own hand).
@@ -282,9 +301,16 @@ def run_scenario(
         _note_exit(process, report)
     if report.problems and any(p.kind in ("crashed", "exited", "timeout") for p in report.problems):
         report.stderr_tail = process.log.last(STDERR_SHOWN)
+    if sandbox == "bwrap" and (report.problems or report.warnings):
+        report.hints = sandbox_hints(process.log.text())
     if report.problems or report.outcome == STOPPED:
         report.verdict = Verdict.FAILED
     return report
+
+
+def sandbox_hints(stderr: str) -> list[str]:
+    """What the sandbox stopped, as read from the program's stderr, and what to do instead."""
+    return [hint for marks, hint in SANDBOX_HINTS if any(mark in stderr for mark in marks)]
 
 
 class _Checked(Wrapped):
@@ -369,8 +395,10 @@ _VERDICT_STYLE: Final = {
 
 def render(report: CheckReport) -> list[RenderableType]:
     """The report as rich renderables, to be printed in order."""
+    confined = ("in the sandbox (bwrap), as `arena run` runs it" if report.sandbox == "bwrap"
+                else "unsandboxed")
     parts: list[RenderableType] = [
-        Text("arena check: ").append_text(inert(" ".join(report.command), 200))
+        Text("arena check: ").append_text(inert(" ".join(report.command), 200)).append(f"  ({confined})")
     ]
     checks = Table(title="checks", title_justify="left")
     for column in ("check", "result", "messages", "median reply", "max reply", "what happened"):
@@ -418,6 +446,8 @@ def render(report: CheckReport) -> list[RenderableType]:
                     inert_block(scenario.stderr_tail),
                 )
             )
+    for hint in dict.fromkeys(hint for scenario in report.scenarios for hint in scenario.hints):
+        parts.append(Text("in the sandbox: ", style="bold yellow").append(hint))
     failed = [s for s in report.scenarios if s.verdict is not Verdict.PASSED]
     if failed:
         parts.append(

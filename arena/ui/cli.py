@@ -25,6 +25,8 @@ from arena.base.errors import ArenaError, ConfigError, ReplayError
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from arena.base.config import Config
+
     from arena.tournaments.cluster import Cluster
     from arena.tournaments.executors import MatchExecutor
     from arena.tournaments.runner import MatchPlayed
@@ -146,6 +148,7 @@ def run(
         address = scheduler or settings.tournament.scheduler  # matches on a Dask cluster
         if address is not None and jobs is not None:
             raise ConfigError("--jobs and --scheduler: give one (a cluster plays as many matches at once as it has worker threads)")
+        settings = _decide_sandbox(config, settings)
         plan = tournament.prepare(config, settings, seats, resume=resume)
     except ConfigError as error:
         fail(str(error), 2)
@@ -218,13 +221,31 @@ def _run_single(
         raise typer.Exit(130)
 
 
+def _decide_sandbox(path: Path, settings: Config) -> Config:
+    """`[limits] sandbox` decided once for the whole run (every worker, every match).
+
+    Raises ConfigError when `bwrap` is required and does not work; prints one warning line
+    when `auto` finds no sandbox.
+    """
+    from arena.seats import sandbox
+
+    try:
+        mode, warning = sandbox.decide(settings.limits.sandbox)
+    except ConfigError as error:
+        raise ConfigError(f"{path}: {error}") from None
+    if warning is not None:
+        err.print(warning, markup=False, highlight=False, soft_wrap=True)
+    return settings.model_copy(update={"limits": settings.limits.model_copy(update={"sandbox": mode})})
+
+
 def _open_cluster(ctx: typer.Context, address: str, settings: Any, seats: Any) -> Cluster:
     """Connect to and check the cluster, closed with the command. Exit 2 if it cannot run."""
     from arena.tournaments.cluster import ClusterError, open_cluster
 
     try:
         cluster: Cluster = ctx.with_resource(
-            open_cluster(address, seats, in_process_bots=settings.tournament.inProcessBots)
+            open_cluster(address, seats, in_process_bots=settings.tournament.inProcessBots,
+                         sandbox=settings.limits.sandbox)
         )
     except ClusterError as error:
         fail(str(error), 2)
@@ -495,6 +516,7 @@ def check(
     command: Annotated[list[str], typer.Argument(metavar="COMMAND", help="The participant's program and its arguments, after `--`.")],
     timeout: Annotated[float, typer.Option(metavar="SECONDS", help="Seconds allowed for each reply.")] = 2.0,
     startup_timeout: Annotated[float, typer.Option(metavar="SECONDS", help="Seconds from start to the init reply.")] = 10.0,
+    sandbox: Annotated[str, typer.Option(metavar="auto|bwrap|none", help="Run it confined as `arena run` would (docs/sandbox.md).")] = "auto",
 ) -> None:
     """Check a participant program against the protocol; exit 0 only if it is compliant."""
     from arena.base import config as config_module
@@ -507,8 +529,18 @@ def check(
         resolved = check_module.resolve_command(command, cwd)
     except ConfigError as error:
         fail(str(error), 2)
+    from arena.seats import sandbox as sandbox_module
+
+    if sandbox not in ("auto", "bwrap", "none"):
+        fail(f"--sandbox: {sandbox!r} is not one of auto, bwrap, none", 2)
+    try:
+        confinement, warning = sandbox_module.decide(sandbox)
+    except ConfigError as error:
+        fail(f"--sandbox: {error}", 2)
+    if warning is not None:
+        err.print(warning, markup=False, highlight=False, soft_wrap=True)
     limits = config_module.LimitsSection(replyTimeout=timeout, startupTimeout=startup_timeout)
-    report = check_module.run_checks(resolved, cwd, limits)
+    report = check_module.run_checks(resolved, cwd, limits, confinement)
     for part in check_module.render(report):
         out.print(part)
     raise typer.Exit(0 if report.passed else 1)

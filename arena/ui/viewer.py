@@ -55,7 +55,8 @@ def page_data(replay: Mapping[str, Any]) -> dict[str, Any]:
         cards[card["id"]] = [card["rank"], card["suit"], card["deck"]]
     counts = replay.get("faultCounts")
     return {
-        "seed": replay.get("seed"),
+        # As text: a drawn seed has 63 bits, more than a JavaScript number holds exactly.
+        "seed": None if replay.get("seed") is None else str(replay.get("seed")),
         "players": [{"seat": seat, "name": str(name)} for seat, name in enumerate(setup.names)],
         "rules": (
             f"{rules.starting_hand_size} cards each, refill to {rules.min_hand_size}, "

@@ -1,0 +1,315 @@
+"""Each participant process in a bubblewrap sandbox: what it may see, and the `bwrap` argv.
+
+    mode, warning = decide("auto")                  # once per run: "bwrap" or "none"
+    jail = Jail.of(seat.command, seat.cwd, env, bot=False, read_only=..., hidden=...)
+    argv, env, cwd = jail.argv(status_fd), jail.env, jail.cwd
+
+What a sandboxed participant sees (docs/sandbox.md): the system read-only (`/usr`, a few files
+of `/etc`), its own program read-only (the command's program and the interpreter or runtime it
+resolves to, the folder of its program file, every file its command names), the arena's code
+read-only, what the organiser lists for it, and a private `/tmp` (its `HOME` and `TMPDIR`) that
+is gone when it ends. It runs in its own pid, network, IPC and UTS namespaces with no
+capabilities, in a session of its own, and dies with the arena. The config, the replays and
+results, and the other participants' files are masked wherever they lie in what it may read.
+
+Only `arena.seats.transport` spawns; this module only builds arguments and looks at files
+(and runs `bwrap --version` and a shim's `which` before a run, never a participant's code).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import arena
+from arena.base.config import named_files
+from arena.base.errors import ConfigError
+
+Confinement = Literal["bwrap", "none"]
+
+INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
+REACH_WITHOUT = ("participants will run unsandboxed: each can read the config (and its seed), the "
+                 "replays and results, signal the arena and use the network (see docs/sandbox.md)")
+TMP_SIZE = 256 << 20  # bytes of the private /tmp (it is memory)
+HOME = "/tmp"  # inside the sandbox: HOME and TMPDIR
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# From /etc, only what programs need to start and to read time and text; never its secrets.
+ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/timezone",
+       "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/hosts", "/etc/host.conf",
+       "/etc/ssl", "/etc/ca-certificates", "/etc/alternatives", "/etc/locale.alias",
+       "/etc/mime.types", "/etc/os-release", "/etc/python3", "/etc/fonts")
+_SHIM_TOOLS = ("pyenv", "rbenv", "nodenv", "jenv", "goenv", "plenv")
+_PROBE_TIMEOUT = 10.0
+_HEAD = 512  # bytes read to tell a script (and its `#!` line) from a binary
+
+
+# -- whether the sandbox works here ---------------------------------------------------------
+
+
+@functools.cache
+def bwrap_path() -> str | None:
+    return shutil.which("bwrap")
+
+
+@functools.cache
+def probe() -> str | None:
+    """None when `bwrap` can build the sandbox here; otherwise why not, in a few words."""
+    bwrap = bwrap_path()
+    if bwrap is None:
+        return "bwrap (bubblewrap) is not installed"
+    true = shutil.which("true") or "/bin/true"
+    argv = [bwrap, *_namespaces(), *_system_binds(), "--tmpfs", HOME, "--", true]
+    try:
+        done = subprocess.run(argv, capture_output=True, timeout=_PROBE_TIMEOUT, check=False,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"bwrap cannot run: {error}"
+    if done.returncode != 0:
+        why = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return "bwrap cannot build a sandbox here" + (f" ({why[-1][:200]})" if why else "")
+    return None
+
+
+def decide(wanted: str) -> tuple[Confinement, str | None]:
+    """What `[limits] sandbox` comes to on this machine, and a warning line for `auto` without it.
+
+    Raises ConfigError (one line, how to install it) when `bwrap` is required and does not work.
+    """
+    if wanted == "none":
+        return "none", None
+    problem = probe()
+    if problem is None:
+        return "bwrap", None
+    if wanted == "bwrap":
+        raise ConfigError(f'limits.sandbox = "bwrap": {problem}; {INSTALL_HINT}')
+    return "none", f"warning: no sandbox ({problem}): {REACH_WITHOUT}"
+
+
+def resolved(wanted: str) -> Confinement:
+    """`decide` without its warning, for callers below the CLI (tests, benchmarks, `check`)."""
+    return decide(wanted)[0] if wanted != "bwrap" else "bwrap"
+
+
+# -- finding the program the command runs ----------------------------------------------------
+
+
+def locate(program: str, env: Mapping[str, str], cwd: Path) -> str | None:
+    """The absolute path of the program a command starts (a shim resolved to what it runs)."""
+    if "/" in program:
+        found: str | None = os.path.abspath(cwd / program)
+    else:
+        found = shutil.which(program, path=env.get("PATH", os.defpath))
+        found = os.path.abspath(found) if found else None
+    if found is None:
+        return None
+    return _through_shim(found, os.path.basename(program), env, cwd) or found
+
+
+def _head(path: str) -> bytes:
+    try:
+        with open(path, "rb") as file:
+            return file.read(_HEAD)
+    except OSError:
+        return b""
+
+
+def _through_shim(path: str, name: str, env: Mapping[str, str], cwd: Path) -> str | None:
+    """What a version manager's shim (pyenv, rbenv, nodenv...) would run, asked of the manager.
+
+    Inside the sandbox a shim would look for its manager under the private HOME and quietly
+    run the system's interpreter instead; so the command runs the real one, found here with
+    the organiser's environment and the config's folder (which may pin a version).
+    """
+    head = _head(path)
+    if not head.startswith(b"#!"):
+        return None
+    text = head.decode("utf-8", "replace")
+    tool = next((t for t in _SHIM_TOOLS if f"/libexec/{t}\" exec" in text), None)
+    if tool is None:
+        return None
+    start = text.find('exec "') + len('exec "')
+    manager = text[start: text.find('"', start)]
+    return _which(manager, name, str(cwd), tuple(sorted(os.environ.items())))
+
+
+@functools.lru_cache(maxsize=64)
+def _which(manager: str, name: str, cwd: str, environ: tuple[tuple[str, str], ...]) -> str | None:
+    try:
+        done = subprocess.run([manager, "which", name], capture_output=True, text=True, cwd=cwd,
+                              env=dict(environ), timeout=_PROBE_TIMEOUT, check=False,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines or not os.path.isabs(lines[-1]) or not os.path.isfile(lines[-1]):
+        return None
+    return lines[-1]
+
+
+def _chain(path: str) -> list[str]:
+    """`path` and every link it goes through, to the real file (bounded)."""
+    chain = [path]
+    current = path
+    for _ in range(40):
+        if not os.path.islink(current):
+            break
+        current = os.path.normpath(os.path.join(os.path.dirname(current), os.readlink(current)))
+        chain.append(current)
+    real = os.path.realpath(path)
+    if real not in chain:
+        chain.append(real)
+    return chain
+
+
+def _install_root(file: str) -> str:
+    """The folder a program needs with it: an installation (a prefix with `lib/`, a venv)
+    when it sits in one's `bin/`, else its own folder."""
+    folder = os.path.dirname(file)
+    parent = os.path.dirname(folder)
+    if os.path.basename(folder) in ("bin", "sbin") and parent != "/" and (
+        os.path.isdir(os.path.join(parent, "lib")) or os.path.isfile(os.path.join(parent, "pyvenv.cfg"))
+    ):
+        return parent
+    return folder
+
+
+def _interpreter(path: str, env: Mapping[str, str], cwd: Path) -> str | None:
+    """The interpreter a `#!` script names (through `env NAME` too), located as a program."""
+    head = _head(os.path.realpath(path))
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
+    if not words:
+        return None
+    if os.path.basename(words[0]) == "env":
+        names = [word for word in words[1:] if not word.startswith("-") and "=" not in word]
+        return locate(names[0], env, cwd) if names else None
+    return words[0] if os.path.isabs(words[0]) else None
+
+
+def _is_system(path: str) -> bool:
+    return any(path == top or path.startswith(top + "/") for top in SYSTEM)
+
+
+# -- one participant's sandbox ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Jail:
+    """Everything one participant's sandbox is built from (every path absolute)."""
+
+    program: str  # what runs inside: the command's program, located
+    arguments: tuple[str, ...]  # the rest of the command, paths made absolute
+    cwd: str  # its working directory inside: its own folder (or its private /tmp)
+    env: dict[str, str]
+    readable: tuple[str, ...]  # bound read-only, each at its own path
+    hidden: tuple[str, ...]  # masked where it lies inside something readable
+
+    @classmethod
+    def of(
+        cls,
+        command: Sequence[str],
+        cwd: Path,
+        env: Mapping[str, str],
+        *,
+        bot: bool = False,
+        read_only: Iterable[str] = (),
+        hidden: Iterable[str] = (),
+    ) -> Jail | None:
+        """The sandbox of `command` run from `cwd`; None when its program cannot be found."""
+        program = locate(command[0], env, cwd)
+        if program is None:
+            return None
+        hidden = tuple(os.path.abspath(path) for path in hidden)
+        named = [str(path) for path in named_files(command, cwd)]
+        arguments = tuple(str(Path(os.path.abspath(cwd / part))) if str(Path(os.path.abspath(cwd / part))) in named
+                          and part != command[0] else part for part in command[1:])
+        runtime: list[str] = []
+        path_first: list[str] = []
+        for step in (program, _interpreter(program, env, cwd)):
+            if step is None:
+                continue
+            for link in _chain(step):
+                runtime.append(_install_root(link))
+            path_first.append(os.path.dirname(step))
+        own = _own_folder(command, program, named, cwd, bot)
+        readable = [*runtime, *named, *read_only, str(Path(arena.__file__).resolve().parent)]
+        if own is not None:
+            readable.append(own)
+        readable = [path for path in dict.fromkeys(readable) if path != "/" and not _is_system(path)
+                    and path not in hidden and os.path.exists(path)]
+        # What lies in a folder bound already comes with it (binding it again could fail: a
+        # venv's `bin/python` is a link that only resolves inside).
+        readable = [path for path in readable
+                    if not any(other != path and _within(path, other) for other in readable)]
+        inside = dict(env)
+        inside["HOME"] = inside["TMPDIR"] = HOME
+        folders = [folder for folder in dict.fromkeys(path_first) if not _is_system(folder)]
+        inside["PATH"] = os.pathsep.join([*folders, env.get("PATH", os.defpath)])
+        return cls(program, arguments, own or HOME, inside, tuple(readable), hidden)
+
+    def argv(self, bwrap: str, status_fd: int | None = None, tmp_size: int = TMP_SIZE) -> list[str]:
+        """The whole `bwrap` command line that runs the participant in its sandbox."""
+        argv = [bwrap, *_namespaces(), *_system_binds(), "--size", str(tmp_size), "--tmpfs", HOME]
+        for path in sorted(self.readable, key=_depth):  # a folder before what lies in it
+            argv += ["--ro-bind", path, path]
+        for secret in sorted(self.hidden, key=_depth):
+            if any(_within(secret, path) for path in self.readable) and os.path.lexists(secret):
+                if os.path.isdir(secret):
+                    argv += ["--tmpfs", secret, "--remount-ro", secret]
+                else:
+                    argv += ["--ro-bind", "/dev/null", secret]
+        if status_fd is not None:
+            argv += ["--json-status-fd", str(status_fd)]
+        return [*argv, "--chdir", self.cwd, "--", self.program, *self.arguments]
+
+
+def _own_folder(command: Sequence[str], program: str, named: list[str], cwd: Path, bot: bool) -> str | None:
+    """Its folder: the program file's (the script of an interpreter command, the binary
+    otherwise); for a command that names no file, the config's folder, where it ran before."""
+    if bot:
+        return None  # a built-in bot: the arena's code is readable; it needs no folder
+    if "/" in command[0] and _install_root(os.path.realpath(program)) == os.path.dirname(os.path.realpath(program)):
+        return os.path.dirname(os.path.abspath(cwd / command[0]))  # its own binary or script
+    scripts = [path for path in named if path != os.path.abspath(cwd / command[0])]
+    return os.path.dirname(scripts[0]) if scripts else str(cwd)
+
+
+def _depth(path: str) -> tuple[int, str]:
+    return path.rstrip("/").count("/"), path
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _namespaces() -> list[str]:
+    # --unshare-all: user (where it can), ipc, pid, net (loopback included), uts, cgroup.
+    return ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+            "--proc", "/proc", "--dev", "/dev"]
+
+
+@functools.cache
+def _system() -> tuple[str, ...]:
+    binds: list[str] = []
+    for top in SYSTEM:
+        if os.path.islink(top):
+            binds += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            binds += ["--ro-bind", top, top]
+    for path in ETC:
+        binds += ["--ro-bind-try", path, path]
+    return tuple(binds)
+
+
+def _system_binds() -> list[str]:
+    return list(_system())
+
+
+__all__ = ["Confinement", "Jail", "decide", "locate", "probe", "resolved"]
