@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from arena.base.config import Config
-
     from arena.tournaments.cluster import Cluster
     from arena.tournaments.executors import MatchExecutor
     from arena.tournaments.runner import MatchPlayed
