@@ -421,6 +421,7 @@ def replay_fork(
 ) -> None:
     """Continue a match from one of its messages, with the same or other participants."""
     from arena.replays import fork
+    from arena.ui.terminal import inert
 
     try:
         path, forked = fork.fork_file(file, at, seat or [], output, cwd=Path.cwd())
