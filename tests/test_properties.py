@@ -258,12 +258,12 @@ def test_every_delivery_keeps_the_rules_and_the_match_ends(
         assert not match.table.pond and not any(match.table.hands)
         assert 4 * sum(result.scores) == rules.pack_size
     assert result.scores == tuple(match.table.books)
-    assert result.ranks == tuple(1 + sum(o > m for o in result.scores) for m in result.scores)
+    assert result.places == tuple(1 + sum(o > m for o in result.scores) for m in result.scores)
     ends = [orjson.loads(encoded) for _, encoded, _ in transcript[-seats:]]
     assert [seat for seat, _, _ in transcript[-seats:]] == list(range(seats))
     assert (
         ends
-        == [{"type": "match-end", "scores": list(result.scores), "ranks": list(result.ranks)}]
+        == [{"type": "match-end", "scores": list(result.scores), "ranks": list(result.places)}]
         * seats
     )
 

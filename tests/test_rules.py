@@ -499,7 +499,7 @@ def test_a_pack_too_small_for_the_deal_does_not_start_and_sends_nothing() -> Non
     assert played.transcript == []
     assert played.result is not None
     assert played.result.outcome is Outcome.DID_NOT_START
-    assert (played.result.scores, played.result.ranks) == ((0, 0, 0), (1, 1, 1))
+    assert (played.result.scores, played.result.places) == ((0, 0, 0), (1, 1, 1))
 
 
 def test_a_pack_exactly_as_big_as_the_deal_starts() -> None:
@@ -516,7 +516,7 @@ def test_the_last_book_ends_the_match_and_every_seat_gets_match_end(pack: Pack) 
     assert played.transcript[-1].message == {"type": "match-end", "scores": [2, 0], "ranks": [1, 2]}
     assert played.result is not None
     assert played.result.outcome is Outcome.COMPLETED
-    assert (played.result.scores, played.result.ranks) == ((2, 0), (1, 2))
+    assert (played.result.scores, played.result.places) == ((2, 0), (1, 2))
 
 
 def test_seats_with_equal_books_share_a_place(pack: Pack) -> None:
@@ -528,7 +528,7 @@ def test_seats_with_equal_books_share_a_place(pack: Pack) -> None:
     )
     assert played.result is not None
     assert played.result.outcome is Outcome.COMPLETED
-    assert (played.result.scores, played.result.ranks) == ((1, 1, 0), (1, 1, 3))
+    assert (played.result.scores, played.result.places) == ((1, 1, 0), (1, 1, 3))
     end = {"type": "match-end", "scores": [1, 1, 0], "ranks": [1, 1, 3]}
     assert [(s.seat, s.message) for s in played.transcript[-3:]] == [(0, end), (1, end), (2, end)]
     assert played.types()[-5:-3] == [(1, "go-fish"), (1, "go-fish-result")]

@@ -83,8 +83,8 @@ class Recorder(Bot):
     def on_draw(self, card: Card, via: Draw) -> None:
         self.calls.append((via, card.id))
 
-    def on_match_end(self, scores: list[int], ranks: list[int]) -> None:
-        self.calls.append(("end", (scores, ranks)))
+    def on_match_end(self, scores: list[int], places: list[int]) -> None:
+        self.calls.append(("end", (scores, places)))
 
 
 def started(bot: Bot, seat: int = 0, seats: int = 2, hand: list[dict[str, Any]] = HAND) -> Bot:

@@ -70,10 +70,10 @@ class Delivery(NamedTuple):
 class Result:
     outcome: Outcome
     scores: tuple[int, ...]
-    ranks: tuple[int, ...]
+    places: tuple[int, ...]  # finishing order: 1 + how many seats laid more books
 
     def as_json(self) -> dict[str, Any]:
-        return {"outcome": str(self.outcome), "scores": list(self.scores), "ranks": list(self.ranks)}
+        return {"outcome": str(self.outcome), "scores": list(self.scores), "ranks": list(self.places)}
 
 
 @dataclass(frozen=True)

@@ -134,7 +134,7 @@ class Bot:
     def on_draw(self, card: Card, via: Draw) -> None:
         """You took `card` from the pond; `via` is `"go-fish"` or `"pick-up"`."""
 
-    def on_match_end(self, scores: list[int], ranks: list[int]) -> None:
+    def on_match_end(self, scores: list[int], places: list[int]) -> None:
         """The match is over."""
 
     # --- helpers ----------------------------------------------------------------------

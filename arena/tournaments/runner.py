@@ -65,7 +65,7 @@ class MatchPlayed:
     names: tuple[str, ...]
     outcome: Outcome
     scores: tuple[int, ...]
-    ranks: tuple[int, ...]
+    places: tuple[int, ...]
     fault_counts: tuple[dict[str, int], ...]
     invalid_asks: tuple[int, ...]
     seconds: float
@@ -86,7 +86,7 @@ class PlayedGame:
     names: tuple[str, ...]
     outcome: Outcome
     scores: tuple[int, ...]
-    ranks: tuple[int, ...]
+    places: tuple[int, ...]
     fault_counts: tuple[dict[str, int], ...]
     replay: Path
 
@@ -266,7 +266,7 @@ def _played(task: MatchTask, record: MatchRecord) -> MatchPlayed:
         names=task.names,
         outcome=result.outcome,
         scores=tuple(result.scores),
-        ranks=tuple(result.ranks),
+        places=tuple(result.places),
         fault_counts=tuple(record.fault_counts()),
         invalid_asks=tuple(invalid[seat] for seat in range(len(task.seats))),
         seconds=round(record.seconds, 3),
@@ -299,20 +299,20 @@ def play_game(
     folder: Path,
     stamp: str,
     in_process_bots: bool = False,
-    deck_seed: int | None = None,
+    deal_seed: int | None = None,
 ) -> PlayedGame:
     """Play one match with `seats` in seat order, here, and write its replay.
 
-    `deck_seed` (default `seed`) picks the shuffle and starting seat, so that duplicate deals
+    `deal_seed` (default `seed`) picks the shuffle and starting seat, so that duplicate deals
     can share one. Raises GameInterrupted (replay written) on Ctrl-C, WriteError if the
     replay cannot be written.
     """
-    task = MatchTask(config, tuple(seats), game, seed, seed if deck_seed is None else deck_seed,
+    task = MatchTask(config, tuple(seats), game, seed, seed if deal_seed is None else deal_seed,
                      in_process_bots=in_process_bots)
     played = play_task(task)
     path = write_replay(folder, stamp, played)
     summary = PlayedGame(played.game, played.seed, played.names, played.outcome, played.scores,
-                         played.ranks, played.fault_counts, path)
+                         played.places, played.fault_counts, path)
     if played.interrupted:
         raise GameInterrupted(summary)
     return summary

@@ -35,7 +35,7 @@ class MatchResult:
     game: int
     names: tuple[str, ...]  # in seat order
     scores: tuple[int, ...]
-    ranks: tuple[int, ...]
+    places: tuple[int, ...]
     faults: tuple[Mapping[str, int], ...] = ()
     invalid_asks: tuple[int, ...] = ()
 
@@ -46,7 +46,7 @@ class MatchResult:
             game=int(line["game"]),
             names=tuple(line["seating"]),
             scores=tuple(line["scores"]),
-            ranks=tuple(line["ranks"]),
+            places=tuple(line["ranks"]),
             faults=tuple(line.get("faults") or ()),
             invalid_asks=tuple(line.get("invalidAsks") or ()),
         )
@@ -66,11 +66,11 @@ def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def win_shares(ranks: Sequence[int]) -> list[float]:
+def win_shares(places: Sequence[int]) -> list[float]:
     """Each seat's part of the win: 1/w for each of the w seats in first place, else 0."""
-    best = min(ranks)
-    winners = sum(1 for rank in ranks if rank == best)
-    return [1 / winners if rank == best else 0.0 for rank in ranks]
+    best = min(places)
+    winners = sum(1 for place in places if place == best)
+    return [1 / winners if place == best else 0.0 for place in places]
 
 
 @dataclass
@@ -166,13 +166,13 @@ class Standings:
 
     def add(self, result: MatchResult) -> None:
         self.matches += 1
-        shares = win_shares(result.ranks)
+        shares = win_shares(result.places)
         for seat, name in enumerate(result.names):
             row = self.rows.setdefault(name, Row(name))
             row.matches += 1
             row.wins += shares[seat]
             row.books += result.scores[seat]
-            row.places += result.ranks[seat]
+            row.places += result.places[seat]
             if seat < len(result.invalid_asks):
                 row.invalid_asks += result.invalid_asks[seat]
             if seat < len(result.faults):
@@ -182,7 +182,7 @@ class Standings:
                 if other_seat != seat:
                     pair = self.pairs.setdefault((name, other), Pair())
                     pair.matches += 1
-                    mine, theirs = result.ranks[seat], result.ranks[other_seat]
+                    mine, theirs = result.places[seat], result.places[other_seat]
                     pair.ahead += 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
         self._rate(result)
 
@@ -191,7 +191,7 @@ class Standings:
             if name not in self.ratings:
                 self.ratings[name] = self.model.rating(name=name)
         teams = [[self.ratings[name]] for name in result.names]
-        rated = self.model.rate(teams, ranks=[float(rank) for rank in result.ranks])
+        rated = self.model.rate(teams, ranks=[float(place) for place in result.places])
         for name, (rating,) in zip(result.names, rated):
             self.ratings[name] = rating
             self.rows[name].mu, self.rows[name].sigma = rating.mu, rating.sigma

@@ -268,7 +268,7 @@ class Summary:
         self.last = max(self.last, order)
         seated = [self._participant(name) for name in result.names]
         self.standings.add(result)
-        shares = win_shares(result.ranks)
+        shares = win_shares(result.places)
         k = len(seated)
         while len(self.seat_wins) < k:
             self.seat_wins.append({})

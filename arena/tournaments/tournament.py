@@ -183,7 +183,7 @@ class Tournament:
             "dealSeed": played.deal_seed,
             "outcome": played.outcome,
             "scores": list(played.scores),
-            "ranks": list(played.ranks),
+            "ranks": list(played.places),
             "faults": list(played.fault_counts),
             "invalidAsks": list(played.invalid_asks),
             "seconds": played.seconds,

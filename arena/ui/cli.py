@@ -101,7 +101,7 @@ def _print_game(played: MatchPlayed, replay: Path, cwd: Path) -> None:
     for seat, name in enumerate(played.names):
         line.append_text(inert(name, 24))
         faults = sum(played.fault_counts[seat].values())
-        line.append(f" {_count(played.scores[seat], 'book')} ({_place(played.ranks[seat])}"
+        line.append(f" {_count(played.scores[seat], 'book')} ({_place(played.places[seat])}"
                      + (f", {_count(faults, 'fault')}" if faults else "") + ")")
         if seat < len(played.names) - 1:
             line.append("  ")

@@ -431,10 +431,10 @@ class TerminalUI:
         table = RichTable(title="final placings", title_justify="left")
         for column in ("place", "seat", "books", "ranks booked"):
             table.add_column(column)
-        order = sorted(range(len(result.scores)), key=lambda s: (result.ranks[s], s))
+        order = sorted(range(len(result.scores)), key=lambda s: (result.places[s], s))
         books = self.spectator.builder.booked
         for seat in order:
-            table.add_row(str(result.ranks[seat]), self.names.of(seat), str(result.scores[seat]),
+            table.add_row(str(result.places[seat]), self.names.of(seat), str(result.scores[seat]),
                           " ".join(rank_name(r) for r in books[seat]) or "-")
         if result.scores:
             self.console.print(table)
