@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -198,6 +199,28 @@ def test_the_report_is_rewritten_while_the_run_goes(tmp_path: Path) -> None:
     assert seen_live is not None and seen_live["live"] is True and 1 <= seen_live["matches"] <= 150
     final = _page_data(page)
     assert final["live"] is False and final["matches"] == 150
+
+
+def test_an_interrupted_run_leaves_its_final_page(tmp_path: Path) -> None:
+    path = _config(tmp_path, 3000)
+    process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "-q", "-j", "1"],
+                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    page = tmp_path / "replays" / "report.html"
+    try:
+        deadline = time.monotonic() + 120
+        while not page.exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130
+    data = _page_data(page)
+    standings = json.loads((tmp_path / "replays" / "standings.json").read_text())
+    assert data["live"] is False and data["complete"] is False
+    assert data["matches"] == standings["matches"] >= 1
 
 
 def test_arena_report_counts_each_match_of_a_merged_folder_once(tmp_path: Path) -> None:
