@@ -15,6 +15,7 @@ A results.jsonl of N synthetic lines (a real schedule, seeds and replay names; d
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import subprocess
 import sys
@@ -28,10 +29,14 @@ sys.path.insert(0, str(ROOT / "tests"))
 from resultsmaker import results_lines, write_results
 
 
-def timed(command: list[str]) -> float:
+def timed(command: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds of a whole process (CPU: the machine is shared, wall time is noisy)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     began = time.perf_counter()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - began
+    wall = time.perf_counter() - began
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def open_seconds(page: Path, profile: Path) -> float:
@@ -73,11 +78,12 @@ def main() -> None:
             opens.append(open_seconds(folder / "report.html", profile))
             shutil.rmtree(profile, ignore_errors=True)
         page = folder / "report.html"
-        floor, build, opened = min(floors), min(builds), min(opens)
+        (floor, floor_cpu), (build, build_cpu), opened = min(floors), min(builds), min(opens)
         print(f"{options.matches} matches, {options.participants} participants, {options.seats} seats; "
               f"results.jsonl {results.stat().st_size / 1e6:.1f} MB")
-        print(f"floor (a process reading results.jsonl)  {floor:6.2f} s")
-        print(f"arena report                             {build:6.2f} s   {build / floor:.1f}x the floor")
+        print(f"floor (a process reading results.jsonl)  {floor:6.2f} s   CPU {floor_cpu:5.2f} s")
+        print(f"arena report                             {build:6.2f} s   CPU {build_cpu:5.2f} s   "
+              f"{build / floor:.1f}x the floor (CPU {build_cpu / floor_cpu:.1f}x)")
         print(f"page                                     {page.stat().st_size / 1e6:6.2f} MB")
         print(f"opened and drawn in chromium             {opened:6.2f} s")
 
