@@ -85,8 +85,8 @@ def entry(line: Mapping[str, Any]) -> Entry | None:
     if type(game) is not int or game < 0 or not isinstance(run, str) or len(run) > 100:
         return None
     size = len(names)
-    scores, ranks = _ints(line.get("scores"), size, 0, MOST_BOOKS), _ints(line.get("ranks"), size, 1, size)
-    if scores is None or ranks is None:
+    scores, places = _ints(line.get("scores"), size, 0, MOST_BOOKS), _ints(line.get("ranks"), size, 1, size)
+    if scores is None or places is None:
         return None
     faults_value = line.get("faults") or [{}] * size
     if not (isinstance(faults_value, list) and len(faults_value) == size):
@@ -97,7 +97,7 @@ def entry(line: Mapping[str, Any]) -> Entry | None:
         return None
     deal_seed = line.get("dealSeed")
     return Entry(
-        result=MatchResult(game, tuple(names), scores, ranks, tuple(c or {} for c in faults), invalid),
+        result=MatchResult(game, tuple(names), scores, places, tuple(c or {} for c in faults), invalid),
         run=run,
         stamp=_text(line.get("stamp"), 40, ""),
         deal=("deal", deal_seed) if type(deal_seed) is int else ("match", run, game),
