@@ -6,11 +6,11 @@ participant gave none that could be read (missing, late, not JSON, or gone). It 
 `Result`. No I/O, no clock, no randomness: the same setup and replies give the same messages.
 
     match = Match(setup)
-    game = match.play()
-    delivery = next(game)
+    flow = match.play()
+    delivery = next(flow)
     while True:
         try:
-            delivery = game.send(reply_to(delivery))
+            delivery = flow.send(reply_to(delivery))
         except StopIteration as stop:
             result = stop.value
             break

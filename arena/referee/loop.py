@@ -277,13 +277,13 @@ def _exchanges(
 ) -> Delivery | None:
     """Deliver every message; None when the match ended, else the delivery not sent."""
     transcript, faults, events = record.transcript, record.faults, match.events
-    game = match.play()
+    flow = match.play()
     seen = 0
     try:
-        delivery = next(game)
+        delivery = next(flow)
         while True:
             if should_stop():
-                game.close()
+                flow.close()
                 return delivery
             seat, message = delivery
             kind = message["type"]
@@ -304,7 +304,7 @@ def _exchanges(
             transcript.append(exchange)
             observer.exchanged(index, exchange)
             try:
-                delivery = game.send(answer.value)
+                delivery = flow.send(answer.value)
             finally:
                 while seen < len(events):
                     observer.happened(events[seen])

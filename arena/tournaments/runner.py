@@ -13,7 +13,6 @@ Nothing here prints.
 
 from __future__ import annotations
 
-import secrets
 import threading
 import weakref
 from collections import Counter, OrderedDict
@@ -97,12 +96,6 @@ class GameInterrupted(Exception):
     def __init__(self, played: PlayedGame) -> None:
         super().__init__("interrupted")
         self.played = played
-
-
-def run_seed(config: Config) -> int:
-    """The config's seed, or a fresh one of 63 bits (recorded in every replay): as many as a
-    config's seed holds, too many to search for the seed that deals a given hand."""
-    return config.seed if config.seed is not None else secrets.randbits(63)
 
 
 def replays_folder(config_path: Path, config: Config) -> Path:
