@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -37,8 +38,8 @@ HAND: list[Card] = [PACK[18], PACK[0], PACK[51]]
 @pytest.mark.parametrize(
     ("reply", "kind", "words"),
     [
-        ({"player": 1, "cardId": 5}, "ask-rank-not-id", "cardId 5 is a rank, not a card id"),
-        ({"player": 1, "cardId": 13}, "ask-rank-not-id", "send its id 51"),
+        ({"player": 1, "cardId": 5}, "ask-card-not-in-hand", "cardId 5 is not the id of a card in your hand; it is the rank of your"),
+        ({"player": 1, "cardId": 13}, "ask-card-not-in-hand", "send its id 51"),
         ({"player": 0, "cardId": 18}, "ask-itself", "asks itself (you are seat 0)"),
         ({"player": 2, "cardId": 18}, "ask-player-not-a-seat", "seats are 0..1"),
         ({"player": -1, "cardId": 18}, "ask-player-not-a-seat", "player -1 is not a seat"),
@@ -233,7 +234,7 @@ def test_garbage_fails_with_not_json() -> None:
     assert done.returncode == 1
     assert "not-json" in done.stdout
     assert "ok, got it" in done.stdout
-    assert "FAIL: 6 of 6 checks did not pass" in done.stdout
+    assert "FAIL: 6 of 6 checks failed" in done.stdout
 
 
 def test_a_silent_bot_times_out_and_the_rest_is_skipped() -> None:
@@ -262,8 +263,8 @@ def test_a_crash_after_init_is_reported_with_its_stderr() -> None:
 def test_asking_with_ranks_is_named_as_such() -> None:
     done = bot("ranks")
     assert done.returncode == 1
-    assert "ask-rank-not-id" in done.stdout
-    assert "is a rank, not a card id: to ask for the rank of your" in done.stdout
+    assert "ask-card-not-in-hand" in done.stdout and "ask-rank-not-id" not in done.stdout
+    assert "it is the rank of your" in done.stdout and "to ask for that rank, send its id" in done.stdout
 
 
 def test_debug_prints_on_stdout_are_reported() -> None:
@@ -291,9 +292,9 @@ def test_a_bot_that_chokes_on_an_unknown_message_fails_only_that_check() -> None
     done = bot("strict_types")
     assert done.returncode == 1
     assert "│ failed " in row(done.stdout, "unknown message")
-    assert "#3 future-message" in done.stdout
+    assert "#2 future-message" in done.stdout  # numbered from 0 across seats, as replay show does
     assert "unknown message type future-message" in done.stdout
-    assert "FAIL: 1 of 6 checks did not pass" in done.stdout
+    assert "FAIL: 1 of 6 checks failed" in done.stdout
 
 
 def test_a_relative_program_path_runs_from_the_working_folder(tmp_path: Path) -> None:
@@ -325,3 +326,41 @@ def test_a_child_the_bot_leaves_behind_is_stopped_with_it() -> None:
     done = bot("forks_a_child")
     assert done.returncode == 0, done.stdout
     assert survivors("checkbots/forks_a_child.py") == []
+
+
+# -- one vocabulary (issue 13) ------------------------------------------------------------------
+
+
+def test_a_discarded_line_shows_its_newline_as_backslash_n() -> None:
+    done = bot("debug_prints")
+    assert done.returncode == 1
+    line = next(line for line in done.stdout.splitlines() if "stdout-before-asked" in line)
+    assert re.search(r'\{"player": \d+, "cardId": \d+\}\\n', line), line
+
+
+def test_skipped_checks_are_not_counted_as_failed() -> None:
+    done = bot("silent", "--timeout", "0.3", "--startup-timeout", "0.5")
+    assert "FAIL: 1 of 6 checks failed, 5 not run after it" in done.stdout
+
+
+def test_one_reply_is_one_reply() -> None:
+    from arena.ui import check as check_module
+
+    scenario = check_module.ScenarioReport("normal match", "2 seats", latencies=[0.001])
+    report = check_module.CheckReport(["bot"], [scenario])
+    text = " ".join(str(getattr(part, "plain", "")) for part in check_module.render(report))
+    assert "over 1 reply" in text and "over 1 replies" not in text
+
+
+def test_a_bare_file_name_gets_the_dot_slash_it_needs() -> None:
+    done = run_check("--", "ranks.py", cwd=ROOT / "tests" / "checkbots")
+    assert done.returncode == 2
+    assert "not found on PATH; the file ranks.py here is run as ./ranks.py" in done.stderr
+
+
+def test_piped_output_does_not_cut_names_at_80_columns() -> None:
+    env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
+    done = subprocess.run([ARENA, "check", "--", "python3", "tests/checkbots/ranks.py"], capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=60, check=False)
+    assert max(len(line) for line in done.stdout.splitlines()) > 80
+    assert "│ ask-card-not-in-hand │" in done.stdout

@@ -58,7 +58,7 @@ def test_refused_asks_are_faults_everywhere_faults_are_counted(tmp_path: Path) -
     invalid = [e for e in data["events"] if e["event"] == "invalid-ask" and e["seat"] == 0]
     assert refused == len(invalid) > 0
     assert f"(2nd, {refused} faults)" in result.stdout or f"(1st, {refused} faults)" in result.stdout
-    assert f"mine: {refused} refused asks; the first, at message #{invalid[0]['at']} (ask): ask-rank-not-id" \
+    assert f"mine: {refused} refused asks; the first, at message #{invalid[0]['at']} (ask): ask-card-not-in-hand" \
         in result.stdout
     assert replay.verify(data) is None
     line = json.loads((tmp_path / "replays" / "results.jsonl").read_text().splitlines()[0])
@@ -95,3 +95,12 @@ def test_a_timeout_says_the_limit_the_time_taken_and_the_settings(tmp_path: Path
     assert "limits.replyTimeout (0.4 s)" in fault["detail"] and "limits.timeBank (0.2 s)" in fault["detail"]
     assert "stopped after 0.6" in fault["detail"]
     assert "mine: timeout at message #" in result.stdout and "limits.replyTimeout" in result.stdout
+
+
+def test_replay_show_labels_what_the_bot_wrote(tmp_path: Path) -> None:
+    _config(tmp_path, [sys.executable, str(CHECKBOTS / "garbage.py")])
+    assert _arena(tmp_path, "run", "config.toml").returncode == 0
+    path, _ = _one_replay(tmp_path)
+    shown = _arena(tmp_path, "replay", "show", str(path))
+    assert "not-json" in shown.stdout and "(it wrote: " in shown.stdout
+    assert "(sent: " not in shown.stdout  # the arena sends messages; the bot writes replies

@@ -345,7 +345,9 @@ def resolve_program(program: str, folder: Path) -> str:
     """
     if "/" not in program:
         if shutil.which(program) is None:
-            raise ConfigError(f"program {program!r} not found on PATH")
+            here = folder / program
+            hint = f"; the file {program} here is run as ./{program}" if here.is_file() else ""
+            raise ConfigError(f"program {program!r} not found on PATH{hint}")
         return program
     # Absolute, but symlinks kept: a venv's `bin/python` is a link that must stay one.
     resolved = Path(os.path.abspath(folder / program))

@@ -208,13 +208,15 @@ def verify_ask(reply: Any, asker: int, seats: int, hand: Sequence[Card]) -> Ask 
     for card in hand:
         if card["id"] == number:
             return Ask(player, card)
+    # One name for one mistake, whatever the number happens to be; the likeliest cause, a rank
+    # sent instead of an id, is named in the detail.
     same_rank = [card for card in hand if card["rank"] == card_id]
     if same_rank:
         card = same_rank[0]
         return Refusal(
-            "ask-rank-not-id",
-            f"cardId {_shown(card_id)} is a rank, not a card id: to ask for the rank of your "
-            f"{describe(card)}, send its id {card['id']}",
+            "ask-card-not-in-hand",
+            f"cardId {_shown(card_id)} is not the id of a card in your hand; it is the rank of your "
+            f"{describe(card)}: to ask for that rank, send its id {card['id']}",
         )
     ids = ", ".join(str(card["id"]) for card in hand[:8]) + (", …" if len(hand) > 8 else "")
     return Refusal(

@@ -152,7 +152,7 @@ class TimelineBuilder:
         line: Line = ("fault: ", Who(seat), f" — {kind}: {detail}")
         raw = fault.get("raw")
         if isinstance(raw, str) and raw:
-            line += (f" (sent: {_cut(raw, 60)})",)
+            line += (f" (it wrote: {_cut(raw, 60)})",)
         return self._add(StepKind.FAULT, int(fault.get("at", 0)), seat, line, self._only(seat, line), (), fault=True)
 
     def end(self, result: Mapping[str, Any], at: int) -> Step:

@@ -40,7 +40,8 @@ from arena.engine.rules import (
     is_pond_number,
     verify_ask,
 )
-from arena.referee.loop import SeatClock, play_match
+from arena.engine.views import Message
+from arena.referee.loop import SeatClock, Unobserved, play_match
 from arena.referee.seating import participant_env
 from arena.seats.replies import Answer, FaultKind, InProcessParticipant, Wrapped, cut
 from arena.seats.sandbox import Confinement
@@ -89,7 +90,7 @@ class Problem:
     kind: str
     why: str
     message_type: str
-    at: int  # 1-based number of the message (to the checked seat) within its scenario
+    at: int  # the message's number in its match, from 0 across seats (as `replay show` numbers them)
     reply: str | None = None  # what the program wrote, cut
 
 
@@ -212,7 +213,7 @@ def answer_problems(message: dict[str, Any], answer: Answer, at: int, seats: int
                 "replies go to stdout one line per message, logs and debug prints to stderr",
                 kind,
                 at,
-                answer.unsolicited.raw.rstrip() if answer.unsolicited.raw else None,
+                answer.unsolicited.raw,  # its newline shown as \n: a whole line went
             )
         )
     fault = answer.fault
@@ -281,7 +282,8 @@ def run_scenario(
     process = SubprocessParticipant(command, cwd, participant_env(CHECKED_SEAT, setup.names[0], {}),
                                     sandbox=sandbox)
     clocks = [SeatClock.of(limits) for _ in setup.names]
-    checked = _Checked(process, scenario, clocks[CHECKED_SEAT], report)
+    numbering = _Numbering()
+    checked = _Checked(process, scenario, clocks[CHECKED_SEAT], report, numbering)
     # The other seats: the built-in random bot, in-process (seeded by its own hand).
     opponents = [InProcessParticipant(BOTS["random"]().handle) for _ in setup.names[1:]]
     record = play_match(
@@ -289,6 +291,7 @@ def run_scenario(
         [checked, *opponents],
         limits,
         clocks=clocks,
+        observer=numbering,
         should_stop=lambda: not process.alive,
         close_grace=EXIT_GRACE,
     )
@@ -313,13 +316,25 @@ def sandbox_hints(stderr: str) -> list[str]:
     return [hint for marks, hint in SANDBOX_HINTS if any(mark in stderr for mark in marks)]
 
 
+class _Numbering(Unobserved):
+    """The number of the message being delivered, from 0 across seats: the transcript index."""
+
+    def __init__(self) -> None:
+        self.index = 0
+
+    def sending(self, index: int, seat: int, message: Message) -> None:
+        self.index = index
+
+
 class _Checked(Wrapped):
     """The checked program's seat: every answer judged, and the unknown message slipped in."""
 
     def __init__(
-        self, inner: SubprocessParticipant, scenario: Scenario, clock: SeatClock, report: ScenarioReport
+        self, inner: SubprocessParticipant, scenario: Scenario, clock: SeatClock, report: ScenarioReport,
+        numbering: _Numbering,
     ) -> None:
         super().__init__(inner)
+        self.numbering = numbering
         self.scenario = scenario
         self.clock = clock
         self.report = report
@@ -352,7 +367,7 @@ class _Checked(Wrapped):
                 report.startup = time.monotonic() - self.spawned
             else:
                 report.latencies.append(answer.seconds)
-        report.problems.extend(answer_problems(message, answer, report.messages, self.seats))
+        report.problems.extend(answer_problems(message, answer, self.numbering.index, self.seats))
 
 
 def _note_exit(participant: SubprocessParticipant, report: ScenarioReport) -> None:
@@ -432,7 +447,7 @@ def render(report: CheckReport) -> list[RenderableType]:
         Text(
             f"start-up (spawn to init reply): {_ms(report.startup)}   "
             f"reply latency: median {_ms(_median(latencies))}, max {_ms(max(latencies, default=None))} "
-            f"over {len(latencies)} replies"
+            f"over {len(latencies)} repl{'y' if len(latencies) == 1 else 'ies'}"
         )
     )
     problems = _problem_table(report)
@@ -448,11 +463,13 @@ def render(report: CheckReport) -> list[RenderableType]:
             )
     for hint in dict.fromkeys(hint for scenario in report.scenarios for hint in scenario.hints):
         parts.append(Text("in the sandbox: ", style="bold yellow").append(hint))
-    failed = [s for s in report.scenarios if s.verdict is not Verdict.PASSED]
-    if failed:
+    failed = [s for s in report.scenarios if s.verdict is Verdict.FAILED]
+    skipped = [s for s in report.scenarios if s.verdict is Verdict.SKIPPED]
+    if failed or skipped:
+        not_run = f", {len(skipped)} not run after it" if skipped else ""
         parts.append(
             Text(
-                f"FAIL: {len(failed)} of {len(report.scenarios)} checks did not pass; "
+                f"FAIL: {len(failed)} of {len(report.scenarios)} checks failed{not_run}; "
                 "the arena would count each invalid reply above against this participant",
                 style="bold red",
             )
@@ -475,8 +492,14 @@ def _problem_table(report: CheckReport) -> Table | None:
     if not rows:
         return None
     table = Table(title="invalid replies (first of each kind)", title_justify="left")
-    for column in ("check", "message", "problem", "reply", "why", "times"):
-        table.add_column(column, justify="right" if column == "times" else "left")
+    # Names are never cut (one would read as another); a long reply wraps rather than vanish.
+    widest = max(len(problem.kind) for _, problem, _ in rows)
+    table.add_column("check")
+    table.add_column("message", no_wrap=True)
+    table.add_column("problem", min_width=widest, no_wrap=True)
+    table.add_column("reply", overflow="fold")
+    table.add_column("why")
+    table.add_column("times", justify="right")
     for name, problem, count in rows:
         table.add_row(
             name,

@@ -64,6 +64,8 @@ class _Console:
         return getattr(self.console, name)
 
 
+PIPED_WIDTH = 160  # columns of a table printed to a pipe or a file
+
 # soft_wrap: a line longer than the terminal (a path, a command to copy) is never broken.
 out = _Console(highlight=False, soft_wrap=True)
 err = _Console(stderr=True, highlight=False)
@@ -541,6 +543,8 @@ def check(
         err.print(warning, markup=False, highlight=False, soft_wrap=True)
     limits = config_module.LimitsSection(replyTimeout=timeout, startupTimeout=startup_timeout)
     report = check_module.run_checks(resolved, cwd, limits, confinement)
+    if not out.is_terminal and "COLUMNS" not in os.environ:
+        out.console.width = PIPED_WIDTH  # a file or a pipe: rich's 80 columns would cut the cells
     for part in check_module.render(report):
         out.print(part)
     raise typer.Exit(0 if report.passed else 1)
