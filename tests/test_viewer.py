@@ -316,3 +316,18 @@ def test_faults_are_highlighted(tmp_path: Path, browser: Browser) -> None:
     index = browser.js("[...document.querySelectorAll('#log li')].findIndex(li => li.classList.contains('fault'))")
     browser.js(f"document.querySelectorAll('#log li')[{index}].click()")
     assert browser.js("document.getElementById('now').className") == "fault"
+
+
+def test_the_log_shows_no_future_step_and_the_placings_no_second_number(tmp_path: Path, browser: Browser) -> None:
+    page, _ = _page(tmp_path, ["alice", "bob"])
+    browser.open(page.as_uri())
+    shown = "[...document.querySelectorAll('#log li')].filter(li => li.offsetParent !== null).length"
+    assert browser.js(shown) == 1  # step 1: the deal, and nothing that comes after it
+    browser.click("next")
+    browser.click("next")
+    assert browser.js(shown) == 3
+    browser.key("End", 35)
+    assert browser.js(shown) == _step(browser)[1]
+    marker = browser.js("getComputedStyle(document.querySelector('#placing-list .placing')).listStyleType")
+    assert marker == "none"  # "1st alice", not "1. 1st alice"
+    assert browser.js("document.getElementById('placing-list').tagName") == "UL"

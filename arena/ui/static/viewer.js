@@ -193,7 +193,7 @@
     $("position").textContent = "step " + (pos + 1) + " / " + visible.length + " · message " + step.at;
     logItems.forEach(function (item, at) {
       item.classList.toggle("current", at === pos);
-      item.classList.toggle("future", at > pos);
+      item.hidden = at > pos;  // no spoilers: the log shows what has happened so far
     });
     // Scroll the log box only (scrollIntoView would scroll the page as well).
     var current = logItems[pos], log = $("log");
