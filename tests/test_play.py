@@ -205,7 +205,9 @@ def test_ctrl_c_ends_cleanly_and_keeps_the_replay(tmp_path: Path, screens: list[
     screen.type("\x03")
     assert screen.finish() == 130
     screen.expect("interrupted")
-    screen.expect(r"replay: replays/\S+\.json")
+    screen.expect(r"replay: replays/\S+-interrupted\.json")  # named as `arena run` names one
+    assert "books so far (the match was not finished: no places)" in screen.text
+    assert "1st" not in screen.text[screen.text.index("books so far"):]
     data = the_replay(tmp_path)
     assert data["result"]["outcome"] == "interrupted"
     assert len(data["players"]) == 4
@@ -269,6 +271,7 @@ def test_prompt_by_commands() -> None:
     assert prompt.command("help") is None and "RANK WHO" in prompt.note
     with pytest.raises(QuitGame):
         prompt.command("quit")
+    assert prompt.command("q") is None and prompt.chosen == 12  # q is Queens, never "quit"
     with pytest.raises(QuitGame):
         prompt.key("eof")
 

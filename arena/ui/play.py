@@ -32,7 +32,7 @@ from arena.base.config import LimitsSection, bot_command
 from arena.bots import Level
 from arena.engine.cards import Card
 from arena.engine.events import Event
-from arena.engine.match import MatchSetup
+from arena.engine.match import MatchSetup, Outcome
 from arena.engine.rules import Rules, StartingPlayer
 from arena.engine.views import Message
 from arena.referee.loop import MatchInterrupted, MatchRecord, Unobserved, play_match
@@ -262,11 +262,11 @@ class AskPrompt:
         words = text.replace(",", " ").split()
         if not words:
             return None
-        if words[0].lower() in ("quit", "exit") or words == ["q"]:  # "q 1" asks for Queens
+        if words[0].lower() in ("quit", "exit"):  # not "q": that is Queens, as in "q 1"
             raise QuitGame
         if words[0].lower() in ("h", "help", "?"):
             self.note = ('type RANK WHO, e.g. "7 1" or "q pip" (ask seat 1 for 7s), or choose a rank '
-                         "with ←/→ and Enter, then press the seat's number; Esc lets go; q quits")
+                         "with ←/→ and Enter, then press the seat's number; Esc lets go; quit leaves the game")
             return None
         if words[0].lower() == "ask":
             words = words[1:]
@@ -315,7 +315,7 @@ class AskPrompt:
         if self.chosen is None:
             text.append("rank ")
             text.append(f"‹{rank_name(self.held[self.cursor])}›", style="reverse")
-            text.append(' (←/→, Enter) or type "7 1"; q quits: ', style="dim")
+            text.append(' (←/→, Enter) or type "7 1"; quit leaves: ', style="dim")
         else:
             text.append(f"{rank_name(self.chosen, True)} from whom? ")
             for seat in self.opponents():
@@ -422,25 +422,32 @@ class TerminalUI:
             line.append_text(self.names.of(seat)).append(" ")
         self.say(line)
         self.say(Text("Ask for a rank you hold; four of a rank make a book; most books wins. "
-                      'Type RANK WHO (e.g. "7 1") or use ←/→, Enter and the seat number. "help", "q" quits.',
+                      'Type RANK WHO (e.g. "7 1") or use ←/→, Enter and the seat number. "help"; "quit" leaves.',
                       style="dim"))
 
     def finish(self, record: MatchRecord, path: Path, options: PlayOptions) -> None:
         result = record.result
         self.show_steps([self.spectator.builder.end(result.as_json(), len(record.transcript))])
-        table = RichTable(title="final placings", title_justify="left")
+        finished = result.outcome is not Outcome.INTERRUPTED
+        # A match left before its end has no places: books so far are not a result.
+        title = "final placings" if finished else "books so far (the match was not finished: no places)"
+        table = RichTable(title=title, title_justify="left")
         for column in ("place", "seat", "books", "ranks booked"):
             table.add_column(column)
         order = sorted(range(len(result.scores)), key=lambda s: (result.places[s], s))
         books = self.spectator.builder.booked
         for seat in order:
-            table.add_row(str(result.places[seat]), self.names.of(seat), str(result.scores[seat]),
-                          " ".join(rank_name(r) for r in books[seat]) or "-")
+            table.add_row(_place(result.places[seat]) if finished else "-", self.names.of(seat),
+                          str(result.scores[seat]), " ".join(rank_name(r) for r in books[seat]) or "-")
         if result.scores:
             self.console.print(table)
         self.say(Text(f"replay: {_relative(path)}"))
         self.say(Text(f"this deal again: arena play --seed {options.seed} --opponents {options.opponents} "
                       f"--level {options.level}", style="dim"))
+
+
+def _place(rank: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(rank, f"{rank}th")
 
 
 def _relative(path: Path) -> str:
@@ -491,8 +498,9 @@ def play(
     extra = {"game": 0, "humanSeat": HUMAN, "level": options.level}
     document = replay_module.build(record, seed=options.seed, limits=limits, extra=extra)
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    path = replay_module.write(
-        options.replays, replay_module.file_stem(stamp, 0, setup.names), replay_module.dumps(document), record.logs
-    )
+    stem = replay_module.file_stem(stamp, 0, setup.names)
+    if record.result.outcome is Outcome.INTERRUPTED:
+        stem += "-interrupted"  # as `arena run` names a match it did not finish
+    path = replay_module.write(options.replays, stem, replay_module.dumps(document), record.logs)
     ui.finish(record, path, options)
     return status
