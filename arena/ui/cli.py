@@ -174,7 +174,7 @@ def run(
                            f"{cluster.slots} threads", style="dim"))
     elif plan.seed_drawn:
         err.print(f"seed {plan.seed} (drawn)")
-    from arena.ui.report import LiveReport  # issue 16: report.html beside standings.json
+    from arena.ui.report import LiveReport  # report.html beside standings.json
 
     page = LiveReport(plan)
     try:
