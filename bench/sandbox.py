@@ -1,0 +1,162 @@
+"""What the sandbox costs: a participant's start, a real run, and a tournament with reuse.
+
+Every figure is measured with and without bwrap in the same run, alternating, best of
+`--rounds` (the machine is shared: the best is the least disturbed):
+
+1. one participant start, through the arena's transport: a whole process start of
+   `python3 -c pass` (spawn to exit), and of the random bot to its `init` reply;
+2. a real run: N matches of two Python participants (`bench/arena_vs_floor.py`'s match), each
+   against the same bare unsandboxed floor; goal: sandboxed within 1.1x of unsandboxed;
+3. tournament throughput with reused participants (`--jobs 1`); goal: unchanged within 5%.
+
+    python bench/sandbox.py [--starts 30] [--matches 10] [--games 120] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from arena_vs_floor import arena_round, floor_round
+
+from arena.base import config as config_module
+from arena.referee.seating import participant_env
+from arena.seats import sandbox
+from arena.seats.transport import SubprocessParticipant, close_all
+from arena.tournaments import tournament
+from arena.tournaments.executors import make_executor
+
+MODES = ("none", "bwrap")
+BOT = ROOT / "participants" / "random_bot.py"
+INIT = orjson.dumps({"type": "init", "seat": 0, "players": [], "opponents": [], "settings": {}}) + b"\n"
+KEPT_BOT = f"""\
+import sys
+sys.path.insert(0, {str(ROOT)!r})
+from arena.bots import RandomBot
+from arena.sdk import run
+
+class Kept(RandomBot):
+    reuse = True
+
+run(Kept())
+"""
+
+
+def one_start(mode: str, command: list[str], reply: bool) -> float:
+    """Seconds from spawn to the process's exit (`reply` False) or to its `init` reply."""
+    participant = SubprocessParticipant(command, ROOT, participant_env(0, "bench", {}), sandbox=mode)  # type: ignore[arg-type]
+    began = time.perf_counter()
+    participant.start()
+    try:
+        if reply:
+            answer = participant.exchange(INIT, 30.0)
+            assert answer.fault is None, answer.fault
+        else:
+            assert participant.proc is not None
+            participant.proc.wait(30)
+        return time.perf_counter() - began
+    finally:
+        close_all([participant], 0)
+
+
+def starts(count: int) -> dict[tuple[str, str], list[float]]:
+    found: dict[tuple[str, str], list[float]] = {}
+    for _ in range(count):
+        for mode in MODES:
+            found.setdefault((mode, "pass"), []).append(one_start(mode, [sys.executable, "-c", "pass"], False))
+            found.setdefault((mode, "init"), []).append(one_start(mode, [sys.executable, str(BOT)], True))
+    return found
+
+
+def run_config(folder: Path, matches: int, mode: str) -> Path:
+    command = f'["{sys.executable}", "{BOT}"]'
+    path = folder / f"run-{mode}.toml"
+    path.write_text(
+        f'seed = 1\ngames = {matches}\nreplays = "replays"\n[limits]\nsandbox = "{mode}"\n'
+        f'[[participants]]\nname = "one"\ncommand = {command}\n'
+        f'[[participants]]\nname = "two"\ncommand = {command}\n'
+    )
+    return path
+
+
+def real_runs(folder: Path, matches: int, rounds: int) -> dict[str, tuple[list[float], list[float]]]:
+    """Per mode: the arena's times and the floor's (the same messages, bare and unsandboxed)."""
+    found: dict[str, tuple[list[float], list[float]]] = {mode: ([], []) for mode in MODES}
+    for number in range(rounds):
+        for mode in MODES:
+            path = run_config(folder, matches, mode)
+            seconds, replays = arena_round(path, folder / f"{mode}{number}", f"{mode}{number}")
+            found[mode][0].append(seconds)
+            found[mode][1].append(floor_round(path, replays))
+    return found
+
+
+def tournament_rate(folder: Path, games: int, mode: str) -> float:
+    folder.mkdir(parents=True)
+    (folder / "kept_bot.py").write_text(KEPT_BOT)
+    players = "".join(
+        f'[[participants]]\nname = "{name}"\ncommand = ["{sys.executable}", "kept_bot.py"]\n' for name in ("ann", "bob")
+    )
+    path = folder / "config.toml"
+    path.write_text(f'seed = 1\ngames = {games}\n[limits]\nsandbox = "{mode}"\n[tournament]\nreuse = true\n{players}')
+    settings, seats = config_module.load(path)
+    plan = tournament.prepare(path, settings, seats)
+    began = time.perf_counter()
+    report = tournament.run(plan, lambda: make_executor(1), window=1)
+    assert report.played == games and not report.interrupted
+    return games / (time.perf_counter() - began)
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--starts", type=int, default=30, help="starts per mode and kind")
+    parser.add_argument("--matches", type=int, default=10, help="matches of the real run")
+    parser.add_argument("--games", type=int, default=120, help="matches of the tournament")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the run and the tournament")
+    options = parser.parse_args()
+    problem = sandbox.probe()
+    if problem is not None:
+        sys.exit(f"no sandbox here: {problem}")
+    print(f"command: python bench/sandbox.py --starts {options.starts} --matches {options.matches} "
+          f"--games {options.games} --rounds {options.rounds}")
+    found = starts(options.starts)
+    for kind, what in (("pass", "python3 -c pass, spawn to exit"), ("init", "random bot, spawn to init reply")):
+        free, boxed = found["none", kind], found["bwrap", kind]
+        print(f"start, {what}: unsandboxed median {ms(statistics.median(free))} (best {ms(min(free))}), "
+              f"sandboxed median {ms(statistics.median(boxed))} (best {ms(min(boxed))}): "
+              f"+{ms(statistics.median(boxed) - statistics.median(free))} per start")
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary)
+        runs = real_runs(folder, options.matches, options.rounds)
+        for mode in MODES:
+            arena, floor = runs[mode]
+            print(f"real run, {options.matches} matches, {mode}: best {ms(min(arena))}, "
+                  f"arena / floor = {min(arena) / min(floor):.2f}")
+        ratio = min(runs["bwrap"][0]) / min(runs["none"][0])
+        print(f"real run: sandboxed / unsandboxed = {ratio:.3f} (goal <= 1.1)")
+        rates: dict[str, list[float]] = {mode: [] for mode in MODES}
+        for number in range(options.rounds):
+            for mode in MODES:
+                rates[mode].append(tournament_rate(folder / f"t-{mode}-{number}", options.games, mode))
+        for mode in MODES:
+            print(f"tournament, reused participants, --jobs 1, {mode}: best {max(rates[mode]):.1f} matches/s "
+                  f"(median {statistics.median(rates[mode]):.1f})")
+        change = max(rates["bwrap"]) / max(rates["none"])
+        print(f"tournament with reuse: sandboxed / unsandboxed throughput = {change:.3f} (goal within 5%)")
+
+
+if __name__ == "__main__":
+    main()
