@@ -228,8 +228,10 @@ class Jail:
             return None
         hidden = tuple(os.path.abspath(path) for path in hidden)
         named = [str(path) for path in named_files(command, cwd)]
-        arguments = tuple(str(Path(os.path.abspath(cwd / part))) if str(Path(os.path.abspath(cwd / part))) in named
-                          and part != command[0] else part for part in command[1:])
+        # A path in the command means what it meant from the config's folder.
+        arguments = tuple(
+            absolute if (absolute := os.path.abspath(cwd / part)) in named else part for part in command[1:]
+        )
         runtime: list[str] = []
         path_first: list[str] = []
         for step in (program, _interpreter(program, env, cwd)):
@@ -260,7 +262,9 @@ class Jail:
         for path in sorted(self.readable, key=_depth):  # a folder before what lies in it
             argv += ["--ro-bind", path, path]
         for secret in sorted(self.hidden, key=_depth):
-            if any(_within(secret, path) for path in self.readable) and os.path.lexists(secret):
+            # (A link is left alone: masking it would mask what it points to.)
+            if any(_within(secret, path) for path in self.readable) and os.path.exists(secret) \
+                    and not os.path.islink(secret):
                 if os.path.isdir(secret):
                     argv += ["--tmpfs", secret, "--remount-ro", secret]
                 else:
