@@ -15,6 +15,7 @@ Every figure is measured with and without bwrap in the same run, alternating, be
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import sys
 import tempfile
@@ -51,6 +52,11 @@ run(Kept())
 """
 
 
+def cpu(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
 def one_start(mode: str, command: list[str], reply: bool) -> float:
     """Seconds from spawn to the process's exit (`reply` False) or to its `init` reply."""
     participant = SubprocessParticipant(command, ROOT, participant_env(0, "bench", {}), sandbox=mode)  # type: ignore[arg-type]
@@ -63,9 +69,10 @@ def one_start(mode: str, command: list[str], reply: bool) -> float:
         else:
             assert participant.proc is not None
             participant.proc.wait(30)
-        return time.perf_counter() - began
+        seconds = time.perf_counter() - began
     finally:
         close_all([participant], 0)
+    return seconds
 
 
 def starts(count: int) -> dict[tuple[str, str], list[float]]:
@@ -88,19 +95,24 @@ def run_config(folder: Path, matches: int, mode: str) -> Path:
     return path
 
 
-def real_runs(folder: Path, matches: int, rounds: int) -> dict[str, tuple[list[float], list[float]]]:
-    """Per mode: the arena's times and the floor's (the same messages, bare and unsandboxed)."""
-    found: dict[str, tuple[list[float], list[float]]] = {mode: ([], []) for mode in MODES}
+def real_runs(folder: Path, matches: int, rounds: int) -> dict[str, tuple[list[float], list[float], list[float]]]:
+    """Per mode: the arena's times, the floor's (the same messages, bare and unsandboxed), and
+    the arena's own CPU seconds (a sandbox's processes are not counted: its pid namespace's
+    init reaps them, out of this process's sight)."""
+    found: dict[str, tuple[list[float], list[float], list[float]]] = {mode: ([], [], []) for mode in MODES}
     for number in range(rounds):
         for mode in MODES:
             path = run_config(folder, matches, mode)
+            used = cpu(resource.RUSAGE_SELF)
             seconds, replays = arena_round(path, folder / f"{mode}{number}", f"{mode}{number}")
+            found[mode][2].append(cpu(resource.RUSAGE_SELF) - used)
             found[mode][0].append(seconds)
             found[mode][1].append(floor_round(path, replays))
     return found
 
 
-def tournament_rate(folder: Path, games: int, mode: str) -> float:
+def tournament_rate(folder: Path, games: int, mode: str) -> tuple[float, float]:
+    """Matches per second, and the arena's own CPU seconds per match."""
     folder.mkdir(parents=True)
     (folder / "kept_bot.py").write_text(KEPT_BOT)
     players = "".join(
@@ -110,10 +122,12 @@ def tournament_rate(folder: Path, games: int, mode: str) -> float:
     path.write_text(f'seed = 1\ngames = {games}\n[limits]\nsandbox = "{mode}"\n[tournament]\nreuse = true\n{players}')
     settings, seats = config_module.load(path)
     plan = tournament.prepare(path, settings, seats)
+    used = cpu(resource.RUSAGE_SELF)
     began = time.perf_counter()
     report = tournament.run(plan, lambda: make_executor(1), window=1)
+    seconds = time.perf_counter() - began
     assert report.played == games and not report.interrupted
-    return games / (time.perf_counter() - began)
+    return games / seconds, (cpu(resource.RUSAGE_SELF) - used) / games
 
 
 def ms(seconds: float) -> str:
@@ -137,25 +151,33 @@ def main() -> None:
         free, boxed = found["none", kind], found["bwrap", kind]
         print(f"start, {what}: unsandboxed median {ms(statistics.median(free))} (best {ms(min(free))}), "
               f"sandboxed median {ms(statistics.median(boxed))} (best {ms(min(boxed))}): "
-              f"+{ms(statistics.median(boxed) - statistics.median(free))} per start")
+              f"+{ms(statistics.median(boxed) - statistics.median(free))} per start (median), "
+              f"+{ms(min(boxed) - min(free))} (best)")
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
         runs = real_runs(folder, options.matches, options.rounds)
         for mode in MODES:
-            arena, floor = runs[mode]
+            arena, floor, used = runs[mode]
             print(f"real run, {options.matches} matches, {mode}: best {ms(min(arena))}, "
-                  f"arena / floor = {min(arena) / min(floor):.2f}")
+                  f"arena / floor = {min(arena) / min(floor):.2f}, the arena's CPU best {ms(min(used))}")
         ratio = min(runs["bwrap"][0]) / min(runs["none"][0])
-        print(f"real run: sandboxed / unsandboxed = {ratio:.3f} (goal <= 1.1)")
+        cpu_ratio = min(runs["bwrap"][2]) / min(runs["none"][2])
+        print(f"real run: sandboxed / unsandboxed = {ratio:.3f} (goal <= 1.1); the arena's own CPU {cpu_ratio:.3f}")
         rates: dict[str, list[float]] = {mode: [] for mode in MODES}
+        costs: dict[str, list[float]] = {mode: [] for mode in MODES}
         for number in range(options.rounds):
             for mode in MODES:
-                rates[mode].append(tournament_rate(folder / f"t-{mode}-{number}", options.games, mode))
+                rate, cost = tournament_rate(folder / f"t-{mode}-{number}", options.games, mode)
+                rates[mode].append(rate)
+                costs[mode].append(cost)
         for mode in MODES:
             print(f"tournament, reused participants, --jobs 1, {mode}: best {max(rates[mode]):.1f} matches/s "
-                  f"(median {statistics.median(rates[mode]):.1f})")
+                  f"(median {statistics.median(rates[mode]):.1f}), the arena's CPU {ms(min(costs[mode]))} per match")
         change = max(rates["bwrap"]) / max(rates["none"])
-        print(f"tournament with reuse: sandboxed / unsandboxed throughput = {change:.3f} (goal within 5%)")
+        cpu_change = min(costs["bwrap"]) / min(costs["none"])
+        median = statistics.median(rates["bwrap"]) / statistics.median(rates["none"])
+        print(f"tournament with reuse: sandboxed / unsandboxed throughput = {change:.3f} best, {median:.3f} median "
+              f"(goal within 5%); the arena's CPU per match {cpu_change:.3f}")
 
 
 if __name__ == "__main__":
