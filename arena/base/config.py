@@ -97,6 +97,23 @@ class TournamentSection(_Section):
     reuse: bool = True  # keep participants that ask for it alive between matches
     inProcessBots: bool = True  # run built-in bots inside the arena
     scheduler: str | None = None  # a Dask scheduler address
+    candidate: Annotated[str | None, Field(min_length=1)] = None  # a gauntlet: this one at every table
+
+
+class SprtSection(_Section):
+    """Issue 14: a sequential test of the candidate's share (arena/tournaments/sprt.py)."""
+
+    share0: Annotated[float, Field(gt=0, lt=1)]  # the candidate's expected match point under H0
+    share1: Annotated[float, Field(gt=0, lt=1)]  # … and under H1
+    alpha: Annotated[float, Field(gt=0, lt=0.5)] = 0.05
+    beta: Annotated[float, Field(gt=0, lt=0.5)] = 0.05
+    minGroups: Annotated[int, Field(ge=1)] = 20  # duplicate groups before any decision
+
+    @model_validator(mode="after")
+    def _share1_above_share0(self) -> SprtSection:
+        if self.share1 <= self.share0:
+            raise ValueError(f"share1 ({self.share1}) must be above share0 ({self.share0})")
+        return self
 
 
 class ParticipantSection(_Section):
@@ -141,6 +158,7 @@ class Config(_Section):
     deck: DeckSection = DeckSection()
     limits: LimitsSection = LimitsSection()
     tournament: TournamentSection = TournamentSection()
+    sprt: SprtSection | None = None
     participants: Annotated[list[ParticipantSection], Field(min_length=2)]
 
     @property
@@ -284,6 +302,11 @@ def _check_consistency(path: Path, config: Config) -> None:
         raise ConfigError(
             f"{path}: tournament.seats: {seats} seats per match but only {len(names)} participants"
         )
+    candidate = config.tournament.candidate
+    if candidate is not None and candidate not in names:
+        raise ConfigError(f"{path}: tournament.candidate: {candidate!r} is not the name of a participant")
+    if config.sprt is not None and candidate is None:
+        raise ConfigError(f"{path}: sprt: a sequential test needs tournament.candidate, the participant it tests")
     rules = config.engine_rules
     needed, pack = rules.cards_to_deal(seats), rules.pack_size
     if needed > pack:

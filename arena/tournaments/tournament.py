@@ -40,9 +40,12 @@ import orjson
 from arena.base import files
 from arena.base.config import Config, Seat
 from arena.base.errors import ArenaError, ConfigError, WriteError
+from arena.tournaments.candidate import CandidateTest
 from arena.tournaments.executors import MatchExecutor
+from arena.tournaments.gauntlet import Gauntlet
 from arena.tournaments.runner import MatchPlayed, MatchTask, play_task, replays_folder, write_replay
 from arena.tournaments.schedule import Schedule
+from arena.tournaments.sprt import Hypotheses
 from arena.tournaments.standings import MatchResult, Standings
 
 RESULTS = "results.jsonl"
@@ -70,6 +73,8 @@ def tournament_id(config: Config, seed: int) -> str:
         "seats": config.seats_per_match,
         "duplicate": config.duplicate_deals,
     }
+    if config.tournament.candidate is not None:  # issue 14: a gauntlet seats differently
+        identity["candidate"] = config.tournament.candidate
     return hashlib.sha256(orjson.dumps(identity, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
 
 
@@ -132,10 +137,26 @@ class Tournament:
     run: str
     stamp: str  # the start of the run: the prefix of its replay names
     folder: Path
-    schedule: Schedule
+    schedule: Schedule | Gauntlet
     done: dict[int, dict[str, Any]] = field(default_factory=dict)  # game -> its results line
     seed_drawn: bool = False
     resumed: bool = False
+    candidate: CandidateTest | None = None  # issue 14: a gauntlet's candidate, and its SPRT
+
+    def __post_init__(self) -> None:
+        if self.candidate is not None:
+            self.candidate.observe_all(self.done.values())
+
+    @property
+    def decided(self) -> bool:
+        """The sequential test has decided: no further match needs to start."""
+        return self.candidate is not None and self.candidate.decision is not None
+
+    def accept(self, line: dict[str, Any]) -> None:
+        """A results line now on disk."""
+        self.done[int(line["game"])] = line
+        if self.candidate is not None:
+            self.candidate.observe(line)
 
     @property
     def games(self) -> int:
@@ -150,7 +171,8 @@ class Tournament:
         return self.folder / STANDINGS
 
     def missing(self) -> list[int]:
-        return [game for game in range(self.games) if game not in self.done]
+        games = self.candidate.tested_games if self.decided and self.candidate else self.games
+        return [game for game in range(games) if game not in self.done]
 
     def task(self, game: int, *, reuse: bool = True) -> MatchTask:
         """Match `game`'s task; `reuse` False forbids keeping participants whatever the config."""
@@ -202,6 +224,10 @@ class Tournament:
             tournament=self.id, run=self.run, seed=self.seed, games=self.games,
             complete=not self.missing(), seats=self.schedule.seats, duplicate=self.schedule.duplicate,
         )
+        if self.candidate is not None:  # issue 14
+            document["candidate"] = self.candidate.name
+            if (test := self.candidate.as_json()) is not None:
+                document["sprt"], document["history"] = test, self.candidate.history()
         files.replace(self.standings_path, orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
         return self.standings_path
 
@@ -231,17 +257,36 @@ def prepare(config_path: Path, config: Config, seats: list[Seat], *, resume: boo
     assert seed is not None
     identity = tournament_id(config, seed)
     ours = [line for line in lines if line["tournament"] == identity]
-    schedule = Schedule(len(seats), config.seats_per_match, seed, duplicate=config.duplicate_deals)
+    schedule = _schedule(config, seats, seed)
+    candidate = _candidate(config)
     if ours:
         run_id, stamp = ours[-1]["run"], ours[-1].get("stamp") or ours[-1]["run"][:15]
         done: dict[int, dict[str, Any]] = {}
         for line in ours:
             if line["run"] == run_id and isinstance(line["game"], int):
                 done.setdefault(line["game"], line)
-        return Tournament(config, seats, seed, identity, run_id, stamp, folder, schedule, done, resumed=True)
+        return Tournament(config, seats, seed, identity, run_id, stamp, folder, schedule, done, resumed=True,
+                          candidate=candidate)
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     return Tournament(config, seats, seed, identity, f"{stamp}-{secrets.token_hex(3)}", stamp, folder,
-                      schedule, seed_drawn=drawn)
+                      schedule, seed_drawn=drawn, candidate=candidate)
+
+
+def _schedule(config: Config, seats: list[Seat], seed: int) -> Schedule | Gauntlet:
+    name = config.tournament.candidate
+    if name is None:
+        return Schedule(len(seats), config.seats_per_match, seed, duplicate=config.duplicate_deals)
+    index = [seat.name for seat in seats].index(name)
+    return Gauntlet(len(seats), config.seats_per_match, seed, index, duplicate=config.duplicate_deals)
+
+
+def _candidate(config: Config) -> CandidateTest | None:
+    name = config.tournament.candidate
+    if name is None:
+        return None
+    test = config.sprt
+    hypotheses = None if test is None else Hypotheses(test.share0, test.share1, test.alpha, test.beta, test.minGroups)
+    return CandidateTest(name, config.seats_per_match, hypotheses)
 
 
 # -- running it -------------------------------------------------------------------------
@@ -284,6 +329,8 @@ def run(
     executor = make_executor()
     try:
         while todo or in_flight:
+            if plan.decided:  # issue 14: the test has its answer; finish what is in flight
+                todo.clear()
             while todo and len(in_flight) < window:
                 game = todo.pop()
                 task = plan.task(game, reuse=executor.keeps_participants)
@@ -333,6 +380,8 @@ def run(
             report.interrupted = True
     # The file is the record: whatever an interrupt cut short here, it has every line.
     plan.done = {game: line for game, line in _lines_of(plan).items()}
+    if plan.candidate is not None:
+        plan.candidate.observe_all(plan.done.values())
     return report
 
 
@@ -463,7 +512,7 @@ class _Recorder:
             if line is None:
                 report.interrupted_replays.append(path)
                 continue
-            self.plan.done[played.game] = line
+            self.plan.accept(line)
             report.played += 1
             if on_played is not None:
                 on_played(line, played)

@@ -276,6 +276,7 @@ def _run_with_progress(
 
     from arena.tournaments import tournament
     from arena.tournaments.standings import MatchResult
+    from arena.ui import sprt_view
     from arena.ui.tournament_view import progress_bar, standings_table
 
     window = 1 if workers == 1 else 2 * workers
@@ -285,6 +286,7 @@ def _run_with_progress(
     progress = progress_bar()
     done = len(plan.done)
     task = progress.add_task("playing", total=plan.games, completed=done, start=True, start_count=done)
+    test = plan.candidate if plan.candidate is not None and plan.candidate.sprt is not None else None  # issue 14
     shown = [0.0]
 
     def view() -> Group:
@@ -295,6 +297,8 @@ def _run_with_progress(
             recorded(line)
             standings.add(MatchResult.from_line(line))
             progress.advance(task)
+            if test is not None:  # issue 14: LLR and its bounds on the progress line
+                progress.update(task, description=sprt_view.progress_note(test))
             now = time.monotonic()
             if now - shown[0] > 0.5:
                 shown[0] = now
@@ -315,6 +319,8 @@ def _print_standings(plan: Tournament, report: RunReport, path: Path, cwd: Path)
     for table in (pairwise_table(standings), faults_table(standings)):
         if table is not None:
             out.print(table)
+    if plan.candidate is not None:  # issue 14: the gauntlet's candidate and its test
+        _print_candidate(plan, standings, report)
     retried = f", {report.retries} retried after a worker died" if report.retries else ""
     out.print(Text(f"{report.played} matches played in {report.seconds:.1f} s ({rate:.1f}/s){retried}", style="dim"))
     out.print(Text(f"replays and {plan.results_path.name} in {_relative(plan.folder, cwd)}; "
@@ -344,6 +350,17 @@ def report(
     for page in built.views:
         out.print(Text(f"wrote {page}"))
     out.print(Text(f"wrote {built.path} ({built.matches} {'match' if built.matches == 1 else 'matches'})"))
+
+
+def _print_candidate(plan: Tournament, standings: Any, report: RunReport) -> None:
+    from arena.ui import sprt_view
+
+    test = plan.candidate
+    assert test is not None
+    out.print(sprt_view.candidate_table(standings, test))
+    opponents = [seat.name for seat in plan.seats if seat.name != test.name]
+    for line in sprt_view.verdict(test, opponents, cap=plan.games, interrupted=report.interrupted):
+        out.print(line)
 
 
 @replay_app.command("verify")

@@ -1,0 +1,127 @@
+"""The candidate of a gauntlet: its duplicate groups, in schedule order, and its SPRT.
+
+Results lines arrive in any order (parallel workers); a group's *outcome* is the candidate's
+mean match point over its k rotations, and outcomes go to the test strictly in schedule order:
+group g is counted only when every group before it has been. So `--jobs` cannot bias the stop.
+
+The rule for a group with a lost or interrupted match: a group counts when all its k matches
+have a results line, whatever happened in them (a fault is part of the play), and the test
+waits at the first group that lacks one. An interrupted or lost match has no line; `--resume`
+plays it again, its group then completes and the test goes on. The rule reads only whether
+lines exist, never what they say, so it cannot favour either hypothesis. A last group cut by
+the cap (`games` not a multiple of k) never completes and never counts.
+
+Once the test decides, outcomes stop going to it: matches that were in flight are recorded,
+shown in the standings and counted in `later`, but the verdict is the one taken at the crossing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from arena.tournaments.sprt import (
+    Decision,
+    Estimate,
+    Hypotheses,
+    SequentialTest,
+    estimate,
+    match_point,
+)
+
+
+@dataclass
+class CandidateTest:
+    """The candidate's groups of one run, and the SPRT over them when `hypotheses` is given."""
+
+    name: str
+    seats: int
+    hypotheses: Hypotheses | None = None
+    sprt: SequentialTest | None = None
+    points: dict[int, dict[int, Fraction]] = field(default_factory=dict)  # group -> rotation -> point
+    outcomes: dict[Fraction, int] = field(default_factory=dict)  # every complete group counted
+    next_group: int = 0  # the first group not yet counted
+    seen: set[int] = field(default_factory=set)  # games already observed
+
+    def __post_init__(self) -> None:
+        if self.hypotheses is not None and self.sprt is None:
+            self.sprt = SequentialTest(self.hypotheses)
+
+    @property
+    def decision(self) -> Decision | None:
+        return None if self.sprt is None else self.sprt.decision
+
+    @property
+    def groups(self) -> int:
+        """Groups counted, in schedule order (those behind the verdict once it is taken)."""
+        return self.sprt.groups if self.sprt is not None else self.next_group
+
+    @property
+    def tested_games(self) -> int:
+        """Games behind the test's figures: after a decision, the rest of the cap is not needed."""
+        return self.groups * self.seats
+
+    def observe(self, line: Mapping[str, Any]) -> None:
+        """Take one results line (any order, each game once; a repeat is ignored)."""
+        game = int(line["game"])
+        if game in self.seen:
+            return
+        self.seen.add(game)
+        names, ranks = list(line["seating"]), list(line["ranks"])
+        if self.name not in names:
+            return
+        group, rotation = divmod(game, self.seats)
+        self.points.setdefault(group, {})[rotation] = match_point(ranks[names.index(self.name)], ranks)
+        while len(self.points.get(self.next_group, ())) == self.seats:
+            self._count(self.points.pop(self.next_group))
+            self.next_group += 1
+
+    def observe_all(self, lines: Iterable[Mapping[str, Any]]) -> None:
+        for line in sorted(lines, key=lambda line: int(line["game"])):
+            self.observe(line)
+
+    def _count(self, rotations: dict[int, Fraction]) -> None:
+        outcome = sum(rotations.values(), Fraction(0)) / self.seats
+        self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
+        if self.sprt is None:
+            return
+        if self.sprt.decision is None:
+            self.sprt.add(outcome)
+
+    @property
+    def later(self) -> int:
+        """Matches recorded beyond those behind the verdict: reported, never tested."""
+        if self.decision is None:
+            return 0
+        return sum(1 for game in self.seen if game >= self.tested_games)
+
+    def estimate(self) -> Estimate:
+        """The candidate's mean group point against an equal share (1/k), every group counted."""
+        return estimate(self.outcomes, 1 / self.seats)
+
+    def as_json(self) -> dict[str, Any] | None:
+        """`standings.json`'s "sprt" value, or None without a test."""
+        if self.sprt is None or self.hypotheses is None:
+            return None
+        h, test = self.hypotheses, self.sprt
+        return {
+            "llr": round(test.llr, 6),
+            "lower": round(h.lower, 6),
+            "upper": round(h.upper, 6),
+            "decision": None if test.decision is None else str(test.decision),
+            "matches": self.tested_games,
+            "groups": test.groups,
+            "share0": h.share0,
+            "share1": h.share1,
+            "alpha": h.alpha,
+            "beta": h.beta,
+            "minGroups": h.min_groups,
+            "degenerate": test.degenerate,
+            "laterMatches": self.later,
+        }
+
+    def history(self) -> list[list[float]]:
+        """[[groups, llr], …] after each counted group: the test's path."""
+        return [[groups, round(value, 6)] for groups, value in (self.sprt.history if self.sprt else [])]

@@ -1,0 +1,90 @@
+"""How a gauntlet's candidate and its SPRT read in a terminal (issue 14): renderables and lines.
+
+Names are untrusted text: every one goes through `inert`.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from arena.tournaments.candidate import CandidateTest
+from arena.tournaments.sprt import Decision
+from arena.tournaments.standings import Standings, wilson
+from arena.ui.terminal import inert
+
+
+def progress_note(test: CandidateTest) -> str:
+    """For the progress line: LLR between its bounds, or the verdict once taken."""
+    if test.sprt is None or test.hypotheses is None:
+        return "playing"
+    h, sprt = test.hypotheses, test.sprt
+    if sprt.decision is not None:
+        return f"{sprt.decision} accepted, finishing"
+    return f"LLR {sprt.llr:+.2f} [{h.lower:.2f}, {h.upper:.2f}] {sprt.groups} groups"
+
+
+def candidate_table(standings: Standings, test: CandidateTest) -> Table:
+    """The candidate against each opponent: how often it placed ahead, with a 95 % interval."""
+    table = Table(title=f"{inert(test.name, 32)} against each opponent", title_justify="left",
+                  box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, show_edge=False)
+    table.add_column("opponent")
+    for column in ("matches", "ahead", "score", "95% CI"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for row in standings.ranked():
+        pair = standings.pair(test.name, row.name)
+        if row.name == test.name or not pair.matches:
+            continue
+        low, high = wilson(pair.ahead, pair.matches)
+        table.add_row(inert(row.name, 32), str(pair.matches), f"{pair.ahead:g}", f"{pair.share:.3f}",
+                      f"{low:.2f}–{high:.2f}")
+    table.caption = "score: matches placed ahead of that opponent, an equal place counting half"
+    return table
+
+
+def verdict(test: CandidateTest, opponents: list[str], *, cap: int, interrupted: bool) -> list[Text]:
+    """The answer with its figures: H1, H0, or no decision (by the cap, or yet)."""
+    lines: list[Text] = []
+    estimate = test.estimate()
+    k = test.seats
+    if estimate.outcomes:
+        lines.append(Text(
+            f"{test.name}'s mean point per duplicate group: {estimate.mean:.3f} "
+            f"(95% {estimate.low:.3f}–{estimate.high:.3f}; an equal share is {1 / k:.3f}; "
+            f"LOS {100 * estimate.los:.1f}%) over {estimate.outcomes} groups of {k}"))
+    sprt, h = test.sprt, test.hypotheses
+    if sprt is None or h is None:
+        return lines
+    field = inert(" and ".join(opponents) if len(opponents) <= 3 else f"the field of {len(opponents)}", 200)
+    name = inert(test.name, 64)
+    figures = (f"LLR {sprt.llr:+.2f}, bounds [{h.lower:.2f}, {h.upper:.2f}], {sprt.groups} groups "
+               f"({sprt.groups * k} matches); share0 {h.share0:g}, share1 {h.share1:g}, "
+               f"alpha {h.alpha:g}, beta {h.beta:g}")
+    if sprt.decision is Decision.H1:
+        head = f"H1 accepted: {name} is better than {field} (share ≥ {h.share1:g} rather than {h.share0:g})"
+    elif sprt.decision is Decision.H0:
+        head = f"H0 accepted: {name} is not better than {field} by share {h.share1:g} (share ≤ {h.share0:g})"
+    elif interrupted:
+        head = "no decision yet: the run was interrupted; --resume continues the test"
+    else:
+        head = f"no decision by the cap of {cap} matches"
+    lines.append(Text(head, style="bold"))
+    lines.append(Text("  " + figures, style="dim"))
+    if sprt.degenerate and sprt.decision is not None:
+        (only,) = sprt.counts
+        lines.append(Text(
+            f"  every group scored exactly {_fraction(only)}: the data have no variance, so the verdict "
+            "rests on the regularised extremes and the minimum of groups; with deterministic bots it "
+            "says the candidate played these deals no differently, not that it is equal elsewhere",
+            style="dim"))
+    if test.later:
+        lines.append(Text(f"  {test.later} {'match' if test.later == 1 else 'matches'} in flight at the "
+                          "decision finished after it: in the standings, not in the verdict", style="dim"))
+    return lines
+
+
+def _fraction(value: Fraction) -> str:
+    return str(value) if value.denominator > 1 else f"{value:.0f}"

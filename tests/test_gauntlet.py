@@ -1,0 +1,232 @@
+"""Gauntlets and their SPRT (issue 14): the candidate's schedule, the test fed in schedule order,
+and whole runs through the real CLI with answers known beforehand (expert beats hard; two
+random bots that differ only in their seed are not told apart; two copies of one deterministic
+bot give degenerate data)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import subprocess
+import sys
+import time
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.tournaments import tournament
+from arena.tournaments.candidate import CandidateTest
+from arena.tournaments.gauntlet import Gauntlet
+from arena.tournaments.sprt import Hypotheses
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDED = ROOT / "tests" / "sprtbots" / "seeded_random.py"
+
+# --- the schedule ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("players", "seats", "candidate"), [(2, 2, 1), (4, 2, 0), (4, 4, 2), (5, 3, 4), (6, 4, 1)])
+def test_the_candidate_sits_every_seat_of_every_group_once(players: int, seats: int, candidate: int) -> None:
+    plan = Gauntlet(players, seats, seed=5, candidate=candidate)
+    for group in range(3 * plan.combinations * plan.cyclic_orders):
+        slots = [plan.slot(group * seats + r) for r in range(seats)]
+        assert sorted(slot.seating.index(candidate) for slot in slots) == list(range(seats))
+        assert {slot.deal_seed for slot in slots} == {5 + group * seats}
+        assert all(len(set(slot.seating)) == seats for slot in slots)
+        assert all(slot.seating == slots[0].seating[-r:] + slots[0].seating[:-r] for r, slot in enumerate(slots) if r)
+
+
+@pytest.mark.parametrize(("players", "seats"), [(4, 2), (5, 3), (6, 4), (4, 3)])
+def test_others_are_drawn_fairly_and_every_table_comes_in_every_order(players: int, seats: int) -> None:
+    plan = Gauntlet(players, seats, seed=3, candidate=0)
+    per_cycle = plan.combinations * seats
+    # After each cycle every other has played equally often, each combination once.
+    for cycle in range(1, plan.cyclic_orders + 1):
+        slots = [plan.slot(game) for game in range(cycle * per_cycle)]
+        played = Counter(p for slot in slots for p in slot.seating if p != 0)
+        assert set(played.values()) == {cycle * per_cycle * (seats - 1) // (players - 1)}
+    # A round (every cycle) is every seating with the candidate exactly once.
+    expected = {s for s in itertools.permutations(range(players), seats) if 0 in s}
+    assert plan.seatings == len(expected)
+    assert Counter(plan.slot(g).seating for g in range(plan.seatings)) == Counter(expected)
+
+
+def test_the_gauntlet_is_lazy_and_a_function_of_the_seed() -> None:
+    started = time.perf_counter()
+    far = Gauntlet(30, 4, seed=8, candidate=7).slot(10**15)
+    assert time.perf_counter() - started < 1.0  # nothing is built for the games before it
+    assert far == Gauntlet(30, 4, seed=8, candidate=7).slot(10**15)
+    assert 7 in far.seating
+    assert [Gauntlet(5, 3, 1, 2).slot(g) for g in range(60)] == [Gauntlet(5, 3, 1, 2).slot(g) for g in range(60)]
+    assert [Gauntlet(5, 3, 1, 2).slot(g) for g in range(60)] != [Gauntlet(5, 3, 2, 2).slot(g) for g in range(60)]
+
+
+# --- the test fed from results lines -----------------------------------------------------
+
+
+def _lines(games: int, seats: int, seed: int) -> list[dict[str, Any]]:
+    """Results lines of a 'cand' against others with random ranks (shared places too)."""
+    rng = random.Random(seed)
+    lines = []
+    for game in range(games):
+        ranks = [rng.choice([1, 1, 2, 3]) for _ in range(seats)]
+        names = ["cand"] + [f"o{i}" for i in range(1, seats)]
+        rng.shuffle(names)
+        lines.append({"game": game, "seating": names, "ranks": ranks})
+    return lines
+
+
+def test_groups_count_in_schedule_order_whatever_order_lines_arrive_in() -> None:
+    lines = _lines(400, 3, seed=1)
+    hypotheses = Hypotheses(0.3, 0.4, min_groups=5)
+    ordered = CandidateTest("cand", 3, hypotheses)
+    ordered.observe_all(lines)
+    shuffled = CandidateTest("cand", 3, hypotheses)
+    for line in random.Random(2).sample(lines, len(lines)):
+        shuffled.observe(line)
+    assert ordered.sprt is not None and shuffled.sprt is not None
+    assert ordered.sprt.history == shuffled.sprt.history
+    assert (ordered.decision, ordered.groups) == (shuffled.decision, shuffled.groups)
+
+
+def test_a_group_waits_for_its_missing_match_and_never_reads_its_outcome_to_decide() -> None:
+    lines = _lines(60, 2, seed=3)
+    test = CandidateTest("cand", 2, Hypotheses(0.4, 0.6, min_groups=1))
+    test.observe_all(line for line in lines if line["game"] != 9)  # game 9 interrupted: no line
+    assert test.groups == 4  # groups 0-3; group 4 lacks a match, every later group waits behind it
+    test.observe(lines[9])  # --resume played it again
+    assert test.groups == 30 or test.decision is not None
+
+
+def test_a_decision_is_kept_when_later_matches_finish() -> None:
+    winning = [{"game": g, "seating": ["cand", "x"] if g % 2 == 0 else ["x", "cand"],
+                "ranks": [1, 2] if g % 2 == 0 else [2, 1]} for g in range(200)]
+    test = CandidateTest("cand", 2, Hypotheses(0.5, 0.6, min_groups=20))
+    test.observe_all(winning[:60])
+    assert test.decision is not None and test.groups == 20
+    llr = test.sprt.llr if test.sprt else None
+    losing = [{**line, "ranks": line["ranks"][::-1]} for line in winning[60:]]
+    test.observe_all(losing)
+    assert (test.groups, test.sprt.llr if test.sprt else None) == (20, llr)
+    assert test.later == 160  # games 40-199
+    assert test.estimate().outcomes == 100  # the figures of every group are still shown
+
+
+def test_group_outcomes_are_mean_points_with_shared_places() -> None:
+    test = CandidateTest("cand", 3)
+    test.observe_all([
+        {"game": 0, "seating": ["cand", "a", "b"], "ranks": [1, 1, 3]},  # 1/2
+        {"game": 1, "seating": ["b", "cand", "a"], "ranks": [1, 2, 2]},  # 0
+        {"game": 2, "seating": ["a", "b", "cand"], "ranks": [1, 1, 1]},  # 1/3
+    ])
+    assert test.outcomes == {Fraction(5, 18): 1}
+
+
+# --- whole runs through the CLI ----------------------------------------------------------
+
+
+def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena", *args], check=False, cwd=cwd, capture_output=True, text=True,
+                          timeout=600)
+
+
+def _config(tmp_path: Path, participants: str, *, games: int = 4000, seats: int = 2, candidate: str,
+            share0: float, share1: float, seed: int = 7, extra: str = "") -> Path:
+    path = tmp_path / "gauntlet.toml"
+    path.write_text(f"seed = {seed}\ngames = {games}\n[tournament]\nseats = {seats}\ncandidate = \"{candidate}\"\n"
+                    f"[sprt]\nshare0 = {share0}\nshare1 = {share1}\n{extra}\n{participants}", encoding="utf-8")
+    return path
+
+
+BOTS = '[[participants]]\nname = "hard"\nbot = "hard"\n[[participants]]\nname = "expert"\nbot = "expert"\n'
+
+
+def _standings(tmp_path: Path) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads((tmp_path / "replays" / "standings.json").read_text())
+    return document
+
+
+def test_expert_against_hard_accepts_h1_at_bounds_it_clearly_beats(tmp_path: Path) -> None:
+    # Expert's share against hard is about 0.54: share 0.5 rather than 0.4 is clear.
+    config = _config(tmp_path, BOTS, candidate="expert", share0=0.4, share1=0.5)
+    done = _arena("run", str(config), "--jobs", "2", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "H1 accepted: expert is better than hard" in done.stdout
+    test = _standings(tmp_path)["sprt"]
+    assert test["decision"] == "H1" and test["llr"] >= test["upper"] == pytest.approx(2.944439)
+    assert test["matches"] == 2 * test["groups"]
+    history = _standings(tmp_path)["history"]
+    assert [g for g, _ in history] == list(range(1, test["groups"] + 1))
+    assert history[-1][1] == test["llr"]
+    lines = (tmp_path / "replays" / "results.jsonl").read_text().splitlines()
+    # Stopped: beyond the verdict's matches only those in flight (4 with 2 jobs) or being written.
+    assert test["matches"] <= len(lines) <= test["matches"] + 4 + tournament.BACKLOG
+    assert "expert against each opponent" in done.stdout
+
+
+def test_two_random_bots_differing_only_in_their_seed_do_not_accept_h1(tmp_path: Path) -> None:
+    participants = "".join(f'[[participants]]\nname = "r{seed}"\ncommand = ["{sys.executable}", "{SEEDED}", "{seed}"]\n'
+                           for seed in (1, 2))
+    config = _config(tmp_path, participants, candidate="r1", share0=0.5, share1=0.7, seed=11)
+    done = _arena("run", str(config), "--jobs", "1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    test = _standings(tmp_path)["sprt"]
+    assert test["decision"] == "H0", done.stdout
+    assert not test["degenerate"]  # real variance: their matches differ
+    assert "H0 accepted: r1 is not better than r2" in done.stdout
+
+
+def test_two_copies_of_one_deterministic_bot_are_degenerate_and_go_to_h0(tmp_path: Path) -> None:
+    participants = "".join(f'[[participants]]\nname = "{n}"\nbot = "medium"\n' for n in ("a", "b"))
+    config = _config(tmp_path, participants, candidate="a", share0=0.5, share1=0.55)
+    done = _arena("run", str(config), "--jobs", "1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    test = _standings(tmp_path)["sprt"]
+    assert (test["decision"], test["degenerate"]) == ("H0", True)
+    assert 20 <= test["groups"] <= 30  # about log(beta / (1 - alpha)) / log(0.9) groups
+    assert "every group scored exactly 1/2" in done.stdout
+
+
+def test_resume_rebuilds_the_test_and_continues_it(tmp_path: Path) -> None:
+    config = _config(tmp_path, BOTS, candidate="expert", share0=0.4, share1=0.5, games=16)
+    first = _arena("run", str(config), "--jobs", "1", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "no decision by the cap of 16 matches" in first.stdout
+    before = _standings(tmp_path)
+    assert (before["sprt"]["decision"], before["sprt"]["groups"]) == (None, 8)
+    again = _arena("run", str(config), "--games", "4000", "--resume", "--jobs", "1", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    after = _standings(tmp_path)
+    assert after["run"] == before["run"]
+    assert after["history"][:8] == before["history"]
+    assert after["sprt"]["decision"] == "H1"
+    # A decided test plays nothing more, even with a larger cap.
+    third = _arena("run", str(config), "--games", "8000", "--resume", "--jobs", "1", cwd=tmp_path)
+    assert third.returncode == 0, third.stderr
+    assert _standings(tmp_path)["sprt"] == after["sprt"]
+    assert len((tmp_path / "replays" / "results.jsonl").read_text().splitlines()) == after["matches"]
+
+
+@pytest.mark.parametrize(("extra", "participants", "candidate", "share1", "message"), [
+    ("", BOTS, "nobody", 0.5, "tournament.candidate: 'nobody' is not the name of a participant"),
+    ("", BOTS, "expert", 0.3, "share1 (0.3) must be above share0 (0.4)"),
+    ("alpha = 0.7", BOTS, "expert", 0.5, "sprt.alpha"),
+])
+def test_a_bad_gauntlet_or_test_is_one_line_and_exit_2(tmp_path: Path, extra: str, participants: str,
+                                                       candidate: str, share1: float, message: str) -> None:
+    config = _config(tmp_path, participants, candidate=candidate, share0=0.4, share1=share1, extra=extra)
+    done = _arena("run", str(config), cwd=tmp_path)
+    assert done.returncode == 2
+    assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert not (tmp_path / "replays").exists()
+
+
+def test_a_test_needs_a_candidate(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text("[sprt]\nshare0 = 0.5\nshare1 = 0.55\n" + BOTS, encoding="utf-8")
+    done = _arena("run", str(config), cwd=tmp_path)
+    assert done.returncode == 2 and "sprt: a sequential test needs tournament.candidate" in done.stderr
