@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import random
 import subprocess
 import sys
@@ -230,3 +231,38 @@ def test_a_test_needs_a_candidate(tmp_path: Path) -> None:
     config.write_text("[sprt]\nshare0 = 0.5\nshare1 = 0.55\n" + BOTS, encoding="utf-8")
     done = _arena("run", str(config), cwd=tmp_path)
     assert done.returncode == 2 and "sprt: a sequential test needs tournament.candidate" in done.stderr
+
+
+# --- arena sprt: the everyday question without a config ----------------------------------
+
+
+def test_arena_sprt_answers_from_the_command_line_and_resumes(tmp_path: Path) -> None:
+    expert = [sys.executable, str(ROOT / "participants" / "expert_bot.py")]
+    options = ["sprt", "--vs", "hard", "--share0", "0.4", "--share1", "0.5", "--alpha", "0.2", "--beta", "0.2",
+               "--min-groups", "5", "--seed", "3", "--jobs", "2"]
+    first = _arena(*options, "--games", "6", "--", *expert, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "no decision by the cap of 6 matches" in first.stdout
+    again = _arena(*options, "--games", "400", "--resume", "--", *expert, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "H1 accepted: expert_bot is better than hard" in again.stdout
+    document = _standings(tmp_path)
+    assert document["candidate"] == "expert_bot" and document["sprt"]["decision"] == "H1"
+    assert document["sprt"]["lower"] == pytest.approx(math.log(0.2 / 0.8), abs=1e-6)
+    assert document["history"][0][0] == 1 and len(document["history"]) == document["sprt"]["groups"]
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["--vs", "hard", "--share0", "0.5", "--share1", "0.4"], "arena sprt: --share1: share1 (0.4) must be above share0 (0.5)"),
+    (["--vs", "hard", "--seats", "3"], "--seats 3: the candidate and 1 opponent fill 2 to 2 seats"),
+    (["--vs", "hard", "--alpha", "0.6"], "arena sprt: --alpha: "),
+    (["--vs", "./nowhere"], "arena sprt: participants[1].command: program './nowhere' not found"),
+    (["--vs", "hard", "--", "./nowhere"], "arena sprt: the candidate's command: program './nowhere' not found"),
+])
+def test_arena_sprt_refuses_bad_options_in_one_line(tmp_path: Path, arguments: list[str], message: str) -> None:
+    if "--" not in arguments:
+        arguments = [*arguments, "--", sys.executable, "x.py"]
+    done = _arena("sprt", *arguments, cwd=tmp_path)
+    assert done.returncode == 2
+    assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert not (tmp_path / "replays").exists()

@@ -227,6 +227,12 @@ def load(path: Path, *, seed: int | None = None, games: int | None = None) -> tu
         data["seed"] = seed
     if games is not None:
         data["games"] = games
+    return validate(path, data)
+
+
+def validate(path: Path, data: dict[str, Any]) -> tuple[Config, list[Seat]]:
+    """Check and resolve a config's data, as if read from `path` (its folder is the base of
+    relative paths; `path` names it in messages). Raises as `load`."""
     try:
         config = Config.model_validate(data)
     except ValidationError as error:

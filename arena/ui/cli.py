@@ -8,6 +8,7 @@ config or usage, 1 for a failure of the arena itself (e.g. a replay it could not
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import sys
 import time
@@ -25,7 +26,7 @@ from arena.base.errors import ArenaError, ConfigError, ReplayError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from arena.base.config import Config
+    from arena.base.config import Config, Seat
     from arena.tournaments.cluster import Cluster
     from arena.tournaments.executors import MatchExecutor
     from arena.tournaments.runner import MatchPlayed
@@ -138,14 +139,29 @@ def run(
     scheduler: Annotated[str | None, typer.Option("--scheduler", metavar="tcp://HOST:PORT", help="Play the matches on the Dask cluster at this address (overrides the config's tournament.scheduler; needs gofish-arena[dask]; see docs/cluster.md).")] = None,
 ) -> None:
     """Play the matches of CONFIG and write one replay per match, results.jsonl and standings."""
+    from arena.base import config as config_module
+
+    try:
+        settings, seats = config_module.load(config, seed=seed, games=games)
+    except ConfigError as error:
+        fail(str(error), 2)
+    except ArenaError as error:
+        fail(f"arena error: {error}", 1)
+    _run_loaded(ctx, config, settings, seats, jobs=jobs, resume=resume, quiet=quiet, scheduler=scheduler,
+                again=lambda options: f"arena run {config}{options}")
+
+
+def _run_loaded(
+    ctx: typer.Context, config: Path, settings: Config, seats: list[Seat], *,
+    jobs: int | None, resume: bool, quiet: bool, scheduler: str | None, again: Callable[[str], str],
+) -> None:
+    """`arena run` once its config is loaded (`arena sprt` builds one from its options)."""
     from rich.text import Text
 
-    from arena.base import config as config_module
     from arena.tournaments import tournament
     from arena.tournaments.executors import default_jobs, make_executor
 
     try:
-        settings, seats = config_module.load(config, seed=seed, games=games)
         address = scheduler or settings.tournament.scheduler  # matches on a Dask cluster
         if address is not None and jobs is not None:
             raise ConfigError("--jobs and --scheduler: give one (a cluster plays as many matches at once as it has worker threads)")
@@ -189,9 +205,9 @@ def run(
         _print_standings(plan, report, path, cwd)
     if report.interrupted:
         if not quiet:
-            again = f"arena run {config}" + (f" --seed {plan.seed}" if plan.seed_drawn else "") + " --resume"
+            hint = again((f" --seed {plan.seed}" if plan.seed_drawn else "") + " --resume")
             out.print(Text(f"interrupted: {len(plan.done)} of {plan.games} matches played; "
-                           f"`{again}` plays the rest"))
+                           f"`{hint}` plays the rest"))
         raise typer.Exit(130)
 
 
@@ -361,6 +377,50 @@ def _print_candidate(plan: Tournament, standings: Any, report: RunReport) -> Non
     opponents = [seat.name for seat in plan.seats if seat.name != test.name]
     for line in sprt_view.verdict(test, opponents, cap=plan.games, interrupted=report.interrupted):
         out.print(line)
+
+
+@app.command(context_settings={"allow_interspersed_args": False})
+def sprt(
+    ctx: typer.Context,
+    command: Annotated[list[str], typer.Argument(metavar="COMMAND", help="The candidate's program and its arguments, after `--`.")],
+    vs: Annotated[list[str], typer.Option("--vs", metavar="LEVEL|COMMAND", help="An opponent: a built-in level (random, easy, medium, hard, expert) or a command line; repeat for more.")],
+    seats: Annotated[int, typer.Option(min=2, help="Players per match: the candidate and seats-1 opponents.")] = 2,
+    share0: Annotated[float | None, typer.Option(help="The candidate's expected match point under H0 [default: 1/seats].")] = None,
+    share1: Annotated[float | None, typer.Option(help="… under H1 [default: share0 + 0.05].")] = None,
+    alpha: Annotated[float, typer.Option(help="The chance of accepting H1 when H0 is true.")] = 0.05,
+    beta: Annotated[float, typer.Option(help="The chance of accepting H0 when H1 is true.")] = 0.05,
+    min_groups: Annotated[int, typer.Option(min=1, help="Duplicate groups before any decision.")] = 20,
+    games: Annotated[int | None, typer.Option(min=1, help="The cap: at most this many matches [default: 20000].")] = None,
+    seed: Annotated[int | None, typer.Option(min=0, help="Seed of the first match (default: drawn).")] = None,
+    name: Annotated[str | None, typer.Option(help="The candidate's name [default: its program's name].")] = None,
+    replays: Annotated[str, typer.Option(help="Folder for replays, results.jsonl and standings.json.")] = "replays",
+    timeout: Annotated[float, typer.Option(help="Seconds allowed for each reply.")] = 2.0,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Matches played at once [default: the number of cores].")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue the last run of this same test.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress or tables; errors only.")] = False,
+) -> None:
+    """Is my bot better? A sequential test against opponents, on duplicate deals, stopping at the answer."""
+    from arena.base import config as config_module
+    from arena.ui import sprt_command
+
+    try:
+        data = sprt_command.config_data(
+            command, vs, seats=seats, share0=share0, share1=share1, alpha=alpha, beta=beta,
+            min_groups=min_groups, games=games, seed=seed, name=name, replays=replays, timeout=timeout)
+        # As if from a config file in the current folder: the base of relative paths.
+        settings, participants = config_module.validate(Path("arena sprt"), data)
+    except ConfigError as error:
+        fail(sprt_command.in_options(str(error)), 2)
+    except ArenaError as error:
+        fail(f"arena error: {error}", 1)
+    options = sys.argv[1:sys.argv.index("--")] if "--" in sys.argv else ["sprt", *(f"--vs={v}" for v in vs)]
+    rest = " -- " + " ".join(shlex.quote(part) for part in command)
+
+    def again(extra: str) -> str:
+        return sprt_command.again(options) + extra + rest
+
+    _run_loaded(ctx, Path("arena sprt"), settings, participants, jobs=jobs, resume=resume, quiet=quiet,
+                scheduler=None, again=again)
 
 
 @replay_app.command("verify")

@@ -1,0 +1,112 @@
+"""`arena sprt`: the config of a gauntlet with a sequential test, from command-line options.
+
+    arena sprt --vs hard --vs expert --seats 2 --share0 0.5 --share1 0.55 -- ./mybot
+
+The result is the data of a `config.toml` (checked by `config.validate` like any other), so
+`arena sprt` is exactly `arena run` on that config: same replays, results.jsonl, standings.json
+and `--resume`.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.base.config import BOT_LEVELS
+from arena.base.errors import ConfigError
+
+DEFAULT_CAP = 20000  # matches: the cap when --games is not given
+DEFAULT_MARGIN = 0.05  # share1 - share0 when --share1 is not given
+
+
+def participant_name(command: Sequence[str]) -> str:
+    """A name for a program: the stem of its file (`./bots/my_bot.py` is `my_bot`)."""
+    for part in reversed(command):
+        stem = Path(part).stem
+        if "/" in part or "." in Path(part).name:
+            return stem[:64] or "bot"
+    return (Path(command[0]).name or "bot")[:64]
+
+
+def config_data(
+    command: Sequence[str],
+    opponents: Sequence[str],
+    *,
+    seats: int,
+    share0: float | None,
+    share1: float | None,
+    alpha: float,
+    beta: float,
+    min_groups: int,
+    games: int | None,
+    seed: int | None,
+    name: str | None,
+    replays: str,
+    timeout: float,
+) -> dict[str, Any]:
+    """The config of the gauntlet these options ask for. Raises ConfigError naming the option."""
+    if not command:
+        raise ConfigError("arena sprt: give the candidate's command after `--`")
+    if not opponents:
+        raise ConfigError("arena sprt: --vs: give at least one opponent (a level or a command)")
+    if not 2 <= seats <= 1 + len(opponents):
+        raise ConfigError(f"--seats {seats}: the candidate and {len(opponents)} "
+                          f"{'opponent' if len(opponents) == 1 else 'opponents'} fill 2 to {1 + len(opponents)} seats")
+    low = 1 / seats if share0 is None else share0
+    high = low + DEFAULT_MARGIN if share1 is None else share1
+    participants: list[dict[str, Any]] = []
+    taken: set[str] = set()
+
+    def unique(wanted: str) -> str:
+        chosen, number = wanted, 1
+        while chosen in taken:
+            number += 1
+            chosen = f"{wanted}-{number}"
+        taken.add(chosen)
+        return chosen
+
+    candidate = unique(name or participant_name(command))
+    participants.append({"name": candidate, "command": list(command)})
+    for opponent in opponents:
+        if opponent in BOT_LEVELS:
+            participants.append({"name": unique(opponent), "bot": opponent})
+            continue
+        try:
+            parts = shlex.split(opponent)
+        except ValueError as error:
+            raise ConfigError(f"--vs {opponent!r}: cannot split it: {error}") from None
+        if not parts:
+            raise ConfigError("--vs: an empty opponent")
+        participants.append({"name": unique(participant_name(parts)), "command": parts})
+    data: dict[str, Any] = {
+        "games": DEFAULT_CAP if games is None else games,
+        "replays": replays,
+        "limits": {"replyTimeout": timeout},
+        "tournament": {"seats": seats, "candidate": candidate},
+        "sprt": {"share0": low, "share1": high, "alpha": alpha, "beta": beta, "minGroups": min_groups},
+        "participants": participants,
+    }
+    if seed is not None:
+        data["seed"] = seed
+    return data
+
+
+def again(argv: Sequence[str]) -> str:
+    """The command line that continues this run (a `--resume` is added by the caller)."""
+    return shlex.join(["arena", *(part for part in argv if part != "--resume")])
+
+
+_OPTIONS = {"sprt.share0": "--share0", "sprt.share1": "--share1", "sprt.alpha": "--alpha",
+            "sprt.beta": "--beta", "limits.replyTimeout": "--timeout", "games": "--games", "seed": "--seed",
+            "participants[0].name": "--name", "replays": "--replays", "sprt": "--share1",
+            "participants[0].command": "the candidate's command"}
+
+
+def in_options(message: str) -> str:
+    """A config error in the words of the command line: `arena sprt: --share1: …`."""
+    for key, option in _OPTIONS.items():
+        if message.startswith(f"arena sprt: {key}:"):
+            return "arena sprt: " + option + message[len("arena sprt: ") + len(key):]
+    return message if message.startswith("arena sprt") else f"arena sprt: {message}"
