@@ -167,6 +167,9 @@ def test_expert_against_hard_accepts_h1_at_bounds_it_clearly_beats(tmp_path: Pat
     # Stopped: beyond the verdict's matches only those in flight (4 with 2 jobs) or being written.
     assert test["matches"] <= len(lines) <= test["matches"] + 4 + tournament.BACKLOG
     assert "expert against each opponent" in done.stdout
+    (row,) = _standings(tmp_path)["againstEach"]
+    assert row["opponent"] == "hard" and row["matches"] == len(lines)
+    assert row["score95"][0] < row["score"] < row["score95"][1]
 
 
 def test_two_random_bots_differing_only_in_their_seed_do_not_accept_h1(tmp_path: Path) -> None:

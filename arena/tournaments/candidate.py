@@ -30,6 +30,7 @@ from arena.tournaments.sprt import (
     estimate,
     match_point,
 )
+from arena.tournaments.standings import Standings, wilson
 
 
 @dataclass
@@ -125,3 +126,16 @@ class CandidateTest:
     def history(self) -> list[list[float]]:
         """[[groups, llr], …] after each counted group: the test's path."""
         return [[groups, round(value, 6)] for groups, value in (self.sprt.history if self.sprt else [])]
+
+
+def against_each(standings: Standings, name: str) -> list[dict[str, Any]]:
+    """The candidate against each opponent: how often it placed ahead (an equal place counts
+    half), with the 95 % Wilson interval; strongest opponent first."""
+    rows = []
+    for row in standings.ranked():
+        pair = standings.pair(name, row.name)
+        if row.name != name and pair.matches:
+            low, high = wilson(pair.ahead, pair.matches)
+            rows.append({"opponent": row.name, "matches": pair.matches, "ahead": round(pair.ahead, 6),
+                         "score": round(pair.share, 6), "score95": [round(low, 6), round(high, 6)]})
+    return rows

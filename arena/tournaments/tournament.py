@@ -40,7 +40,7 @@ import orjson
 from arena.base import files
 from arena.base.config import Config, Seat
 from arena.base.errors import ArenaError, ConfigError, WriteError
-from arena.tournaments.candidate import CandidateTest
+from arena.tournaments.candidate import CandidateTest, against_each
 from arena.tournaments.executors import MatchExecutor
 from arena.tournaments.gauntlet import Gauntlet
 from arena.tournaments.runner import MatchPlayed, MatchTask, play_task, replays_folder, write_replay
@@ -226,6 +226,7 @@ class Tournament:
         )
         if self.candidate is not None:  # issue 14
             document["candidate"] = self.candidate.name
+            document["againstEach"] = against_each(standings, self.candidate.name)
             if (test := self.candidate.as_json()) is not None:
                 document["sprt"], document["history"] = test, self.candidate.history()
         files.replace(self.standings_path, orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")

@@ -11,9 +11,9 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from arena.tournaments.candidate import CandidateTest
+from arena.tournaments.candidate import CandidateTest, against_each
 from arena.tournaments.sprt import Decision
-from arena.tournaments.standings import Standings, wilson
+from arena.tournaments.standings import Standings
 from arena.ui.terminal import inert
 
 
@@ -34,13 +34,10 @@ def candidate_table(standings: Standings, test: CandidateTest) -> Table:
     table.add_column("opponent")
     for column in ("matches", "ahead", "score", "95% CI"):
         table.add_column(column, justify="right", no_wrap=True)
-    for row in standings.ranked():
-        pair = standings.pair(test.name, row.name)
-        if row.name == test.name or not pair.matches:
-            continue
-        low, high = wilson(pair.ahead, pair.matches)
-        table.add_row(inert(row.name, 32), str(pair.matches), f"{pair.ahead:g}", f"{pair.share:.3f}",
-                      f"{low:.2f}–{high:.2f}")
+    for row in against_each(standings, test.name):
+        low, high = row["score95"]
+        table.add_row(inert(row["opponent"], 32), str(row["matches"]), f"{row['ahead']:g}",
+                      f"{row['score']:.3f}", f"{low:.2f}–{high:.2f}")
     table.caption = "score: matches placed ahead of that opponent, an equal place counting half"
     return table
 
