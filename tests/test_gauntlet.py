@@ -160,7 +160,7 @@ def test_expert_against_hard_accepts_h1_at_bounds_it_clearly_beats(tmp_path: Pat
     test = _standings(tmp_path)["sprt"]
     assert test["decision"] == "H1" and test["llr"] >= test["upper"] == pytest.approx(2.944439)
     assert test["matches"] == 2 * test["groups"]
-    history = _standings(tmp_path)["history"]
+    history = test["history"]
     assert [g for g, _ in history] == list(range(1, test["groups"] + 1))
     assert history[-1][1] == test["llr"]
     lines = (tmp_path / "replays" / "results.jsonl").read_text().splitlines()
@@ -206,7 +206,7 @@ def test_resume_rebuilds_the_test_and_continues_it(tmp_path: Path) -> None:
     assert again.returncode == 0, again.stderr
     after = _standings(tmp_path)
     assert after["run"] == before["run"]
-    assert after["history"][:8] == before["history"]
+    assert after["sprt"]["history"][:8] == before["sprt"]["history"]
     assert after["sprt"]["decision"] == "H1"
     # A decided test plays nothing more, even with a larger cap.
     third = _arena("run", str(config), "--games", "8000", "--resume", "--jobs", "1", cwd=tmp_path)
@@ -252,7 +252,8 @@ def test_arena_sprt_answers_from_the_command_line_and_resumes(tmp_path: Path) ->
     document = _standings(tmp_path)
     assert document["candidate"] == "expert_bot" and document["sprt"]["decision"] == "H1"
     assert document["sprt"]["lower"] == pytest.approx(math.log(0.2 / 0.8), abs=1e-6)
-    assert document["history"][0][0] == 1 and len(document["history"]) == document["sprt"]["groups"]
+    history = document["sprt"]["history"]
+    assert history[0][0] == 1 and len(history) == document["sprt"]["groups"]
 
 
 @pytest.mark.parametrize(("arguments", "message"), [

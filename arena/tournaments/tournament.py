@@ -228,7 +228,7 @@ class Tournament:
             document["candidate"] = self.candidate.name
             document["againstEach"] = against_each(standings, self.candidate.name)
             if (test := self.candidate.as_json()) is not None:
-                document["sprt"], document["history"] = test, self.candidate.history()
+                document["sprt"] = {**test, "history": self.candidate.history()}
         files.replace(self.standings_path, orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
         return self.standings_path
 
