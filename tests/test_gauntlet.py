@@ -270,3 +270,18 @@ def test_arena_sprt_refuses_bad_options_in_one_line(tmp_path: Path, arguments: l
     assert done.returncode == 2
     assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert not (tmp_path / "replays").exists()
+
+
+def test_a_four_seat_gauntlet_tests_the_candidate_against_the_field(tmp_path: Path) -> None:
+    participants = "".join(f'[[participants]]\nname = "{level}"\nbot = "{level}"\n'
+                           for level in ("random", "easy", "medium", "expert"))
+    config = _config(tmp_path, participants, seats=4, candidate="expert", share0=0.25, share1=0.35)
+    done = _arena("run", str(config), "--jobs", "1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "H1 accepted: expert is better than random, easy and medium" in done.stdout
+    document = _standings(tmp_path)
+    assert document["sprt"]["matches"] == 4 * document["sprt"]["groups"]
+    lines = [json.loads(line) for line in (tmp_path / "replays" / "results.jsonl").read_text().splitlines()]
+    assert all("expert" in line["seating"] for line in lines)
+    assert {line["seating"].index("expert") for line in lines if line["group"] == 0} == {0, 1, 2, 3}
+    assert {row["opponent"] for row in document["againstEach"]} == {"random", "easy", "medium"}

@@ -55,7 +55,7 @@ def verdict(test: CandidateTest, opponents: list[str], *, cap: int, interrupted:
     sprt, h = test.sprt, test.hypotheses
     if sprt is None or h is None:
         return lines
-    field = inert(" and ".join(opponents) if len(opponents) <= 3 else f"the field of {len(opponents)}", 200)
+    field = inert(_listed(opponents) if len(opponents) <= 3 else f"the field of {len(opponents)}", 200)
     name = inert(test.name, 64)
     figures = (f"LLR {sprt.llr:+.2f}, bounds [{h.lower:.2f}, {h.upper:.2f}], {sprt.groups} groups "
                f"({sprt.groups * k} matches); share0 {h.share0:g}, share1 {h.share1:g}, "
@@ -81,6 +81,10 @@ def verdict(test: CandidateTest, opponents: list[str], *, cap: int, interrupted:
         lines.append(Text(f"  {test.later} {'match' if test.later == 1 else 'matches'} in flight at the "
                           "decision finished after it: in the standings, not in the verdict", style="dim"))
     return lines
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _fraction(value: Fraction) -> str:
