@@ -329,10 +329,9 @@ def run(
     recorder = _Recorder(plan)
     executor = make_executor()
     try:
-        while todo or in_flight:
-            if plan.decided:  # issue 14: the test has its answer; finish what is in flight
-                todo.clear()
-            while todo and len(in_flight) < window:
+        # Once a sequential test has its answer (issue 14), no match starts: those in flight finish.
+        while (todo and not plan.decided) or in_flight:
+            while todo and len(in_flight) < window and not plan.decided:
                 game = todo.pop()
                 task = plan.task(game, reuse=executor.keeps_participants)
                 in_flight[executor.submit(play_task, task)] = game
