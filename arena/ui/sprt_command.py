@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.base.config import BOT_LEVELS
 from arena.base.errors import ConfigError
+from arena.bots import Level
 
 DEFAULT_CAP = 20000  # matches: the cap when --games is not given
 DEFAULT_MARGIN = 0.05  # share1 - share0 when --share1 is not given
@@ -70,7 +70,7 @@ def config_data(
     candidate = unique(name or participant_name(command))
     participants.append({"name": candidate, "command": list(command)})
     for opponent in opponents:
-        if opponent in BOT_LEVELS:
+        if opponent in {level.value for level in Level}:
             participants.append({"name": unique(opponent), "bot": opponent})
             continue
         try:
