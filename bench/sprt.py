@@ -74,8 +74,8 @@ def play_groups(table: Table, groups: int, seed: int, rules: Rules) -> tuple[Cou
         for rotation in range(k):
             # Rotation r puts the candidate (base position 0) in seat r.
             levels = [table.levels[(seat - rotation) % k] for seat in range(k)]
-            ranks = play_seeded(seed + group, levels, rules).ranks
-            point = match_point(ranks[rotation], ranks)
+            places = play_seeded(seed + group, levels, rules).places
+            point = match_point(places[rotation], places)
             points.append(point)
             singles[point] += 1
         group_outcomes[sum(points, Fraction(0)) / k] += 1

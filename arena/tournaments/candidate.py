@@ -70,11 +70,11 @@ class CandidateTest:
         if game in self.seen:
             return
         self.seen.add(game)
-        names, ranks = list(line["seating"]), list(line["ranks"])
+        names, places = list(line["seating"]), list(line["ranks"])
         if self.name not in names:
             return
         group, rotation = divmod(game, self.seats)
-        self.points.setdefault(group, {})[rotation] = match_point(ranks[names.index(self.name)], ranks)
+        self.points.setdefault(group, {})[rotation] = match_point(places[names.index(self.name)], places)
         while len(self.points.get(self.next_group, ())) == self.seats:
             self._count(self.points.pop(self.next_group))
             self.next_group += 1

@@ -45,10 +45,10 @@ class Decision(StrEnum):
     H1 = "H1"
 
 
-def match_point(rank: int, ranks: Sequence[int]) -> Fraction:
+def match_point(place: int, places: Sequence[int]) -> Fraction:
     """A seat's point in one match: 1/w for each of the w seats in first place, else 0."""
-    best = min(ranks)
-    return Fraction(1, sum(1 for r in ranks if r == best)) if rank == best else Fraction(0)
+    best = min(places)
+    return Fraction(1, sum(1 for p in places if p == best)) if place == best else Fraction(0)
 
 
 @dataclass(frozen=True)
