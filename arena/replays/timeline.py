@@ -186,7 +186,7 @@ class TimelineBuilder:
         return self._add(StepKind.ASK, event.at, asker, line, seen, moves)
 
     def _drew(self, event: Drew) -> Step:
-        seat, index = event.seat, event.index
+        seat, index = event.seat, event.place
         if self.table.pond[index]["id"] != event.card_id:
             raise ValueError(f"pond card {index} is not card {event.card_id}")
         card = self.table.draw(seat, index)
