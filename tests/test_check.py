@@ -364,3 +364,24 @@ def test_piped_output_does_not_cut_names_at_80_columns() -> None:
                           text=True, cwd=ROOT, env=env, timeout=60, check=False)
     assert max(len(line) for line in done.stdout.splitlines()) > 80
     assert "│ ask-card-not-in-hand │" in done.stdout
+
+
+def test_a_bot_that_asks_for_reuse_plays_a_second_match_in_the_same_process() -> None:
+    done = bot("reuse_good")
+    assert done.returncode == 0, done.stdout
+    assert "│ passed " in row(done.stdout, "reuse")
+    assert "PASS: all 7 checks passed" in done.stdout
+    assert survivors("checkbots/reuse_good.py") == []
+
+
+def test_keeping_the_first_match_in_a_reused_process_is_caught() -> None:
+    done = bot("reuse_stale")
+    assert done.returncode == 1
+    assert "│ failed " in row(done.stdout, "reuse")
+    assert "kept-state" in done.stdout and "start afresh at every `init`" in done.stdout
+    assert "│ passed " in row(done.stdout, "normal match")  # one match at a time, it is fine
+    assert survivors("checkbots/reuse_stale.py") == []
+
+
+def test_a_bot_that_does_not_ask_for_reuse_gets_no_reuse_check() -> None:
+    assert "reuse" not in bot("good").stdout

@@ -41,11 +41,11 @@ from arena.engine.rules import (
     verify_ask,
 )
 from arena.engine.views import Message
-from arena.referee.loop import SeatClock, Unobserved, play_match
+from arena.referee.loop import MatchRecord, SeatClock, Unobserved, play_match
 from arena.referee.seating import participant_env
 from arena.seats.replies import Answer, FaultKind, InProcessParticipant, Wrapped, cut
 from arena.seats.sandbox import Confinement
-from arena.seats.transport import SubprocessParticipant
+from arena.seats.transport import SubprocessParticipant, close_all
 from arena.ui.terminal import inert
 
 CHECKED_SEAT: Final = 0
@@ -269,7 +269,100 @@ def run_checks(
             )
             continue
         reports.append(run_scenario(scenario, command, cwd, limits, sandbox))
+    if reports[0].outcome != STOPPED:
+        reused = run_reuse(command, cwd, limits, sandbox)
+        if reused is not None:
+            reports.append(reused)
     return CheckReport(list(command), reports, sandbox)
+
+
+REUSE_ABOUT: Final = ("asked for reuse: a second match (3 seats, 5 cards each, another deal) in the "
+                      "same process; its messages are numbered from 0 again")
+
+
+def reuse_setups(limits: LimitsSection) -> tuple[MatchSetup, MatchSetup]:
+    """The two matches of the reuse check: the second unlike the first, so that anything kept
+    from the first (the hand, the seat count, the memory of asks) shows up as invalid replies."""
+    told = limits.told_to_seats()
+    first = MatchSetup.from_seed(7, ("you", "random-1"), Rules(), limits=told)
+    second = MatchSetup.from_seed(8, ("you", "random-1", "random-2"), Rules(starting_hand_size=5),
+                                  limits=told)
+    return first, second
+
+
+def run_reuse(
+    command: Sequence[str], cwd: Path, limits: LimitsSection, sandbox: Confinement = "none"
+) -> ScenarioReport | None:
+    """For a program that answers `init` with `{"reuse": true}`: two matches in one process, as
+    `arena run` plays them, every reply of both judged. None for a program that does not ask."""
+    first, second = reuse_setups(limits)
+    report = ScenarioReport("reuse", REUSE_ABOUT)
+    process = SubprocessParticipant(command, cwd, participant_env(CHECKED_SEAT, first.names[0], {}),
+                                    sandbox=sandbox)
+    record = _play_checked(process, Scenario("reuse", REUSE_ABOUT, first), limits, report, reuse=True)
+    init = next((e for e in record.transcript if e.seat == CHECKED_SEAT), None)
+    asked = init is not None and isinstance(init.reply, dict) and init.reply.get("reuse") is True
+    if not asked:
+        return None
+    if CHECKED_SEAT not in record.kept:
+        if record.unsent is None and not report.problems:
+            report.warnings.append('asked for reuse ({"reuse": true}) but ended after match-end: '
+                                   "arena run then starts it afresh for every match")
+        else:
+            report.verdict = Verdict.FAILED
+        report.outcome = STOPPED if record.unsent is not None else str(record.result.outcome)
+        return report
+    try:
+        record = _play_checked(process, Scenario("reuse", REUSE_ABOUT, second), limits, report)
+    finally:
+        close_all([process], EXIT_GRACE)  # (the loop has done so already; doing it again is safe)
+    report.outcome = STOPPED if record.unsent is not None else str(record.result.outcome)
+    if not report.problems and record.unsent is None:
+        # The same second match with a fresh process: a program that starts afresh at `init`
+        # answers it exactly the same way.
+        fresh = SubprocessParticipant(command, cwd, participant_env(CHECKED_SEAT, second.names[0], {}),
+                                      sandbox=sandbox)
+        again = _play_checked(fresh, Scenario("reuse", REUSE_ABOUT, second), limits,
+                              ScenarioReport("reuse", REUSE_ABOUT))
+        kept = _first_difference(record, again)
+        if kept is not None:
+            report.problems.append(kept)
+    if report.problems or record.unsent is not None:
+        report.verdict = Verdict.FAILED
+        report.stderr_tail = process.log.last(STDERR_SHOWN)
+    return report
+
+
+def _first_difference(reused: MatchRecord, fresh: MatchRecord) -> Problem | None:
+    """Where the checked seat's replies in a reused process first differ from a fresh one's."""
+    for at, (one, other) in enumerate(zip(reused.transcript, fresh.transcript, strict=False)):
+        if one.seat != CHECKED_SEAT or one.message != other.message:
+            continue
+        if _show(one.reply) != _show(other.reply):
+            return Problem(
+                "kept-state",
+                f"in the same process after a first match it answered {_show(one.reply)}, a fresh "
+                f"process {_show(other.reply)}: something was kept from the first match (the hand, "
+                "a random generator, the memory of asks); start afresh at every `init`",
+                str(one.message["type"]),
+                at,
+                _show(one.reply),
+            )
+    return None
+
+
+def _play_checked(
+    process: SubprocessParticipant, scenario: Scenario, limits: LimitsSection, report: ScenarioReport,
+    *, reuse: bool = False,
+) -> MatchRecord:
+    """One match of `process` on seat 0 against in-process random bots, every reply judged."""
+    setup = scenario.setup
+    clocks = [SeatClock.of(limits) for _ in setup.names]
+    numbering = _Numbering()
+    checked = _Checked(process, scenario, clocks[CHECKED_SEAT], report, numbering)
+    opponents = [InProcessParticipant(BOTS["random"]().handle) for _ in setup.names[1:]]
+    return play_match(setup, [checked, *opponents], limits, clocks=clocks, observer=numbering,
+                      should_stop=lambda: not process.alive, close_grace=EXIT_GRACE, reuse=reuse)
 
 
 def run_scenario(
