@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from arena.base import config as config_module
+from arena.base import shutdown
 from arena.tournaments import tournament
 from arena.tournaments.executors import InlineExecutor, LocalExecutor
 from arena.tournaments.runner import MatchPlayed, MatchTask, play_task
@@ -178,13 +179,16 @@ def test_results_lines_and_a_resume_that_plays_exactly_the_missing_matches(tmp_p
     config, seats = load(path)
     plan = tournament.prepare(path, config, seats)
 
-    class CtrlCAtTheSixthMatch(InlineExecutor):
+    class StopAtTheSixthMatch(InlineExecutor):
         def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
             if args[0].game == 5:
-                raise KeyboardInterrupt
+                shutdown.token.request()  # as the CLI's handler does on Ctrl-C
             return super().submit(fn, *args, **kwargs)
 
-    report = tournament.run(plan, CtrlCAtTheSixthMatch, window=1)
+    try:
+        report = tournament.run(plan, StopAtTheSixthMatch, window=1)
+    finally:
+        shutdown.token.clear()
     assert report.interrupted and report.played == 5
     first = results(plan.folder)
     assert [line["game"] for line in first] == [0, 1, 2, 3, 4]

@@ -12,7 +12,9 @@ checked program beside in-process bots, `arena play` with a `HumanSeat`. They di
 participants and in a `MatchObserver`, told of each exchange and each event as it happens.
 `should_stop` is polled before every message: when it says stop, the match ends `interrupted`
 with the engine's state exactly as the transcript leaves it (`record.unsent` is the message it
-was about to send).
+was about to send). A participant that waits on a process polls the process's stop token
+(`arena.base.shutdown`) as it waits and raises `Stopped`: that exchange is dropped, unrecorded,
+and the match ends the same way.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from arena.base import shutdown
 from arena.base.config import LimitsSection
 from arena.engine.events import AskRefused, Event
 from arena.engine.match import NO_REPLY, Delivery, Match, MatchSetup, Outcome, Result
@@ -291,7 +294,11 @@ def _exchanges(
             index = len(transcript)
             observer.sending(index, seat, message)
             line = orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
-            answer: Answer = participants[seat].exchange(line, clock.allowed(kind))
+            try:
+                answer: Answer = participants[seat].exchange(line, clock.allowed(kind))
+            except shutdown.Stopped:  # the process was told to stop while this seat thought
+                game.close()
+                return delivery
             if answer.fault is not None and answer.fault.kind is FaultKind.TIMEOUT:
                 answer = _explained_timeout(answer, kind, clock)
             if answer.delivered:

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.base import shutdown
 from arena.engine.match import NO_REPLY
 from arena.seats.replies import (
     GONE,
@@ -390,7 +391,10 @@ class SubprocessParticipant:
     # -- one message --------------------------------------------------------------------
 
     def exchange(self, line: bytes, timeout: float) -> Answer:
-        """Write one message line and read one reply line within `timeout` seconds."""
+        """Write one message line and read one reply line within `timeout` seconds.
+
+        Raises shutdown.Stopped when the process is told to stop while it waits.
+        """
         if self._stopped:
             return GONE
         unsolicited, stop = self.take_unsolicited()
@@ -431,6 +435,8 @@ class SubprocessParticipant:
             except (BrokenPipeError, ConnectionResetError):
                 return self._gone("closed its stdin")
             # The participant is not reading its stdin: wait for room, draining stderr meanwhile.
+            if shutdown.should_stop():
+                raise shutdown.Stopped
             now = time.monotonic()
             if now >= deadline:
                 return self._timeout(timeout, "it was not reading its input")
@@ -472,6 +478,8 @@ class SubprocessParticipant:
             scanned = len(buffer)
             if ended:
                 return self._gone("closed its stdout"), b""
+            if shutdown.should_stop():
+                raise shutdown.Stopped
             now = time.monotonic()
             if now >= deadline:
                 return self._timeout(timeout, "waiting for its reply"), b""
@@ -669,9 +677,9 @@ def _wait_for_exits(endings: list[Ending], grace: float) -> None:
         deadline = time.monotonic() + grace
         while ending:
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if remaining <= 0 or shutdown.should_stop():  # stopping: no grace
                 return
-            for fd, event in poller.poll(remaining * 1000):
+            for fd, event in poller.poll(min(remaining, _EXIT_CHECK) * 1000):
                 if fd in ending:
                     poller.unregister(fd)
                     os.close(fd)

@@ -13,29 +13,34 @@ That Protocol is the whole seam. Three executors implement it:
 that ask to be reused (`runner.kept_participants`), one pool per worker thread; call
 `runner.close_kept()` when a worker ends.
 
-Interrupts. A worker process turns the first SIGINT that arrives during a task into
-KeyboardInterrupt, which the match loop turns into an `interrupted` result (every participant
-stopped, the replay so far returned); after a SIGINT it plays no further task (one already
-queued to it comes back as KeyboardInterrupt, unplayed). `interrupt()`
-sends that SIGINT to every worker, so a run stopped by a signal sent to the arena alone
-stops its workers' matches too; a Ctrl-C at a terminal reaches them directly.
+Stopping (`arena.base.shutdown` owns it). A worker process treats SIGINT, SIGTERM and SIGHUP
+alike: its stop token is set, the match it plays ends `interrupted` at the next poll (every
+participant stopped, the replay so far returned), and a task it has not begun comes back as
+`shutdown.Stopped`, unplayed. `interrupt()` sends SIGINT to every worker, so a run stopped by a
+signal sent to the arena alone stops its workers' matches too; a Ctrl-C at a terminal reaches
+them directly, and any number of signals there means the same. `kill()` is the urgent stop. A
+worker dies the moment the arena does, however it dies (a watch on the arena's pid), and its
+participants with it (their parent-death signal).
 """
 
 from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import multiprocessing.process
 import multiprocessing.util
 import os
 import signal
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from types import FrameType
 from typing import Any, Protocol, TypeVar
 
+from arena.base import shutdown
 from arena.tournaments import runner
 
 T = TypeVar("T")
+END_SECONDS = 5.0  # how long a pool's shutdown waits for its workers before killing them
 
 
 class MatchExecutor(Protocol):
@@ -69,8 +74,7 @@ def default_jobs() -> int:
 class InlineExecutor(Executor):
     """Runs each task inside `submit`, in this thread: no process, no pickling.
 
-    A KeyboardInterrupt during a task is the task's to handle (a match returns `interrupted`);
-    one that escapes it propagates out of `submit`.
+    A stop requested during a task is the task's to handle (a match returns `interrupted`).
     """
 
     keeps_participants = True
@@ -103,30 +107,53 @@ class LocalExecutor(ProcessPoolExecutor):
         # (whose progress display runs a thread), and start fast with the arena preloaded.
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["arena.tournaments.runner", "arena.tournaments.executors"])
-        super().__init__(max_workers=jobs, mp_context=context, initializer=_worker_started)
+        super().__init__(max_workers=jobs, mp_context=context, initializer=_worker_started,
+                         initargs=(os.getpid(),))
 
     keeps_participants = True
 
-    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
-        return super().submit(_interruptible, fn, *args, **kwargs)
-
-    def _worker_pids(self) -> list[int]:
-        # The pool's own table of its processes: the only handle on them it offers.
-        processes = getattr(self, "_processes", None) or {}
-        return list(processes)
-
     def interrupt(self) -> None:
         """Ask every running task to stop: its match ends `interrupted`, its processes stopped."""
-        for pid in self._worker_pids():
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGINT)
+        for process in self._workers():
+            _signal(process, signal.SIGINT)
 
     def kill(self) -> None:
         """Kill every worker at once (their participants die with them: PDEATHSIG)."""
-        for pid in self._worker_pids():
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+        for process in self._workers():
+            _signal(process, signal.SIGKILL)
         self.shutdown(wait=True, cancel_futures=True)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """As a pool's, but a wait is bounded: workers not ended within END_SECONDS are killed,
+        and any still there as long again after are left to the kernel."""
+        workers = self._workers()
+        super().shutdown(wait=False, cancel_futures=cancel_futures)
+        if not wait:
+            return
+        deadline = time.monotonic() + END_SECONDS
+        for process in workers:
+            if process.exitcode is None:
+                process.join(max(0.0, deadline - time.monotonic()))
+        for process in workers:
+            if process.exitcode is None:
+                _signal(process, signal.SIGKILL)
+        deadline = time.monotonic() + END_SECONDS
+        for process in workers:
+            process.join(max(0.0, deadline - time.monotonic()))
+        manager = getattr(self, "_executor_manager_thread", None)
+        if manager is not None:
+            manager.join(max(0.0, deadline - time.monotonic()))
+
+    def _workers(self) -> list[multiprocessing.process.BaseProcess]:
+        # The pool's own table of its processes: the only handle on them it offers.
+        processes = getattr(self, "_processes", None) or {}
+        return list(processes.values())
+
+
+def _signal(process: multiprocessing.process.BaseProcess, number: int) -> None:
+    if process.pid is not None and process.exitcode is None:  # not yet reaped: still its pid
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(process.pid, number)
 
 
 def make_executor(jobs: int) -> MatchExecutor:
@@ -135,35 +162,8 @@ def make_executor(jobs: int) -> MatchExecutor:
 
 # -- inside a worker process ------------------------------------------------------------
 
-_in_task = False
-_interrupt_raised = False
-_stopping = False  # a SIGINT has come: this worker starts no further match
 
-
-def _worker_started() -> None:
-    signal.signal(signal.SIGINT, _on_interrupt)
+def _worker_started(arena_pid: int) -> None:
+    shutdown.install_worker(arena_pid)
     # Runs as the worker process exits (after the pool's shutdown), where atexit does not.
     multiprocessing.util.Finalize(None, runner.close_kept, exitpriority=10)
-
-
-def _on_interrupt(signum: int, frame: FrameType | None) -> None:
-    global _interrupt_raised, _stopping
-    _stopping = True
-    # Once per task: a second signal must not cut short the stopping of its processes.
-    if _in_task and not _interrupt_raised:
-        _interrupt_raised = True
-        raise KeyboardInterrupt
-
-
-def _interruptible(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-    global _in_task, _interrupt_raised
-    if _stopping:
-        # A task the pool had already queued to this worker when the run was interrupted: it
-        # cannot be cancelled any more, so it comes back unplayed.
-        raise KeyboardInterrupt
-    _interrupt_raised = False
-    _in_task = True
-    try:
-        return fn(*args, **kwargs)
-    finally:
-        _in_task = False

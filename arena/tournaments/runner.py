@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.base import shutdown
 from arena.base.config import Config, Seat
 from arena.engine.events import AskRefused
 from arena.engine.match import MatchSetup, Outcome
@@ -181,26 +182,24 @@ def _reuse_key(seat: Seat, config: Config) -> tuple[Any, ...]:
 
 
 def play_task(task: MatchTask) -> MatchPlayed:
-    """Play one match; never writes a file. Ctrl-C gives a result with outcome `interrupted`.
+    """Play one match; never writes a file. A stop requested meanwhile (`arena.base.shutdown`)
+    gives a result with outcome `interrupted`; one requested before it starts raises Stopped.
 
     Raises only for a failure of the arena itself (a bug), never because of a participant.
     """
+    if shutdown.should_stop():
+        raise shutdown.Stopped
     config = task.config
     # A CPU-time limit is per process: a reused process would carry it over between matches.
     reuse = task.reuse and config.limits.cpuSeconds is None
     setup = setup_for(config, task.names, task.deal_seed)
     record, reused = _play_once(task, setup, kept_participants() if reuse else None)
-    if any(_ended_before_init(record, seat) for seat in reused):
+    if any(_ended_before_init(record, seat) for seat in reused) and not shutdown.should_stop():
         # A kept process that ended between matches (it asked for reuse, then exited at
         # `match-end` anyway, faster than the check before reuse could see): the match is
         # played again from the start with fresh processes, as if it had never been kept.
         record, _ = _play_once(task, setup, None)
-    try:
-        return _played(task, record)
-    except KeyboardInterrupt:
-        # A worker raises one interrupt per task (arena.executors): if it lands here, the
-        # match is already played, so it is kept rather than played again on --resume.
-        return _played(task, record)
+    return _played(task, record)
 
 
 def _ended_before_init(record: MatchRecord, seat: int) -> bool:
@@ -231,7 +230,8 @@ def _play_once(
     kept_seats: frozenset[int] = frozenset()
     try:
         record = play_match(
-            setup, participants, config.limits, [s.command for s in task.seats], reuse=pool is not None
+            setup, participants, config.limits, [s.command for s in task.seats], reuse=pool is not None,
+            should_stop=shutdown.should_stop,
         )
         kept_seats = frozenset(record.kept)
     except MatchInterrupted as stop:

@@ -37,7 +37,7 @@ from typing import Any
 
 import orjson
 
-from arena.base import files
+from arena.base import files, shutdown
 from arena.base.config import Config, Seat
 from arena.base.errors import ArenaError, ConfigError, WriteError
 from arena.tournaments.candidate import CandidateTest, against_each
@@ -312,13 +312,14 @@ def run(
     window: int = 2,
     on_played: OnPlayed | None = None,
 ) -> RunReport:
-    """Play every missing match; returns when all are recorded or the run was interrupted.
+    """Play every missing match; returns when all are recorded or the run was stopped.
 
     `window` is how many tasks are in flight at once. `on_played` is called in this thread
-    for each match once its results line is on disk. A KeyboardInterrupt (Ctrl-C, or SIGTERM
-    turned into one) stops the running matches, records every finished one and returns with
-    `interrupted` set. Raises WriteError when a file cannot be written, ArenaError when a
-    worker fails other than by dying (a bug of the arena).
+    for each match once its results line is on disk. A stop requested through
+    `arena.base.shutdown` (the CLI's signal handlers) starts nothing new, stops the running
+    matches, records every finished one and returns with `interrupted` set; an urgent one kills
+    the workers instead of waiting DRAIN_SECONDS for them. Raises WriteError when a file
+    cannot be written, ArenaError when a worker fails other than by dying (a bug of the arena).
     """
     report = RunReport()
     began = time.monotonic()
@@ -330,12 +331,12 @@ def run(
     executor = make_executor()
     try:
         # Once a sequential test has its answer (issue 14), no match starts: those in flight finish.
-        while (todo and not plan.decided) or in_flight:
-            while todo and len(in_flight) < window and not plan.decided:
+        while ((todo and not plan.decided) or in_flight) and not shutdown.should_stop():
+            while todo and len(in_flight) < window and not plan.decided and not shutdown.should_stop():
                 game = todo.pop()
                 task = plan.task(game, reuse=executor.keeps_participants)
                 in_flight[executor.submit(play_task, task)] = game
-            done, _ = wait(list(in_flight), timeout=0.25, return_when=FIRST_COMPLETED)
+            done, _ = wait(list(in_flight), timeout=0.1, return_when=FIRST_COMPLETED)
             broken = False
             fatal: str | None = None
             for future in sorted(done, key=in_flight.__getitem__):
@@ -351,34 +352,27 @@ def run(
             recorder.deliver(report, on_played, backlog=BACKLOG)
             if fatal is not None:
                 raise ArenaError(fatal)
-            if report.interrupted:
-                raise KeyboardInterrupt
-            if broken:  # a dead worker breaks the whole pool: play its unfinished tasks again
+            if report.interrupted:  # a worker was stopped by a signal of its own: stop them all
+                shutdown.token.request()
+            if broken and not shutdown.should_stop():
+                # A dead worker breaks the whole pool: play its unfinished tasks again.
                 _stop(executor)
                 todo.extend(in_flight.values())
                 todo.sort(reverse=True)
                 in_flight.clear()
                 executor = make_executor()
-    except KeyboardInterrupt:
-        report.interrupted = True
-        _drain(executor, in_flight, recorder, report)
+        if shutdown.should_stop():
+            report.interrupted = True
+            _drain(executor, in_flight, recorder, report)
     except BaseException:
         _stop(executor)
         raise
     finally:
-        try:
-            executor.shutdown(wait=True, cancel_futures=True)
-        except KeyboardInterrupt:  # one more Ctrl-C while the workers end: end them now
-            executor.kill()
+        executor.shutdown(wait=True, cancel_futures=True)  # bounded: see executors.END_SECONDS
         recorder.close()
         report.seconds = time.monotonic() - began
-    while True:
-        try:
-            recorder.deliver(report, on_played)
-            break
-        except KeyboardInterrupt:  # the matches are recorded already; only the callbacks are cut
-            report.interrupted = True
-    # The file is the record: whatever an interrupt cut short here, it has every line.
+    recorder.deliver(report, on_played)
+    # The file is the record: whatever was cut short here, it has every line.
     plan.done = {game: line for game, line in _lines_of(plan).items()}
     if plan.candidate is not None:
         plan.candidate.observe_all(plan.done.values())
@@ -404,7 +398,7 @@ class TaskEnd(Enum):
     PLAYED = auto()  # its match was played (to its end or interrupted) and is recorded
     RETRY = auto()  # its worker died: play it again
     CANCELLED = auto()
-    INTERRUPTED = auto()  # its worker was stopped before the match began
+    UNPLAYED = auto()  # its worker was stopping: the match never began
 
 
 def _collect(future: Future[MatchPlayed], game: int, recorder: _Recorder, report: RunReport) -> TaskEnd:
@@ -415,9 +409,8 @@ def _collect(future: Future[MatchPlayed], game: int, recorder: _Recorder, report
         return TaskEnd.CANCELLED
     except BrokenExecutor:
         return TaskEnd.RETRY
-    except KeyboardInterrupt:  # the worker was interrupted between the edges of two matches
-        report.interrupted = True
-        return TaskEnd.INTERRUPTED
+    except shutdown.Stopped:  # queued to a worker that was already stopping: never begun
+        return TaskEnd.UNPLAYED
     except ArenaError:
         raise
     except Exception as error:
@@ -434,23 +427,24 @@ def _drain(
     recorder: _Recorder,
     report: RunReport,
 ) -> None:
-    """After an interrupt: stop the running matches and record every one that finished.
+    """After a stop request: stop the running matches and record every one that finished.
 
-    Matches that do not stop within DRAIN_SECONDS, or a second interrupt, kill the workers.
+    Matches that do not stop within DRAIN_SECONDS, or an urgent stop (a second signal), get
+    their workers killed; what had come back by then is recorded all the same.
     """
     executor.interrupt()
     for future in in_flight:
         future.cancel()
     waiting = [future for future in in_flight if not future.cancelled()]
-    try:
-        _, not_done = wait(waiting, timeout=DRAIN_SECONDS)
-    except KeyboardInterrupt:
-        not_done = {future for future in waiting if not future.done()}
-    if not_done:
+    pending = set(waiting)
+    deadline = time.monotonic() + DRAIN_SECONDS
+    while pending and not shutdown.token.urgent() and time.monotonic() < deadline:
+        _, pending = wait(pending, timeout=min(0.1, max(0.0, deadline - time.monotonic())))
+    if pending:
         executor.kill()
     for future in sorted(waiting, key=in_flight.__getitem__):
         if future.done():
-            with contextlib.suppress(KeyboardInterrupt, ArenaError):
+            with contextlib.suppress(ArenaError):
                 _collect(future, in_flight[future], recorder, report)
 
 
@@ -458,8 +452,8 @@ class _Recorder:
     """The one writer: a thread that writes replays, then their results lines.
 
     Matches that finish together are written together: their replays in parallel, their lines
-    in one append and one fsync. Being another thread, it is never cut short by Ctrl-C; `close`
-    waits for it to write everything it was given.
+    in one append and one fsync. No signal handler raises (`arena.base.shutdown`), so nothing
+    cuts it short; `close` waits for it to write everything it was given.
     """
 
     def __init__(self, plan: Tournament) -> None:
@@ -519,9 +513,5 @@ class _Recorder:
 
     def close(self) -> None:
         self.inbox.put(None)
-        while self.thread.is_alive():
-            try:
-                self.thread.join()
-            except KeyboardInterrupt:
-                continue  # what it is writing is already played: let it finish
+        self.thread.join()  # what it is writing is already played: let it finish
         self.files.shutdown(wait=True)

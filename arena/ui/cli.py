@@ -1,24 +1,24 @@
 """The `arena` command line: the only module that prints.
 
 Exit status: 0 when the matches were played (whatever the participants did), 2 for a bad
-config or usage, 1 for a failure of the arena itself (e.g. a replay it could not write),
-130 when interrupted (the replay of the match in progress is written, marked interrupted).
+config or usage, 1 for a failure of the arena itself (e.g. a replay it could not write, or a
+stdout that could not take the output), 128 + the signal when stopped by one (130 for Ctrl-C,
+143 for SIGTERM, 129 for SIGHUP; see `arena.base.shutdown` and docs/stopping.md).
 """
 
 from __future__ import annotations
 
 import os
 import shlex
-import signal
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from arena.base import shutdown
 from arena.base.errors import ArenaError, ConfigError, ReplayError
 
 # Start-up: `arena --help` imports typer and nothing else of weight. Rich, pydantic, orjson and
@@ -80,11 +80,30 @@ def fail(message: str, status: int) -> NoReturn:
     raise typer.Exit(status)
 
 
-def _stop_on_sigterm() -> None:
-    def interrupt(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
+def _command(config: Path, options: dict[str, object]) -> str:
+    """`arena run CONFIG` with the options given (those not None), quoted for a shell."""
+    words = ["arena", "run", str(config)]
+    for option, value in options.items():
+        if value is not None:
+            words += [option, str(value)]
+    return shlex.join(words)
 
-    signal.signal(signal.SIGTERM, interrupt)
+
+def _say_stopped(line: str, quiet: bool) -> None:
+    """The stop line: on stdout with the rest, or on stderr if stdout is not taking output."""
+    from rich.text import Text
+
+    if quiet or shutdown.stdout_lost() is not None:
+        err.print(Text(line), soft_wrap=True)
+    else:
+        out.print(Text(line))
+
+
+def _check_stdout(config: Path) -> None:
+    """Exit 1 if stdout stopped taking output other than by its reader leaving (`| head`)."""
+    lost = shutdown.stdout_lost()
+    if lost is not None and lost != "closed":
+        fail(f"cannot write to stdout: {lost}; every match is recorded in the replays folder of {config}", 1)
 
 
 def _place(rank: int) -> str:
@@ -148,7 +167,8 @@ def run(
     except ArenaError as error:
         fail(f"arena error: {error}", 1)
     _run_loaded(ctx, config, settings, seats, jobs=jobs, resume=resume, quiet=quiet, scheduler=scheduler,
-                again=lambda options: f"arena run {config}{options}")
+                again=lambda extra: _command(config, {"--seed": seed, "--games": games, "--jobs": jobs,
+                                                      "--scheduler": scheduler}) + extra)
 
 
 def _run_loaded(
@@ -171,7 +191,7 @@ def _run_loaded(
         fail(str(error), 2)
     except ArenaError as error:
         fail(f"arena error: {error}", 1)
-    _stop_on_sigterm()  # Ctrl-C and SIGTERM alike: stop the matches, keep every finished one
+    shutdown.install_graceful()  # SIGINT, SIGTERM, SIGHUP: stop the matches, keep every finished one
     missing = len(plan.missing())
     workers = max(1, min(jobs or default_jobs(), missing))
     executor: Callable[[], MatchExecutor] = lambda: make_executor(workers)
@@ -180,8 +200,10 @@ def _run_loaded(
     if cluster is not None:
         workers, executor = max(1, min(cluster.slots, missing)), cluster.executor
     cwd = Path.cwd()
+    hint = again((f" --seed {plan.seed}" if plan.seed_drawn else "") + " --resume")
     if plan.games == 1:
-        _run_single(plan, cwd, quiet, executor if cluster is not None else None)
+        _run_single(plan, cwd, quiet, executor if cluster is not None else None, hint)
+        _check_stdout(config)
         return
     if not quiet:
         _print_header(plan, workers, missing)
@@ -204,19 +226,15 @@ def _run_loaded(
     if not quiet:
         _print_standings(plan, report, path, cwd)
     if report.interrupted:
-        if not quiet:
-            hint = again((f" --seed {plan.seed}" if plan.seed_drawn else "") + " --resume")
-            out.print(Text(f"interrupted: {len(plan.done)} of {plan.games} matches played; "
-                           f"`{hint}` plays the rest"))
-        raise typer.Exit(130)
+        _say_stopped(f"interrupted: {len(plan.done)} of {plan.games} matches played; `{hint}` plays the rest", quiet)
+        raise typer.Exit(shutdown.exit_status())
+    _check_stdout(config)
 
 
 def _run_single(
-    plan: Tournament, cwd: Path, quiet: bool, executor: Callable[[], MatchExecutor] | None = None
+    plan: Tournament, cwd: Path, quiet: bool, executor: Callable[[], MatchExecutor] | None, again: str
 ) -> None:
     """One match: today's output, a game line and the replay's path."""
-    from rich.text import Text
-
     from arena.tournaments import tournament
     from arena.tournaments.executors import InlineExecutor
 
@@ -232,10 +250,9 @@ def _run_single(
         if not quiet:
             _print_game(played, path, cwd)
     if report.interrupted:
-        if not quiet:
-            where = "; replay: " + _relative(report.interrupted_replays[0], cwd) if report.interrupted_replays else ""
-            out.print(Text(f"interrupted: the match in progress was stopped{where}"))
-        raise typer.Exit(130)
+        where = "; replay: " + _relative(report.interrupted_replays[0], cwd) if report.interrupted_replays else ""
+        _say_stopped(f"interrupted: the match in progress was stopped{where}; `{again}` plays it again", quiet)
+        raise typer.Exit(shutdown.exit_status())
 
 
 def _decide_sandbox(path: Path, settings: Config) -> Config:
@@ -554,7 +571,6 @@ def play(
 
     if level not in play_module.LEVELS:
         fail(f"--level: {level!r} is not one of {', '.join(play_module.LEVELS)}", 2)
-    _stop_on_sigterm()
     options = play_module.PlayOptions(
         opponents=opponents, level=level, seed=play_module.new_seed() if seed is None else seed,
         delay=delay, replays=replays, name=name,
@@ -631,11 +647,13 @@ def main() -> None:
     # The arena uses no pydantic plugin: looking for some reads every installed package's
     # metadata, a third of the start-up of `arena replay verify`.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    shutdown.guard_stdout()  # a closed or full stdout costs the output, never a match
+    shutdown.install_immediate()  # until a command installs its own (`run`)
     try:
         app()
     except KeyboardInterrupt:
         err.print("interrupted")
-        sys.exit(130)
+        sys.exit(shutdown.exit_status())
 
 
 if __name__ == "__main__":
