@@ -23,7 +23,6 @@ output: writes are dropped from then on and `stdout_lost()` says why.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import io
 import os
@@ -31,11 +30,11 @@ import select
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from types import FrameType
 from typing import TextIO
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-_PR_SET_PDEATHSIG = 1
 
 
 class Stopped(Exception):
@@ -125,15 +124,29 @@ def install_worker(arena_pid: int) -> None:
     die_with(arena_pid)
 
 
+@contextlib.contextmanager
+def helpers_deaf() -> Iterator[None]:
+    """Start a pool's helpers (its forkserver, the resource tracker) inside this block: they
+    inherit SIGTERM and SIGHUP ignored, as SIGINT is by their own code, so a signal to the whole
+    process group (a terminal's hangup) stops the run through the arena, not by killing them.
+    A SIGTERM or SIGHUP that lands during the block (milliseconds, once a run) is lost."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    kept = {number: signal.signal(number, signal.SIG_IGN) for number in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for number, handler in kept.items():
+            signal.signal(number, handler)
+
+
 def die_with(pid: int) -> None:
     """Kill this process (SIGKILL) as soon as process `pid` ends, however it ends.
 
     A worker's parent is the pool's forkserver, not the arena, so the kernel's parent-death
-    signal alone would not do: a thread waits on a pidfd of the arena itself. The parent-death
-    signal is set as well, so the worker also goes if its forkserver does.
+    signal would not do: a thread waits on a pidfd of the arena itself.
     """
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     try:
         pidfd = os.pidfd_open(pid)
     except ProcessLookupError:

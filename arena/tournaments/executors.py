@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import multiprocessing.forkserver
 import multiprocessing.process
+import multiprocessing.resource_tracker
 import multiprocessing.util
 import os
 import signal
@@ -107,8 +109,11 @@ class LocalExecutor(ProcessPoolExecutor):
         # (whose progress display runs a thread), and start fast with the arena preloaded.
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["arena.tournaments.runner", "arena.tournaments.executors"])
-        super().__init__(max_workers=jobs, mp_context=context, initializer=_worker_started,
-                         initargs=(os.getpid(),))
+        with shutdown.helpers_deaf():
+            super().__init__(max_workers=jobs, mp_context=context, initializer=_worker_started,
+                             initargs=(os.getpid(),))
+            multiprocessing.forkserver.ensure_running()
+            multiprocessing.resource_tracker.ensure_running()
 
     keeps_participants = True
 
