@@ -297,7 +297,7 @@ def _exchanges(
             try:
                 answer: Answer = participants[seat].exchange(line, clock.allowed(kind))
             except shutdown.Stopped:  # the process was told to stop while this seat thought
-                game.close()
+                flow.close()
                 return delivery
             if answer.fault is not None and answer.fault.kind is FaultKind.TIMEOUT:
                 answer = _explained_timeout(answer, kind, clock)
