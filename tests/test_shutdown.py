@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -34,14 +35,18 @@ GAMES = 12
 DEADLINE = 90.0  # seconds for anything to happen on a busy machine; never expected to be reached
 
 
-def _config(folder: Path, marker: str, *, games: int = GAMES, delay: float = 0.02, reuse: bool = False) -> Path:
+def _config(folder: Path, marker: str, *, games: int = GAMES, delay: float = 0.02, reuse: bool = False,
+            sandbox: str = "none") -> Path:
     env = f'env = {{ ARENA_STOP_TEST = "{marker}", STOP_PIDS = {json.dumps(str(folder / "pids.jsonl"))} }}'
     seats = ""
     for name in ("alice", "bob"):
         command = [sys.executable, str(BOT), str(delay), *(["reuse"] if reuse else [])]
         seats += f"[[participants]]\nname = \"{name}\"\ncommand = {json.dumps(command)}\n{env}\n"
     path = folder / "config.toml"
-    path.write_text(f"seed = 7\ngames = {games}\n[tournament]\nreuse = {str(reuse).lower()}\n{seats}")
+    # Unsandboxed by default: the test follows the pids participants note, which a sandbox's pid
+    # namespace hides; the sandboxed case follows the arena's tree and the marker instead.
+    path.write_text(f"seed = 7\ngames = {games}\n[limits]\nsandbox = '{sandbox}'\n"
+                    f"[tournament]\nreuse = {str(reuse).lower()}\n{seats}")
     return path
 
 
@@ -109,10 +114,13 @@ class Run:
     def replays(self) -> Path:
         return self.folder / "replays"
 
+    sandboxed: bool = False
+
     def look(self) -> None:
         self.seen.update(_descendants(self.process.pid))
-        for note in self.participants():
-            self.seen.setdefault(note["pid"], note["start"])
+        if not self.sandboxed:
+            for note in self.participants():
+                self.seen.setdefault(note["pid"], note["start"])
 
     def participants(self) -> list[dict[str, Any]]:
         path = self.folder / "pids.jsonl"
@@ -135,6 +143,11 @@ class Run:
     def in_the_middle(self, *, reuse: bool = False) -> None:
         """Wait until two matches are recorded and the next ones have begun (with `reuse`, the
         same processes play on: two recorded matches are enough)."""
+        if self.sandboxed:  # the notes are in the sandboxes' own /tmp: count the sandboxes instead
+            self.until(lambda: len(self.lines()) >= 2 and
+                       sum(_comm(pid) == "bwrap" for pid in _descendants(self.process.pid)) >= 4,
+                       "two recorded matches and two more begun")
+            return
         processes = (lambda: 4) if reuse else (lambda: 2 * (len(self.lines()) + 2))
         self.until(lambda: len(self.lines()) >= 2 and len(self.participants()) >= processes(),
                    "two recorded matches and two more begun")
@@ -166,10 +179,10 @@ class Run:
 
 @contextmanager
 def arena_run(folder: Path, *args: str, stdout: IO[bytes] | int | None = None, reuse: bool = False,
-              games: int = GAMES, delay: float = 0.02) -> Iterator[Run]:
+              games: int = GAMES, delay: float = 0.02, sandbox: str = "none") -> Iterator[Run]:
     """`arena run config.toml ARGS` started in its own group; whatever it leaves is killed after."""
     marker = uuid.uuid4().hex
-    config = _config(folder, marker, games=games, delay=delay, reuse=reuse)
+    config = _config(folder, marker, games=games, delay=delay, reuse=reuse, sandbox=sandbox)
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(Path.home()), "COLUMNS": "200",
            "ARENA_STOP_TEST": marker}
     with open(folder / "stderr", "wb") as err, open(folder / "stdout", "wb") as out:
@@ -178,7 +191,7 @@ def arena_run(folder: Path, *args: str, stdout: IO[bytes] | int | None = None, r
             stdin=subprocess.DEVNULL, stdout=out if stdout is None else stdout, stderr=err,
             start_new_session=True,  # its own group, as a shell gives a job
         )
-    run = Run(folder, marker, process)
+    run = Run(folder, marker, process, sandboxed=sandbox != "none")
     try:
         yield run
     finally:
@@ -287,9 +300,13 @@ def test_a_second_signal_stops_at_once_and_still_keeps_every_finished_match(tmp_
 # -- the arena's own death ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("reuse", [False, True])
-def test_sigkill_of_the_arena_takes_its_workers_and_participants_with_it(tmp_path: Path, reuse: bool) -> None:
-    with arena_run(tmp_path, "--jobs", "2", reuse=reuse) as run:
+@pytest.mark.parametrize(("reuse", "sandbox"), [(False, "none"), (True, "none"), (False, "bwrap"), (True, "bwrap")])
+def test_sigkill_of_the_arena_takes_its_workers_and_participants_with_it(
+    tmp_path: Path, reuse: bool, sandbox: str
+) -> None:
+    if sandbox == "bwrap" and shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed")
+    with arena_run(tmp_path, "--jobs", "2", reuse=reuse, sandbox=sandbox) as run:
         run.in_the_middle(reuse=reuse)
         kinds = {_comm(pid) for pid in run.seen}
         assert len([pid for pid in run.seen if _stat(pid) and _stat(pid)[1] == run.process.pid]) >= 2, kinds

@@ -16,8 +16,11 @@ def note_pid() -> None:
     path = os.environ.get("STOP_PIDS")
     if path:
         start = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19]
-        with open(path, "a", encoding="utf-8") as file:
-            file.write(json.dumps({"pid": os.getpid(), "start": start}) + "\n")
+        try:
+            with open(path, "a", encoding="utf-8") as file:
+                file.write(json.dumps({"pid": os.getpid(), "start": start}) + "\n")
+        except OSError:
+            pass  # in a sandbox the folder is not there: the test follows the sandboxes instead
 
 
 def reply_to(message: dict, reuse: bool) -> object:
