@@ -285,3 +285,17 @@ def test_a_four_seat_gauntlet_tests_the_candidate_against_the_field(tmp_path: Pa
     assert all("expert" in line["seating"] for line in lines)
     assert {line["seating"].index("expert") for line in lines if line["group"] == 0} == {0, 1, 2, 3}
     assert {row["opponent"] for row in document["againstEach"]} == {"random", "easy", "medium"}
+
+
+def test_arena_sprt_names_its_participants_from_their_programs_uniquely() -> None:
+    from arena.ui.sprt_command import config_data, participant_name
+
+    assert participant_name(["python3", "bots/my_bot.py"]) == "my_bot"
+    assert participant_name(["./mybot", "--fast"]) == "mybot"
+    data = config_data(["python3", "hard.py"], ["hard", "hard", "node old.js"], seats=3, share0=None, share1=None,
+                       alpha=0.05, beta=0.05, min_groups=20, games=None, seed=None, name=None,
+                       replays="replays", timeout=2.0)
+    assert [p["name"] for p in data["participants"]] == ["hard", "hard-2", "hard-3", "old"]
+    assert data["participants"][3]["command"] == ["node", "old.js"]
+    assert data["sprt"]["share0"] == pytest.approx(1 / 3) and data["sprt"]["share1"] == pytest.approx(1 / 3 + 0.05)
+    assert data["tournament"] == {"seats": 3, "candidate": "hard"}
