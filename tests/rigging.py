@@ -65,7 +65,9 @@ def rules(
     next_player: NextPlayer = NextPlayer.ASKED,
     decks: int = 1,
     knights: bool = False,
+    **family: Any,
 ) -> Rules:
+    """Seat 0 starts; `family` takes the family rules' fields (`lucky_draw=True`, …)."""
     return Rules(
         starting_player=StartingPlayer.FIRST_IN_LINE,
         starting_hand_size=hand,
@@ -73,6 +75,7 @@ def rules(
         next_player=next_player,
         number_of_decks=decks,
         knights=knights,
+        **family,
     )
 
 

@@ -8,6 +8,7 @@ ask was made with), and no seat holds a book that a book check should have laid.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import Counter
 from collections.abc import Generator
@@ -27,7 +28,7 @@ from arena.engine.match import (
     Outcome,
     Result,
 )
-from arena.engine.rules import NextPlayer, Rules, StartingPlayer
+from arena.engine.rules import NextPlayer, RefillWhen, Rules, StartingPlayer
 
 MAX_DELIVERIES = 200_000  # far beyond any match the caps allow: reaching it means a hang
 
@@ -156,7 +157,13 @@ class Observer:
             for other, other_hand in enumerate(table.hands):
                 assert other == self.may_hold_book or not holds_book(other_hand)
         if kind == "go-fish":
-            assert message["pond"] == [card["deck"] for card in table.pond]
+            assert message["pond"] == [card["deck"] for card in table.pond] != []
+        if kind == "lucky-draw":
+            # Shown to every seat: the card the drawer just fished, of the rank it asked for.
+            drawer = message["player"]
+            assert self.asked_with is not None and message["card"]["rank"] == self.asked_with["rank"]
+            assert message["card"] == table.hands[drawer][-1]
+            assert self.match.rules.lucky_draw
         if kind == "pick-up":
             assert message["pond"] == len(table.pond) > 0
         assert set(message) == KEYS[kind]
@@ -178,6 +185,7 @@ KEYS = {
     "pick-up": {"type", "pond"},
     "pick-up-result": {"type", "card", "hand"},
     "hand-update": {"type", "askingPlayer", "playerAsked", "card", "result", "hand"},
+    "lucky-draw": {"type", "player", "card"},
     "match-end": {"type", "scores", "ranks"},
 }
 
@@ -222,7 +230,12 @@ SETTINGS = st.builds(
     next_player=st.sampled_from(NextPlayer),
     number_of_decks=st.integers(1, 3),
     knights=st.booleans(),
-)
+    lucky_draw=st.booleans(),
+    refill_empty_hand=st.sampled_from([0, 0, 1, 5, 7]),
+    refill_when=st.sampled_from(RefillWhen),
+    draw_when_no_one_to_ask=st.booleans(),
+    deal_by_seats=st.booleans(),
+).map(lambda rules: dataclasses.replace(rules, min_hand_size=0) if rules.problem() else rules)
 
 
 @settings(max_examples=100, deadline=None)

@@ -48,7 +48,7 @@ TAMPERINGS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
     "scores become floats": (lambda r: r["result"].update(scores=[float(s) for s in r["result"]["scores"]]), "result"),
     "an unknown format": (lambda r: r.update(format="something-else/9"), "format"),
     "a rule of another type": (lambda r: r["config"]["rules"].update(startingHandSize="7"), "config: startingHandSize"),
-    "a rule that does not exist": (lambda r: r["config"]["rules"].update(luckyDraw=True), "config: luckyDraw"),
+    "a rule that does not exist": (lambda r: r["config"]["rules"].update(jokers=True), "config: jokers"),
     "another deal seed": (lambda r: r.update(dealSeed=r.get("dealSeed", r["seed"]) + 1), "seed"),
     "another starting seat": (lambda r: r.update(startingPlayer=1 - r["startingPlayer"]), "startingPlayer"),
     "a swapped deck": (lambda r: r["deck"].insert(0, r["deck"].pop(5)), "deck"),

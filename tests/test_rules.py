@@ -329,6 +329,9 @@ def test_a_miss_on_an_empty_pond_sends_no_go_fish_and_the_turn_passes(pack: Pack
         (3, 2, NextPlayer.CLOCKWISE, 0),
         (2, 1, NextPlayer.ASKED, 1),
         (2, 1, NextPlayer.CLOCKWISE, 0),  # two seats: Clockwise gives the turn back to the asker
+        (3, 1, NextPlayer.AFTER_ASKER, 1),  # the seat after the asker, whoever was asked
+        (3, 2, NextPlayer.AFTER_ASKER, 1),
+        (2, 1, NextPlayer.AFTER_ASKER, 1),
     ],
 )
 def test_after_a_miss_the_turn_passes_per_next_player(

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from arena.base.config import LimitsSection
 from arena.engine.cards import new_pack
 from arena.engine.match import Match, MatchSetup
-from arena.engine.rules import Ask, NextPlayer, Rules, StartingPlayer, verify_ask
+from arena.engine.rules import Ask, NextPlayer, RefillWhen, Rules, StartingPlayer, verify_ask
 from arena.ui import schema
 
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -41,6 +41,19 @@ SETTINGS = {
         4,
         Rules(starting_player=StartingPlayer.FIRST_IN_LINE, starting_hand_size=0, min_hand_size=0),
         LimitsSection(timeBank=3.5),
+    ),
+    "the family rules": (
+        3,
+        Rules(
+            next_player=NextPlayer.AFTER_ASKER,
+            lucky_draw=True,
+            refill_empty_hand=5,
+            refill_when=RefillWhen.ON_ITS_TURN,
+            min_hand_size=0,
+            draw_when_no_one_to_ask=True,
+            deal_by_seats=True,
+        ),
+        LimitsSection(),
     ),
 }
 
@@ -337,7 +350,7 @@ def test_arena_schema_out_writes_one_file_per_schema(tmp_path: Path) -> None:
         json.loads((target / "reply.ask.schema.json").read_text())
         == schema.files()["reply.ask.schema.json"]
     )
-    assert "wrote 20 schemas" in done.stdout
+    assert "wrote 22 schemas" in done.stdout
 
 
 def test_arena_schema_out_to_a_file_fails_cleanly(tmp_path: Path) -> None:

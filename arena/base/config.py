@@ -22,7 +22,7 @@ from arena.base.errors import ConfigError
 from arena.base.files import check_writable
 from arena.bots import Level
 from arena.engine.match import DEFAULT_MAX_IDLE_TURNS, DEFAULT_MAX_TURNS
-from arena.engine.rules import NextPlayer, Rules, StartingPlayer
+from arena.engine.rules import NextPlayer, RefillWhen, Rules, StartingPlayer
 
 # A closed set of the engine's or the bots' own, read from its value (TOML holds strings).
 Lax = Field(strict=False)
@@ -45,7 +45,57 @@ class RulesSection(_Section):
     startingPlayer: Annotated[StartingPlayer, Lax] = StartingPlayer.RANDOM
     startingHandSize: Annotated[int, Field(ge=0)] = 7
     minHandSize: Annotated[int, Field(ge=0)] = 1
+    # "Clockwise" is the reference arena's rule: the seat after the one ASKED (two seats: the asker).
     nextPlayer: Annotated[NextPlayer, Lax] = NextPlayer.ASKED
+    # The family rules (docs/rulings.md); off by default, which is the reference arena's game.
+    luckyDraw: bool = False
+    refillEmptyHand: Annotated[int, Field(ge=0)] = 0
+    refillWhen: Annotated[RefillWhen, Lax] = RefillWhen.AT_ONCE
+    drawWhenNoOneToAsk: bool = False
+    dealBySeats: bool = False
+
+    @model_validator(mode="after")
+    def _rules_fit_together(self) -> RulesSection:
+        if self.dealBySeats and "startingHandSize" in self.model_fields_set:
+            raise ValueError(
+                "dealBySeats: deals by table size (7 each for two seats, 5 for three or more), "
+                "so it cannot go with startingHandSize: give one of them"
+            )
+        problem = Rules(
+            min_hand_size=self.minHandSize,
+            refill_empty_hand=self.refillEmptyHand,
+            refill_when=self.refillWhen,
+        ).problem()
+        if problem is not None:
+            raise ValueError(f"{problem[0]}: {problem[1]}")
+        return self
+
+
+# Ready rule sets by name (`arena play --rules NAME`); configs/NAME.toml carry the same `[rules]`.
+RULE_SETS: dict[str, dict[str, Any]] = {
+    # The reference arena's game (configs/classic.toml): the defaults.
+    "classic": {},
+    # Two players: 7 each, a lucky draw asks again, an emptied hand draws 7 at once.
+    "family-two": {
+        "minHandSize": 0,
+        "nextPlayer": "After asker",
+        "luckyDraw": True,
+        "refillEmptyHand": 7,
+        "refillWhen": "At once",
+        "dealBySeats": True,
+    },
+    # Three or four players: 5 each, a lucky draw asks again, an empty hand draws 5
+    # when its turn comes, a seat with no one to ask draws instead.
+    "family-table": {
+        "minHandSize": 0,
+        "nextPlayer": "After asker",
+        "luckyDraw": True,
+        "refillEmptyHand": 5,
+        "refillWhen": "On its turn",
+        "drawWhenNoOneToAsk": True,
+        "dealBySeats": True,
+    },
+}
 
 
 class DeckSection(_Section):
@@ -185,7 +235,53 @@ def engine_rules(rules: RulesSection, deck: DeckSection) -> Rules:
         next_player=rules.nextPlayer,
         number_of_decks=deck.numberOfDecks,
         knights=deck.knights,
+        lucky_draw=rules.luckyDraw,
+        refill_empty_hand=rules.refillEmptyHand,
+        refill_when=rules.refillWhen,
+        draw_when_no_one_to_ask=rules.drawWhenNoOneToAsk,
+        deal_by_seats=rules.dealBySeats,
     )
+
+
+def named_rules(name: str) -> Rules:
+    """A ready rule set (`RULE_SETS`), one deck. Raises ConfigError for an unknown name."""
+    if name not in RULE_SETS:
+        raise ConfigError(f"no rule set named {name!r} (known: {', '.join(RULE_SETS)})")
+    return engine_rules(RulesSection.model_validate(RULE_SETS[name]), DeckSection())
+
+
+def rules_file(path: Path) -> Rules:
+    """The `[rules]` and `[deck]` of a config file (the rest is not read). Raises ConfigError."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read: {error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    chosen: dict[str, Any] = {key: data[key] for key in ("rules", "deck") if key in data}
+    try:
+        sections = _RuleSections.model_validate(chosen)
+    except ValidationError as error:
+        raise ConfigError(f"{path}: {_first_problem(error, chosen)}") from None
+    return engine_rules(sections.rules, sections.deck)
+
+
+class _RuleSections(_Section):
+    rules: RulesSection = RulesSection()
+    deck: DeckSection = DeckSection()
+
+
+def rule_warnings(config: Config) -> list[str]:
+    """Settings that are valid but play a game few people expect, one line each (not errors)."""
+    warnings: list[str] = []
+    if config.rules.nextPlayer == "Clockwise" and config.seats_per_match == 2:
+        warnings.append(
+            'rules.nextPlayer: "Clockwise" passes the turn to the seat after the one asked, so '
+            'with two seats the asker plays every turn; "Asked" or "After asker" alternate'
+        )
+    return warnings
 
 
 class Seat(BaseModel):
@@ -316,9 +412,10 @@ def _check_consistency(path: Path, config: Config) -> None:
     rules = config.engine_rules
     needed, pack = rules.cards_to_deal(seats), rules.pack_size
     if needed > pack:
+        key = "dealBySeats" if rules.deal_by_seats else "startingHandSize"
         raise ConfigError(
-            f"{path}: rules.startingHandSize: the deal needs {needed} cards "
-            f"({seats} seats × {rules.starting_hand_size}) but the pack has {pack}"
+            f"{path}: rules.{key}: the deal needs {needed} cards "
+            f"({seats} seats × {rules.hand_size(seats)}) but the pack has {pack}"
         )
 
 
@@ -400,6 +497,10 @@ def _first_problem(error: ValidationError, data: dict[str, Any]) -> str:
         return f"{key}: unknown key{_did_you_mean(location)}"
     if kind == "value_error":
         message = message.removeprefix("Value error, ")
+        # A section's own check names its key first ("dealBySeats: …"): put it in the path.
+        field, _, rest = message.partition(": ")
+        if location and location[-1] in ("rules", "deck", "limits") and rest and " " not in field:
+            key, message = f"{key}.{field}", rest
     elif kind in ("model_type", "dict_type"):
         message = "should be a table"
     elif kind == "list_type" and location == ["participants"]:

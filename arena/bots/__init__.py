@@ -22,10 +22,10 @@ hand sizes and the pond size. Its only randomness is the SDK's seeded `rng`.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
 
-from arena.sdk import Ask, AskSeen, Bot, Card, Draw, pack_size
+from arena.sdk import Ask, AskSeen, Bot, Card, Draw, LuckyDraw, pack_size
 
 __all__ = ["BOTS", "EasyBot", "ExpertBot", "HardBot", "MediumBot", "RandomBot", "main"]
 
@@ -112,13 +112,20 @@ class CardCount:
     from the table at an `ask` went into books.
     """
 
-    def __init__(self, me: int, sizes: list[int], pond: int, min_hand: int, decks: int) -> None:
+    def __init__(
+        self,
+        me: int,
+        sizes: list[int],
+        pond: int,
+        refill_target: Callable[[int], int],
+        decks: int,
+    ) -> None:
         self.me = me
         self.least = [[0] * 14 for _ in sizes]
         self.room: list[list[int | None]] = [[None] * 14 for _ in sizes]
         self.sizes = list(sizes)
         self.pond = pond
-        self.min_hand = min_hand
+        self.refill_target = refill_target  # `Bot.refill_target`: minHandSize, refillEmptyHand
         # With one deck, four cards of a rank are its four suits: a book, laid at once.
         self.one_deck = decks == 1
         self.booked = [0] * 14  # books of each rank that other seats have laid
@@ -138,21 +145,32 @@ class CardCount:
         least[asked][rank] = 0
         self.room[asked][rank] = 0
         if self.one_deck and least[asker][rank] >= 4:
-            least[asker][rank] = 0
-            self.room[asker][rank] = 0
-            self.sizes[asker] -= 4
-            if asker != self.me:
-                self.booked[rank] += 1
-                self.books_seen += 1
-            self._refill(asker)
+            self._booked_by(asker, rank)
         if moved:
             self._refill(asked)
         if seen.went_fishing:
             self.pond -= 1
             self.drew_unseen(asker)
 
+    def lucky(self, seat: int, rank: int) -> None:
+        """`seat` showed the card its go-fish drew (counted unseen by `saw`): rank `rank`."""
+        self.room[seat] = [None if room is None else max(room - 1, 0) for room in self.room[seat]]
+        self.least[seat][rank] += 1
+        if self.one_deck and self.least[seat][rank] >= 4:
+            self._booked_by(seat, rank)
+
+    def _booked_by(self, seat: int, rank: int) -> None:
+        """`seat` holds all four cards of `rank` (one deck): it lays the book and refills."""
+        self.least[seat][rank] = 0
+        self.room[seat][rank] = 0
+        self.sizes[seat] -= 4
+        if seat != self.me:
+            self.booked[rank] += 1
+            self.books_seen += 1
+        self._refill(seat)
+
     def _refill(self, seat: int) -> None:
-        cards = min(max(self.min_hand - self.sizes[seat], 0), self.pond)
+        cards = min(max(self.refill_target(self.sizes[seat]) - self.sizes[seat], 0), self.pond)
         if cards > 0:
             self.pond -= cards
             self.drew_unseen(seat, cards)
@@ -236,12 +254,11 @@ class ExpertBot(Bot):
 
     def reset(self) -> None:
         super().reset()
-        self.count = CardCount(0, [], 0, 1, 1)
+        self.count = CardCount(0, [], 0, self.refill_target, 1)
 
     def on_start(self) -> None:
         decks = self._rule("deck", "numberOfDecks", 1)
-        min_hand = self._rule("rules", "minHandSize", 1)
-        self.count = CardCount(self.seat, self.hand_sizes, self.pond_size, min_hand, decks)
+        self.count = CardCount(self.seat, self.hand_sizes, self.pond_size, self.refill_target, decks)
 
     def on_ask_seen(self, seen: AskSeen) -> None:
         if max(seen.asker, seen.asked, self.seat) >= len(self.count.sizes):
@@ -251,7 +268,12 @@ class ExpertBot(Bot):
 
     def on_draw(self, card: Card, via: Draw) -> None:
         self.count.pond = self.pond_size
-        self.count.sizes[self.seat] = len(self.hand)
+        if self.seat < len(self.count.sizes):
+            self.count.sizes[self.seat] = len(self.hand)
+
+    def on_lucky_draw(self, lucky: LuckyDraw) -> None:
+        if lucky.seat != self.seat and lucky.seat < len(self.count.sizes):
+            self.count.lucky(lucky.seat, lucky.card.rank)
 
     def choose_ask(self) -> Ask:
         held = self.ranks_in_hand()

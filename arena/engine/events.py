@@ -4,7 +4,7 @@ The engine appends one to `Match.events` for every change of the table that a re
 (or that the rules made by themselves). `at` is the transcript index of the last message sent
 before it happened: for an ask or a draw, the message whose reply made it happen. An event
 becomes JSON (`as_json`, under the contract's names: `asked`, `drew`, `book-laid`,
-`invalid-ask`) only in a replay.
+`invalid-ask`, and under the family rules `lucky-draw`, `no-one-to-ask`) only in a replay.
 
 They are named tuples, immutable and built at the cost of a dict (a frozen dataclass costs four
 times as much, a tenth of a whole match); the two draws, alike in shape, compare unequal.
@@ -117,6 +117,34 @@ class BookLaid(NamedTuple):
         }
 
 
+class LuckyDraw(NamedTuple):
+    """`seat`'s go-fish drew `rank`, the rank it asked for (`luckyDraw`): shown, it asks again."""
+
+    at: int
+    seat: int
+    card_id: int
+    rank: int
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "event": "lucky-draw",
+            "at": self.at,
+            "seat": self.seat,
+            "cardId": self.card_id,
+            "rank": self.rank,
+        }
+
+
+class NoOneToAsk(NamedTuple):
+    """No other seat held a card, so `seat` drew instead of asking (`drawWhenNoOneToAsk`)."""
+
+    at: int
+    seat: int
+
+    def as_json(self) -> dict[str, Any]:
+        return {"event": "no-one-to-ask", "at": self.at, "seat": self.seat}
+
+
 def _drew(via: str, at: int, seat: int, index: int, card_id: int, rank: int) -> dict[str, Any]:
     return {
         "event": "drew",
@@ -130,4 +158,4 @@ def _drew(via: str, at: int, seat: int, index: int, card_id: int, rank: int) -> 
 
 
 Drew = WentFishing | PickedUp
-Event = Asked | AskRefused | WentFishing | PickedUp | BookLaid
+Event = Asked | AskRefused | WentFishing | PickedUp | BookLaid | LuckyDraw | NoOneToAsk

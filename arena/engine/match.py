@@ -26,9 +26,17 @@ from typing import Any, Final, NamedTuple
 
 from arena.engine import views
 from arena.engine.cards import Card, shuffled_pack
-from arena.engine.events import Asked, AskRefused, BookLaid, Event, PickedUp, WentFishing
+from arena.engine.events import (
+    Asked,
+    AskRefused,
+    BookLaid,
+    Event,
+    LuckyDraw,
+    NoOneToAsk,
+    PickedUp,
+    WentFishing,
+)
 from arena.engine.rules import (
-    NextPlayer,
     Refusal,
     Rules,
     StartingPlayer,
@@ -122,7 +130,7 @@ class Match:
         table, seats = self.table, range(self.table.seats)
         if len(table.pond) < self.rules.cards_to_deal(table.seats):
             return self.result(Outcome.DID_NOT_START)
-        table.deal(self.rules.starting_hand_size)
+        table.deal(self.rules.hand_size(table.seats))
         for seat in seats:
             yield self._tell(seat, views.init(seat, self.setup.names, self.rules, self.setup.limits))
         for seat in seats:
@@ -139,6 +147,12 @@ class Match:
         while True:
             if table.table_is_empty():
                 return Outcome.COMPLETED
+            if not table.hands[seat] and rules.refill_empty_hand and table.pond:
+                # An empty hand draws a fresh one when its turn comes (`refillEmptyHand`); a
+                # refill that lays a book and empties the hand again comes back here.
+                yield from self._refill(seat, turn_starts=True)
+                yield from self._check_books_all()
+                continue
             if not any(table.hands):
                 # Nobody can ask but the pond holds cards (hand sizes of 0): the seat to move
                 # picks up, and its turn starts again.
@@ -146,13 +160,21 @@ class Match:
                 yield from self._check_books_all()
                 continue
             if not table.hands[seat]:
-                seat = (seat + 1) % seats
+                seat = (seat + 1) % seats  # an empty hand with nothing to draw sits out
                 continue
             if turns >= self.setup.max_turns:
                 return Outcome.TURN_LIMIT
             if idle >= self.setup.max_idle_turns:
                 return Outcome.STALLED
             turns += 1
+            if rules.draw_when_no_one_to_ask and table.pond and self._no_one_to_ask(seat):
+                # Nobody else holds a card: draw instead of asking, then the turn passes on.
+                idle = 0
+                self.events.append(NoOneToAsk(self.sent - 1, seat))
+                yield from self._draw(seat, "go-fish")
+                yield from self._check_books_all()
+                seat = (seat + 1) % seats
+                continue
             reply = yield self._deliver(seat, views.ask(table, seat))
             ask = _NO_READABLE_ASK if reply is NO_REPLY else verify_ask(reply, seat, seats, table.hands[seat])
             if isinstance(ask, Refusal):
@@ -167,14 +189,21 @@ class Match:
                 continue  # a hit: the same seat asks again
             if table.pond:
                 idle = 0
-                yield from self._draw(seat, "go-fish")
+                drawn = yield from self._draw(seat, "go-fish")
+                if rules.lucky_draw and drawn["rank"] == card["rank"]:
+                    # The asked rank from the pond: shown to every seat, and the seat asks again.
+                    self.events.append(LuckyDraw(self.sent - 1, seat, drawn["id"], drawn["rank"]))
+                    for other in range(seats):
+                        yield self._tell(other, views.lucky_draw(seat, drawn))
+                    yield from self._check_books_all()
+                    continue
             else:
                 idle += 1
             yield from self._check_books_all()
-            if rules.next_player is NextPlayer.ASKED:
-                seat = asked
-            else:
-                seat = (asked + 1) % seats
+            seat = rules.next_player.after_miss(seat, asked, seats)
+
+    def _no_one_to_ask(self, seat: int) -> bool:
+        return not any(hand for other, hand in enumerate(self.table.hands) if other != seat)
 
     def _resolve_ask(self, asker: int, asked: int, card: Card) -> Generator[Delivery, Any, int]:
         table = self.table
@@ -182,7 +211,9 @@ class Match:
         self.events.append(Asked(self.sent - 1, asker, asked, card["id"], card["rank"], moved))
         if moved:
             yield from self._check_books_all()
-        yield from self._pick_up(asked, self.rules.min_hand_size)
+        drew = yield from self._refill(asked)
+        if drew and self.rules.refill_empty_hand:
+            yield from self._check_books(asked)  # a refill that makes a book refills again
         for seat in range(table.seats):
             yield self._tell(seat, views.hand_update(table, seat, asker, asked, card, moved))
         return moved
@@ -202,14 +233,22 @@ class Match:
                 found = True
                 book = table.lay_book(seat, rank)
                 self.events.append(BookLaid(self.sent - 1, seat, rank, tuple(c["id"] for c in book)))
-                yield from self._pick_up(seat, self.rules.min_hand_size)
+                yield from self._refill(seat)
                 rank = table.next_book(seat, after=rank)
 
-    def _pick_up(self, seat: int, target: int) -> Generator[Delivery, Any, None]:
-        """Draw until `seat` holds `target` cards or the pond is empty."""
+    def _refill(self, seat: int, *, turn_starts: bool = False) -> Generator[Delivery, Any, int]:
+        """Pick up what the rules say `seat`'s hand must hold now (`Rules.refill_target`)."""
+        target = self.rules.refill_target(len(self.table.hands[seat]), turn_starts=turn_starts)
+        return (yield from self._pick_up(seat, target))
+
+    def _pick_up(self, seat: int, target: int) -> Generator[Delivery, Any, int]:
+        """Draw until `seat` holds `target` cards or the pond is empty; return how many drawn."""
         table = self.table
+        drawn = 0
         while len(table.hands[seat]) < target and table.pond:
             yield from self._draw(seat, "pick-up")
+            drawn += 1
+        return drawn
 
     def _draw(self, seat: int, kind: str) -> Generator[Delivery, Any, Card]:
         table = self.table

@@ -26,8 +26,30 @@ class StartingPlayer(StrEnum):
 
 
 class NextPlayer(StrEnum):
-    ASKED = "Asked"
-    CLOCKWISE = "Clockwise"
+    """Who asks after a miss."""
+
+    ASKED = "Asked"  # the seat that was asked
+    CLOCKWISE = "Clockwise"  # the seat after the one asked (the reference arena's rule: not the asker's!)
+    AFTER_ASKER = "After asker"  # the seat after the asker (the table rule most people know)
+
+    def after_miss(self, asker: int, asked: int, seats: int) -> int:
+        if self is NextPlayer.ASKED:
+            return asked
+        if self is NextPlayer.CLOCKWISE:
+            return (asked + 1) % seats
+        return (asker + 1) % seats
+
+
+class RefillWhen(StrEnum):
+    """When a hand that emptied draws its fresh hand (`refillEmptyHand`)."""
+
+    AT_ONCE = "At once"
+    ON_ITS_TURN = "On its turn"
+
+
+def deal_for(seats: int) -> int:
+    """The deal by table size (`dealBySeats`): 7 cards each for two seats, 5 for three or more."""
+    return 7 if seats <= 2 else 5
 
 
 @dataclass(frozen=True)
@@ -40,23 +62,73 @@ class Rules:
     next_player: NextPlayer = NextPlayer.ASKED
     number_of_decks: int = 1
     knights: bool = False
+    # The family rules (off by default: the reference arena's game). See docs/rulings.md.
+    lucky_draw: bool = False  # go fish and draw the asked rank: ask again
+    refill_empty_hand: int = 0  # a hand that empties draws until it holds this many (0: off)
+    refill_when: RefillWhen = RefillWhen.AT_ONCE
+    draw_when_no_one_to_ask: bool = False  # nobody else holds a card: draw instead of asking
+    deal_by_seats: bool = False  # `deal_for(seats)` cards each instead of `starting_hand_size`
 
     @property
     def pack_size(self) -> int:
         return pack_size(self.number_of_decks, self.knights)
 
-    def cards_to_deal(self, seats: int) -> int:
-        return seats * self.starting_hand_size
+    def hand_size(self, seats: int) -> int:
+        """The cards dealt to each of `seats` seats."""
+        return deal_for(seats) if self.deal_by_seats else self.starting_hand_size
 
-    def as_seed_names(self) -> dict[str, dict[str, Any]]:
-        """The settings under the reference arena's own section and key names (config, replay, `init`)."""
+    def cards_to_deal(self, seats: int) -> int:
+        return seats * self.hand_size(seats)
+
+    def refill_target(self, held: int, *, turn_starts: bool = False) -> int:
+        """How many cards a hand of `held` cards draws up to now (it stops when the pond does).
+
+        `minHandSize` keeps every hand at its size; a hand that is empty draws up to
+        `refillEmptyHand` instead when that is more, at once or when its turn starts.
+        """
+        target = self.min_hand_size
+        if held == 0 and self.refill_empty_hand and (
+            turn_starts or self.refill_when is RefillWhen.AT_ONCE
+        ):
+            target = max(target, self.refill_empty_hand)
+        return target
+
+    def problem(self) -> tuple[str, str] | None:
+        """(key, why) when two settings contradict each other; None when they fit."""
+        if (
+            self.refill_empty_hand
+            and self.refill_when is RefillWhen.ON_ITS_TURN
+            and self.min_hand_size > 0
+        ):
+            return "refillWhen", (
+                f'"On its turn" needs minHandSize = 0 (minHandSize = {self.min_hand_size} '
+                "refills an emptied hand at once)"
+            )
+        return None
+
+    def as_seed_names(self, seats: int | None = None) -> dict[str, dict[str, Any]]:
+        """The settings under the reference arena's own section and key names (config, replay,
+        `init`).
+
+        The family rules appear only when they are on, so the reference arena's settings read as
+        before. With `dealBySeats`, `startingHandSize` is given only for a table of `seats`.
+        """
+        rules: dict[str, Any] = {"startingPlayer": str(self.starting_player)}
+        if not self.deal_by_seats or seats is not None:
+            rules["startingHandSize"] = self.hand_size(seats or 2)
+        rules["minHandSize"] = self.min_hand_size
+        rules["nextPlayer"] = str(self.next_player)
+        if self.lucky_draw:
+            rules["luckyDraw"] = True
+        if self.refill_empty_hand:
+            rules["refillEmptyHand"] = self.refill_empty_hand
+            rules["refillWhen"] = str(self.refill_when)
+        if self.draw_when_no_one_to_ask:
+            rules["drawWhenNoOneToAsk"] = True
+        if self.deal_by_seats:
+            rules["dealBySeats"] = True
         return {
-            "rules": {
-                "startingPlayer": str(self.starting_player),
-                "startingHandSize": self.starting_hand_size,
-                "minHandSize": self.min_hand_size,
-                "nextPlayer": str(self.next_player),
-            },
+            "rules": rules,
             "deck": {"numberOfDecks": self.number_of_decks, "knights": self.knights},
         }
 

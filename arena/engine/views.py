@@ -23,7 +23,7 @@ def init(seat: int, names: Sequence[str], rules: Rules, limits: Mapping[str, Any
         "seat": seat,
         "players": [{"seat": s, "name": name} for s, name in enumerate(names)],
         "opponents": [None if s == seat else name for s, name in enumerate(names)],
-        "settings": {**rules.as_seed_names(), "limits": dict(limits)},
+        "settings": {**rules.as_seed_names(len(names)), "limits": dict(limits)},
     }
 
 
@@ -65,6 +65,11 @@ def hand_update(table: Table, seat: int, asker: int, asked: int, card: Card, mov
         "result": moved,
         "hand": list(table.hands[seat]),
     }
+
+
+def lucky_draw(seat: int, drawn: Card) -> Message:
+    """The asked rank came from the pond (`luckyDraw`): the card is shown to every seat."""
+    return {"type": "lucky-draw", "player": seat, "card": drawn}
 
 
 def match_end(scores: Sequence[int], places: Sequence[int]) -> Message:

@@ -7,7 +7,8 @@ it (`seen[k]`, None when seat k was not shown it). What a seat sees is decided h
 
 - its own hand and draws in full; another seat's hand as a size;
 - every ask and its answer (who, whom, which rank, how many cards were handed over);
-- another seat's draw named only when it was the rank just asked for, as at a real table;
+- another seat's draw named only when it was the rank just asked for, as at a real table
+  (under `luckyDraw` the drawer shows it and asks again: a step seen by every seat);
 - every book as it is laid (books go down face up);
 - its own invalid asks and faults; the arena tells nobody else of them (contract §2.6).
 
@@ -23,9 +24,19 @@ from typing import Any
 
 from arena.base.errors import ReplayError
 from arena.engine.cards import RANK_NAMES, Card
-from arena.engine.events import Asked, AskRefused, BookLaid, Drew, Event, PickedUp, WentFishing
+from arena.engine.events import (
+    Asked,
+    AskRefused,
+    BookLaid,
+    Drew,
+    Event,
+    LuckyDraw,
+    NoOneToAsk,
+    PickedUp,
+    WentFishing,
+)
 from arena.engine.match import MatchSetup
-from arena.engine.rules import Table
+from arena.engine.rules import NextPlayer, RefillWhen, Rules, Table
 from arena.referee.loop import replay_transcript
 from arena.replays.replay import deck_problem, setup_of
 from arena.seats.replies import Exchange
@@ -38,6 +49,8 @@ class StepKind(StrEnum):
     ASK = "ask"
     INVALID_ASK = "invalid-ask"
     DRAW = "draw"
+    LUCKY_DRAW = "lucky-draw"
+    NO_ONE_TO_ASK = "no-one-to-ask"
     BOOK = "book"
     FAULT = "fault"
     END = "end"
@@ -116,8 +129,8 @@ class TimelineBuilder:
         rules = self.setup.rules
         if len(self.table.pond) < rules.cards_to_deal(self.seats):
             return None
-        self.table.deal(rules.starting_hand_size)
-        size = rules.starting_hand_size
+        size = rules.hand_size(self.seats)
+        self.table.deal(size)
         starter = Who(self.setup.starting_player)
         line: Line = (f"dealt {size} cards each, {len(self.table.pond)} left in the pond; first to ask: ", starter)
         seen = tuple(
@@ -141,6 +154,10 @@ class TimelineBuilder:
                     return self._book(event)
                 case AskRefused():
                     return self._invalid(event, transcript)
+                case LuckyDraw():
+                    return self._lucky(event)
+                case NoOneToAsk():
+                    return self._no_one_to_ask(event)
         except (KeyError, IndexError, TypeError, ValueError) as error:
             raise ReplayError(f"event {event.as_json()} does not fit the table: {error!r}") from None
         return None
@@ -203,6 +220,16 @@ class TimelineBuilder:
         moves = (Move((card["id"],), "pond", "hand", seat_to=seat),)
         return self._add(StepKind.DRAW, event.at, seat, line, seen, moves)
 
+    def _lucky(self, event: LuckyDraw) -> Step:
+        seat, card = event.seat, self.cards[event.card_id]
+        line: Line = (Who(seat), f" shows {card_name(card)}, the rank asked for, and asks again")
+        return self._add(StepKind.LUCKY_DRAW, event.at, seat, line, (line,) * self.seats, ())
+
+    def _no_one_to_ask(self, event: NoOneToAsk) -> Step:
+        seat = event.seat
+        line: Line = (Who(seat), " has no one to ask and goes fishing")
+        return self._add(StepKind.NO_ONE_TO_ASK, event.at, seat, line, (line,) * self.seats, ())
+
     def _book(self, event: BookLaid) -> Step:
         seat, rank = event.seat, event.rank
         book = self.table.lay_book(seat, rank)
@@ -261,6 +288,25 @@ class TimelineBuilder:
         )
         self.steps.append(step)
         return step
+
+
+def rules_summary(rules: Rules, seats: int) -> str:
+    """The settings of a match in a few words, for the viewers' headers."""
+    deal = f"{rules.hand_size(seats)} cards each" + (" (by table size)" if rules.deal_by_seats else "")
+    parts = [deal, f"refill to {rules.min_hand_size}"]
+    if rules.next_player is NextPlayer.CLOCKWISE:
+        parts.append("next: Clockwise (the seat after the one asked)")
+    else:
+        parts.append(f"next: {rules.next_player}")
+    if rules.lucky_draw:
+        parts.append("lucky draw")
+    if rules.refill_empty_hand:
+        when = "at once" if rules.refill_when is RefillWhen.AT_ONCE else "on its turn"
+        parts.append(f"an empty hand draws {rules.refill_empty_hand} {when}")
+    if rules.draw_when_no_one_to_ask:
+        parts.append("no one to ask: draw")
+    parts.append(f"{rules.number_of_decks} deck(s)" + (" with knights" if rules.knights else ""))
+    return ", ".join(parts)
 
 
 def _place(place: object) -> str:
@@ -331,16 +377,20 @@ def turn_starts(steps: Iterable[Step]) -> list[int]:
     """The transcript index at which each turn starts: turn k (from 1) is item k - 1.
 
     A turn is a seat's run of asks: it starts with an ask (valid or not) by another seat than
-    the last one to ask, or by the same seat after its ask missed or was refused.
+    the last one to ask, or by the same seat after its ask missed (without a lucky draw) or was
+    refused; a draw by a seat with no one to ask is a turn of its own.
     """
     starts: list[int] = []
     asker: int | None = None
     passed = True
     for step in steps:
-        if step.kind not in (StepKind.ASK, StepKind.INVALID_ASK):
+        if step.kind is StepKind.LUCKY_DRAW:
+            passed = False  # the asked rank from the pond: the same seat asks again
+            continue
+        if step.kind not in (StepKind.ASK, StepKind.INVALID_ASK, StepKind.NO_ONE_TO_ASK):
             continue
         if passed or step.seat != asker:
             starts.append(step.at)
             asker = step.seat
-        passed = step.kind is StepKind.INVALID_ASK or not step.moves
+        passed = step.kind is not StepKind.ASK or not step.moves
     return starts

@@ -21,6 +21,8 @@ What the SDK keeps for you, from public information only:
 - `pond_size`: cards left in the pond, kept the same way;
 - `asks`: every `hand-update` so far as an `AskSeen` (who asked whom with which card, how many
   cards moved, whether the asker went fishing);
+- `lucky_draws`: every `lucky-draw` so far as a `LuckyDraw` (under the `luckyDraw` rule, a seat
+  that fished the rank it asked for shows the card and asks again);
 - `books_laid`: the ranks of the books you laid (cards that left your hand without a hand-over);
 - `rng`: a `random.Random` seeded from your seat and the ids of your starting hand, so a bot
   that draws its randomness only from it plays the same match the same way on every run.
@@ -39,8 +41,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, NamedTuple, TextIO
 
 from arena.engine.cards import pack_size
+from arena.engine.rules import deal_for
 
-__all__ = ["Ask", "AskSeen", "Bot", "Card", "Draw", "pack_size", "run"]
+__all__ = ["Ask", "AskSeen", "Bot", "Card", "Draw", "LuckyDraw", "pack_size", "run"]
 
 Draw = Literal["go-fish", "pick-up"]  # how a card came from the pond
 
@@ -88,6 +91,14 @@ class AskSeen:
         return self.card.rank
 
 
+@dataclass(frozen=True, slots=True)
+class LuckyDraw:
+    """A seat went fishing and drew the rank it asked for: it shows `card` and asks again."""
+
+    seat: int
+    card: Card
+
+
 class Bot:
     """A Go Fish player. Override `choose_ask`, and whichever hooks you need.
 
@@ -109,6 +120,7 @@ class Bot:
         self.hand_sizes: list[int] = []
         self.pond_size = 0
         self.asks: list[AskSeen] = []
+        self.lucky_draws: list[LuckyDraw] = []
         self.books_laid: list[int] = []
         self.scores: list[int] | None = None  # set by `match-end`
         self.rng = random.Random(0)
@@ -134,6 +146,9 @@ class Bot:
     def on_draw(self, card: Card, via: Draw) -> None:
         """You took `card` from the pond; `via` is `"go-fish"` or `"pick-up"`."""
 
+    def on_lucky_draw(self, lucky: LuckyDraw) -> None:
+        """A seat (perhaps you) fished the rank it asked for; it asks again."""
+
     def on_match_end(self, scores: list[int], places: list[int]) -> None:
         """The match is over."""
 
@@ -150,6 +165,16 @@ class Bot:
         """Seats worth asking; all other seats if none seems to hold a card (sizes are estimates)."""
         holding = [seat for seat in self.others() if self.hand_sizes[seat] > 0]
         return holding or self.others()
+
+    def refill_target(self, held: int) -> int:
+        """How many cards a hand of `held` cards draws up to at once (`minHandSize`, and
+        `refillEmptyHand` for an empty hand when `refillWhen` is "At once")."""
+        rules = self.settings.get("rules", {})
+        target = int(rules.get("minHandSize", 1))
+        refill = int(rules.get("refillEmptyHand", 0))
+        if held == 0 and refill and rules.get("refillWhen", "At once") == "At once":
+            target = max(target, refill)
+        return target
 
     def ranks_in_hand(self) -> dict[int, list[Card]]:
         """Your cards grouped by rank, in hand order."""
@@ -189,6 +214,10 @@ class Bot:
                 self.on_draw(card, via)
         elif kind == "hand-update":
             self._hand_update(message)
+        elif kind == "lucky-draw":
+            lucky = LuckyDraw(int(message["player"]), self._cards([message["card"]])[0])
+            self.lucky_draws.append(lucky)
+            self.on_lucky_draw(lucky)
         elif kind == "match-end":
             self.scores = list(message.get("scores") or [])
             self.on_match_end(self.scores, list(message.get("ranks") or []))
@@ -213,7 +242,8 @@ class Bot:
         self.settings = dict(message.get("settings") or {})
         rules, deck = self.settings.get("rules", {}), self.settings.get("deck", {})
         # Until the first `ask`, everyone holds the deal and the pond holds the rest.
-        dealt = int(rules.get("startingHandSize", 7))
+        by_seats = deal_for(len(players))  # `dealBySeats`; `init` says the size anyway
+        dealt = int(rules.get("startingHandSize", by_seats if rules.get("dealBySeats") else 7))
         pack = pack_size(int(deck.get("numberOfDecks", 1)), bool(deck.get("knights")))
         self.hand_sizes = [dealt] * len(players)
         self.pond_size = max(pack - dealt * len(players), 0)
@@ -238,9 +268,8 @@ class Bot:
         if moved:
             sizes[asker] += moved
             sizes[asked] -= moved
-            # The asked seat refills toward minHandSize before anyone is told (contract §2.7).
-            floor = int(self.settings.get("rules", {}).get("minHandSize", 1))
-            refill = min(max(floor - sizes[asked], 0), self.pond_size)
+            # The asked seat refills before anyone is told (contract §2.7).
+            refill = min(max(self.refill_target(sizes[asked]) - sizes[asked], 0), self.pond_size)
             sizes[asked] += refill
             self.pond_size -= refill
         went_fishing = moved == 0 and self.pond_size > 0

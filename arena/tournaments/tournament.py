@@ -66,7 +66,8 @@ def tournament_id(config: Config, seed: int) -> str:
     identity = {
         "format": ID_FORMAT,
         "seed": seed,
-        "rules": config.rules.model_dump(),
+        # The seed names, with the family rules only when on: ids of earlier runs stay valid.
+        "rules": config.engine_rules.as_seed_names()["rules"],
         "deck": config.deck.model_dump(),
         "limits": config.limits.model_dump(exclude={"sandbox"}),
         "participants": [p.model_dump(exclude={"readOnly"}) for p in config.participants],

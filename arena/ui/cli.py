@@ -178,10 +178,13 @@ def _run_loaded(
     """`arena run` once its config is loaded (`arena sprt` builds one from its options)."""
     from rich.text import Text
 
+    from arena.base import config as config_module
     from arena.tournaments import tournament
     from arena.tournaments.executors import default_jobs, make_executor
 
     try:
+        for warning in config_module.rule_warnings(settings):
+            err.print(f"warning: {config}: {warning}", markup=False, soft_wrap=True)
         address = scheduler or settings.tournament.scheduler  # matches on a Dask cluster
         if address is not None and jobs is not None:
             raise ConfigError("--jobs and --scheduler: give one (a cluster plays as many matches at once as it has worker threads)")

@@ -27,7 +27,7 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 
 from arena import __version__
-from arena.engine.rules import NextPlayer, StartingPlayer, is_pond_number, whole_number
+from arena.engine.rules import NextPlayer, RefillWhen, StartingPlayer, is_pond_number, whole_number
 from arena.replays.replay import EntryModel, ReplayModel, one_of
 
 SCHEMA_FORMAT: Final = "gofish-arena-schema/1"
@@ -75,9 +75,46 @@ class PlayerEntry(_Wire):
 
 class RulesSettings(_Wire):
     startingPlayer: Annotated[StartingPlayer, Field(strict=False), one_of(StartingPlayer)]
-    startingHandSize: Count
+    startingHandSize: Annotated[int, Field(ge=0, description="Cards dealt to each seat.")]
     minHandSize: Count
-    nextPlayer: Annotated[NextPlayer, Field(strict=False), one_of(NextPlayer)]
+    nextPlayer: Annotated[
+        NextPlayer,
+        Field(
+            strict=False,
+            description="Who asks after a miss: the seat asked; the seat after the one asked "
+            "(the reference arena's `Clockwise`); or the seat after the asker.",
+        ),
+        one_of(NextPlayer),
+    ]
+    # The family rules: sent only when they are on (absent, never null or false).
+    luckyDraw: Annotated[
+        Literal[True],
+        Field(description="Go fish and draw the asked rank: `lucky-draw`, and ask again."),
+    ] | SkipJsonSchema[None] = None
+    refillEmptyHand: Annotated[
+        int, Field(ge=1, description="A hand that empties draws until it holds this many.")
+    ] | SkipJsonSchema[None] = None
+    refillWhen: Annotated[
+        RefillWhen, Field(strict=False), one_of(RefillWhen)
+    ] | SkipJsonSchema[None] = None
+    drawWhenNoOneToAsk: Annotated[
+        Literal[True],
+        Field(description="When no other seat holds a card you draw (`go-fish`) instead of asking."),
+    ] | SkipJsonSchema[None] = None
+    dealBySeats: Annotated[
+        Literal[True],
+        Field(description="startingHandSize is 7 for two seats, 5 for three or more."),
+    ] | SkipJsonSchema[None] = None
+
+    @field_validator(
+        "luckyDraw", "refillEmptyHand", "refillWhen", "drawWhenNoOneToAsk", "dealBySeats",
+        mode="before",
+    )
+    @classmethod
+    def _absent_not_null(cls, value: Any) -> Any:
+        if value is None:
+            raise ValueError("is left out when not set, never null")
+        return value
 
 
 class DeckSettings(_Wire):
@@ -182,6 +219,16 @@ class HandUpdateMessage(_Wire):
     hand: Hand
 
 
+class LuckyDrawMessage(_Wire):
+    """With `luckyDraw`: a seat went fishing and drew the rank it asked for, so it shows the
+    card and asks again (sent to every seat, the drawer too, after its `go-fish-result`).
+    Reply: anything."""
+
+    type: Literal["lucky-draw"]
+    player: Annotated[int, Field(ge=0, description="The seat that drew; it asks again.")]
+    card: Annotated[Card, Field(description="The card drawn: the rank that seat asked for.")]
+
+
 class MatchEndMessage(_Wire):
     """The match is over; stdin is closed after your reply. Reply: anything."""
 
@@ -201,6 +248,7 @@ MESSAGE_MODELS: Final[dict[str, type[_Wire]]] = {
     "pick-up": PickUpMessage,
     "pick-up-result": PickUpResultMessage,
     "hand-update": HandUpdateMessage,
+    "lucky-draw": LuckyDrawMessage,
     "match-end": MatchEndMessage,
 }
 
@@ -213,6 +261,7 @@ ArenaMessage = Annotated[
     | PickUpMessage
     | PickUpResultMessage
     | HandUpdateMessage
+    | LuckyDrawMessage
     | MatchEndMessage,
     Field(discriminator="type"),
 ]

@@ -25,6 +25,7 @@ from arena.replays.timeline import (
     build,
     card_name,
     rank_name,
+    rules_summary,
     turn_starts,
 )
 from arena.ui.terminal import inert
@@ -112,9 +113,7 @@ def _header(replay: Mapping[str, Any], setup: MatchSetup, names: Names, seat: in
     rules = setup.rules
     text = Text()
     text.append(f"seed {replay.get('seed')}  ·  {len(setup.names)} seats  ·  ")
-    text.append(f"{rules.starting_hand_size} cards each, refill to {rules.min_hand_size}, "
-                f"next: {rules.next_player}  ·  {rules.number_of_decks} deck(s)"
-                + (" with knights" if rules.knights else ""))
+    text.append(rules_summary(rules, len(setup.names)))
     fork = _fork_of(replay)
     if fork is not None:
         text.append("\n")
@@ -158,7 +157,8 @@ def _timeline(
             yield Rule("the end", style="dim")
             yield names.line(step.line, "bold")
             continue
-        starts_turn = step.kind in (StepKind.ASK, StepKind.INVALID_ASK) and step.at in turns
+        starts = (StepKind.ASK, StepKind.INVALID_ASK, StepKind.NO_ONE_TO_ASK)
+        starts_turn = step.kind in starts and step.at in turns
         if starts_turn and (line is not None or step.kind is StepKind.ASK):
             who = names.of(step.seat) if step.seat is not None else Text("?")
             yield Text(f"turn {turns[step.at]}: ", style="dim").append_text(who)

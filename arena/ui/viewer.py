@@ -18,7 +18,7 @@ from importlib import resources
 from typing import Any
 
 from arena.engine.cards import RANK_NAMES, ranks
-from arena.replays.timeline import SUIT_SIGNS, Line, Step, Who, build, rank_name
+from arena.replays.timeline import SUIT_SIGNS, Line, Step, Who, build, rank_name, rules_summary
 
 _PLACEHOLDERS = ("__CSP__", "__STYLE__", "__SCRIPT__", "__DATA__", "__TITLE__")
 
@@ -58,10 +58,7 @@ def page_data(replay: Mapping[str, Any]) -> dict[str, Any]:
         # As text: a drawn seed has 63 bits, more than a JavaScript number holds exactly.
         "seed": None if replay.get("seed") is None else str(replay.get("seed")),
         "players": [{"seat": seat, "name": str(name)} for seat, name in enumerate(setup.names)],
-        "rules": (
-            f"{rules.starting_hand_size} cards each, refill to {rules.min_hand_size}, "
-            f"next: {rules.next_player}, {rules.number_of_decks} deck(s)" + (" with knights" if rules.knights else "")
-        ),
+        "rules": rules_summary(rules, len(setup.names)),
         "ranks": list(ranks(rules.knights)),
         "rankNames": list(RANK_NAMES),
         "rankPlurals": [rank_name(rank, plural=True) for rank in range(len(RANK_NAMES))],
