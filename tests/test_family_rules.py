@@ -290,3 +290,39 @@ def test_each_ready_rule_set_is_its_config_file(name: str) -> None:
 
     path = Path(__file__).parents[1] / "configs" / f"{name}.toml"
     assert rules_file(path) == named_rules(name)
+
+
+# --- the shuffle -----------------------------------------------------------------------------
+
+# The chi-square value that a fair shuffle exceeds with probability 0.001, by degrees of freedom.
+CHI_SQUARE_999 = {2: 13.816, 3: 16.266, 51: 86.661}
+
+
+def chi_square(counts: list[int]) -> float:
+    expected = sum(counts) / len(counts)
+    return sum((count - expected) ** 2 / expected for count in counts)
+
+
+def test_the_shuffle_puts_a_card_in_every_position_equally_often() -> None:
+    # 10,400 seeded shuffles of the pack: where card 0 lands, and which card comes first.
+    import random
+
+    from arena.engine.cards import shuffled_pack
+
+    where, first = [0] * 52, [0] * 52
+    for seed in range(10_400):
+        deck = shuffled_pack(random.Random(seed), 1, False)
+        where[next(i for i, card in enumerate(deck) if card["id"] == 0)] += 1
+        first[deck[0]["id"]] += 1
+    assert chi_square(where) < CHI_SQUARE_999[51]
+    assert chi_square(first) < CHI_SQUARE_999[51]
+
+
+@pytest.mark.parametrize("seats", [3, 4])
+def test_a_random_starting_seat_is_drawn_fairly(seats: int) -> None:
+    from arena.engine.match import MatchSetup
+
+    counts = [0] * seats
+    for seed in range(3000):
+        counts[MatchSetup.from_seed(seed, "abcd"[:seats], Rules()).starting_player] += 1
+    assert chi_square(counts) < CHI_SQUARE_999[seats - 1]

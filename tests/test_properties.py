@@ -9,16 +9,19 @@ ask was made with), and no seat holds a book that a book check should have laid.
 from __future__ import annotations
 
 import dataclasses
+import os
 import random
 from collections import Counter
 from collections.abc import Generator
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from rigging import events_of
 
+from arena.base.config import named_rules
 from arena.engine.cards import Card, new_pack
 from arena.engine.match import (
     NO_REPLY,
@@ -283,3 +286,35 @@ def test_every_delivery_keeps_the_rules_and_the_match_ends(
     # The same setup and replies give the same transcript and result.
     again, result_again, _ = play_checked(setup, [reply for _, _, reply in transcript])
     assert again == transcript and result_again == result
+
+
+# The ready rule sets at the tables they are for, as the seed games' own fuzz claims: at every
+# delivery the checks above (cards conserved, no unlaid book, no rank booked too often, the
+# seat to move can act), and every match ends with all books made. ARENA_FUZZ_MATCHES=2000
+# plays thousands per table (the default keeps the suite quick).
+FUZZ_MATCHES = int(os.environ.get("ARENA_FUZZ_MATCHES", "60"))
+
+
+@pytest.mark.parametrize(
+    ("rule_set", "seats"),
+    [("classic", 2), ("family-two", 2), ("family-table", 3), ("family-table", 4)],
+)
+def test_random_matches_under_each_rule_set_keep_the_rules_and_make_every_book(
+    rule_set: str, seats: int
+) -> None:
+    rules = named_rules(rule_set)
+    names = [f"p{s}" for s in range(seats)]
+    events: Counter[str] = Counter()
+    for seed in range(FUZZ_MATCHES):
+        setup = MatchSetup.from_seed(seed, names, rules)
+        _, result, match = play_checked(setup, RandomSeat(random.Random(seed), 0.0))
+        assert result.outcome is Outcome.COMPLETED, (seed, result)
+        assert 4 * sum(result.scores) == rules.pack_size
+        assert not match.table.pond and not any(match.table.hands)
+        events.update(e.get("via", e["event"]) for e in events_of(match))
+    # The rules really were exercised (no one to ask is rare at random: tests/test_family_rules.py
+    # rigs it).
+    if rules.lucky_draw:
+        assert events["lucky-draw"] > 0
+    if rules.refill_empty_hand:
+        assert events["pick-up"] > 0  # with minHandSize 0, only a refill picks up

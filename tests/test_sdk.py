@@ -444,7 +444,84 @@ def test_sdk_and_bots_import_with_the_standard_library_only() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    # The engine's cards are standard-library only too (tests/test_layers.py): one pack formula.
+    # The engine's cards and rules are standard-library only too (tests/test_layers.py): one
+    # pack formula, one deal by table size.
     assert done.stdout.strip() == (
-        "['arena', 'arena.bots', 'arena.engine', 'arena.engine.cards', 'arena.sdk']"
+        "['arena', 'arena.bots', 'arena.engine', 'arena.engine.cards', 'arena.engine.rules', "
+        "'arena.sdk']"
     )
+
+
+
+# --- the family rules ----------------------------------------------------------------------
+
+
+def family_init(seat: int = 0, seats: int = 2, **rules: Any) -> dict[str, Any]:
+    message = init(seat, seats, dealt=4, min_hand=0)
+    message["settings"]["rules"].update(rules)
+    return message
+
+
+def test_a_lucky_draw_is_recorded_and_answered_null() -> None:
+    from arena.sdk import LuckyDraw
+
+    seen: list[LuckyDraw] = []
+
+    class Watcher(Bot):
+        def on_lucky_draw(self, lucky: LuckyDraw) -> None:
+            seen.append(lucky)
+
+    bot = Watcher()
+    bot.handle(family_init(luckyDraw=True))
+    bot.handle({"type": "starting-hand", "hand": HAND})
+    shown = card(40, 1, 3)
+    assert bot.handle({"type": "lucky-draw", "player": 1, "card": shown}) is None
+    assert bot.lucky_draws == seen == [LuckyDraw(1, Card.from_json(shown))]
+    assert bot.hand_sizes == [4, 4]  # the draw itself was counted at the hand-update
+
+
+def test_an_emptied_hand_is_counted_refilled_at_once_but_not_on_its_turn() -> None:
+    at_once = Bot()
+    at_once.handle(family_init(seats=3, refillEmptyHand=5, refillWhen="At once"))
+    at_once.handle({"type": "starting-hand", "hand": HAND})
+    at_once.handle({"type": "ask", "hand": HAND, "opponentsHandSizes": [None, 4, 2], "pond": [0] * 20})
+    # Seat 1 takes both of seat 2's cards: seat 2 draws a fresh hand of 5 at once.
+    at_once.handle(hand_update(1, 2, card(9, 9), 2, HAND))
+    assert at_once.hand_sizes == [4, 6, 5] and at_once.pond_size == 15
+    assert at_once.refill_target(0) == 5 and at_once.refill_target(3) == 0
+
+    later = Bot()
+    later.handle(family_init(seats=3, refillEmptyHand=5, refillWhen="On its turn"))
+    later.handle({"type": "starting-hand", "hand": HAND})
+    later.handle({"type": "ask", "hand": HAND, "opponentsHandSizes": [None, 4, 2], "pond": [0] * 20})
+    later.handle(hand_update(1, 2, card(9, 9), 2, HAND))
+    assert later.hand_sizes == [4, 6, 0] and later.pond_size == 20
+
+
+def test_deal_by_seats_without_a_hand_size_counts_the_deal_by_table_size() -> None:
+    bot = Bot()
+    message = family_init(seats=3, dealBySeats=True)
+    del message["settings"]["rules"]["startingHandSize"]
+    bot.handle(message)
+    assert bot.hand_sizes == [5, 5, 5] and bot.pond_size == 52 - 15
+
+
+def test_the_expert_pins_a_card_shown_by_a_lucky_draw() -> None:
+    from arena.bots import ExpertBot
+
+    bot = ExpertBot()
+    bot.handle(family_init(luckyDraw=True))
+    bot.handle({"type": "starting-hand", "hand": HAND})
+    bot.handle({"type": "ask", "hand": HAND, "opponentsHandSizes": [None, 4], "pond": [0] * 10})
+    # We ask seat 1 for 9s: go fish, so seat 1 holds no 9 (we draw a card of our own).
+    bot.handle(hand_update(0, 1, card(9, 9), 0, HAND))
+    bot.handle({"type": "go-fish", "pond": [0] * 10})
+    bot.handle({"type": "go-fish-result", "card": [card(30, 4, 2)], "hand": [*HAND, card(30, 4, 2)]})
+    # Seat 1 asks us for Queens (a miss), fishes, and shows the Queen it drew.
+    bot.handle(hand_update(1, 0, card(12, 12), 0, [*HAND, card(30, 4, 2)]))
+    count = bot.count
+    assert count.least[1][12] == 1 and count.room[1][9] == 1  # its draw might be a 9
+    bot.handle({"type": "lucky-draw", "player": 1, "card": card(25, 12, 1)})
+    assert count.least[1][12] == 2  # the Queen it asked with and the one it showed
+    assert count.room[1][9] == 0  # its draw is seen: still no 9
+    assert count.sizes[1] == 5 and count.pond == 8
