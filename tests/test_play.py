@@ -302,7 +302,50 @@ def test_human_seat_speaks_the_protocol() -> None:
 
 
 def test_the_deal_follows_the_seed_games() -> None:
-    assert make_setup(PlayOptions(opponents=1, seed=3)).rules.starting_hand_size == 7
+    assert make_setup(PlayOptions(opponents=1, seed=3)).rules.hand_size(2) == 7
     setup = make_setup(PlayOptions(opponents=3, seed=3, name="Pip"))
-    assert setup.rules.starting_hand_size == 5
+    assert setup.rules.hand_size(len(setup.names)) == 5
     assert len(set(setup.names)) == 4
+
+
+@pytest.mark.parametrize(
+    ("choice", "expected"),
+    [
+        ("family-table", {"luckyDraw": True, "refillWhen": "On its turn", "dealBySeats": True}),
+        ("configs/family-two.toml", {"luckyDraw": True, "refillEmptyHand": 7}),
+        ("classic", {"startingHandSize": 7, "nextPlayer": "Asked"}),
+    ],
+)
+def test_play_starts_with_a_rule_set_by_name_or_file(
+    tmp_path: Path, choice: str, expected: dict[str, Any]
+) -> None:
+    root = Path(__file__).parents[1]
+    rules = choice if "/" not in choice else str(root / choice)
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "play", "--opponents", "2", "--rules", rules,
+         "--seed", "4", "--delay", "0", "--replays", "out"],
+        input=b"quit\n", capture_output=True, cwd=tmp_path, timeout=60, check=False,
+    )
+    assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
+    (path,) = (tmp_path / "out").glob("*.json")
+    data = replay_module.read(path)
+    assert replay_module.verify(data) is None
+    assert expected.items() <= data["config"]["rules"].items()
+    told = data["transcript"][0]["message"]["settings"]["rules"]
+    assert told["startingHandSize"] == (7 if choice == "classic" else 5)  # three at the table
+
+
+@pytest.mark.parametrize(
+    ("choice", "error"),
+    [
+        ("nope", "--rules: 'nope' is neither a rule set (classic, family-two, family-table)"),
+        ("missing.toml", "missing.toml: no such config file"),
+    ],
+)
+def test_play_refuses_an_unknown_rule_set_in_one_line(tmp_path: Path, choice: str, error: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "play", "--rules", choice],
+        capture_output=True, cwd=tmp_path, timeout=60, check=False, text=True,
+    )
+    assert done.returncode == 2 and done.stderr.startswith(error), done.stderr
+    assert done.stderr.count("\n") == 1 and not list(tmp_path.iterdir())

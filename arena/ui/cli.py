@@ -568,15 +568,20 @@ def play(
     delay: Annotated[float, typer.Option(min=0, metavar="SECONDS", help="Seconds of pause before each bot move.")] = 0.4,
     replays: Annotated[Path, typer.Option(metavar="DIR", help="Folder for the replay.")] = Path("replays"),
     name: Annotated[str, typer.Option(metavar="NAME", help="Your seat's name.")] = "you",
+    rules: Annotated[str | None, typer.Option("--rules", metavar="NAME|FILE", help="The rules: classic, family-two, family-table, or the rules of a config file (default: the classic rules, 7 cards each for two players, 5 for more).")] = None,
 ) -> None:
     """Play Go Fish at the terminal against the built-in bots; the match is saved as a replay."""
     from arena.ui import play as play_module
 
     if level not in play_module.LEVELS:
         fail(f"--level: {level!r} is not one of {', '.join(play_module.LEVELS)}", 2)
+    try:
+        chosen = play_module.chosen_rules(rules, opponents + 1)
+    except ConfigError as error:
+        fail(str(error), 2)
     options = play_module.PlayOptions(
         opponents=opponents, level=level, seed=play_module.new_seed() if seed is None else seed,
-        delay=delay, replays=replays, name=name,
+        delay=delay, replays=replays, name=name, rules=chosen,
     )
     try:
         status = play_module.play(options, out.console)

@@ -22,18 +22,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Final, Self
 
 from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from arena.base.config import LimitsSection, bot_command
+from arena.base.config import RULE_SETS, LimitsSection, bot_command, named_rules, rules_file
+from arena.base.errors import ConfigError
 from arena.bots import Level
 from arena.engine.cards import Card
 from arena.engine.events import Event
 from arena.engine.match import MatchSetup, Outcome
-from arena.engine.rules import Rules, StartingPlayer
+from arena.engine.rules import Rules
 from arena.engine.views import Message
 from arena.referee.loop import MatchInterrupted, MatchRecord, Unobserved, play_match
 from arena.replays import replay as replay_module
@@ -49,6 +50,10 @@ RANK_WORDS = {"a": 0, "ace": 0, "aces": 0, "j": 10, "jack": 10, "jacks": 10, "c"
               "knights": 11, "q": 12, "queen": 12, "queens": 12, "k": 13, "king": 13, "kings": 13, "t": 9}
 
 
+# The kitchen table's game: the reference arena's rules, dealt by table size.
+KITCHEN_TABLE: Final = Rules(deal_by_seats=True)
+
+
 @dataclass(frozen=True)
 class PlayOptions:
     opponents: int = 1
@@ -57,6 +62,7 @@ class PlayOptions:
     delay: float = 0.4
     replays: Path = Path("replays")
     name: str = "you"
+    rules: Rules = KITCHEN_TABLE
 
 
 def new_seed() -> int:
@@ -64,10 +70,32 @@ def new_seed() -> int:
 
 
 def make_setup(options: PlayOptions) -> MatchSetup:
-    """The kitchen table's deal: 7 cards each for two players, 5 each for three or four."""
+    """The match of `options`: by default 7 cards each for two players, 5 each for three or four."""
     names = [options.name, *(n if n != options.name else f"{n}-bot" for n in BOT_NAMES[: options.opponents])]
-    rules = Rules(starting_player=StartingPlayer.RANDOM, starting_hand_size=7 if options.opponents == 1 else 5)
-    return MatchSetup.from_seed(options.seed, names, rules, limits=LimitsSection().told_to_seats())
+    return MatchSetup.from_seed(options.seed, names, options.rules, limits=LimitsSection().told_to_seats())
+
+
+def chosen_rules(choice: str | None, seats: int) -> Rules:
+    """The rules of `--rules`: a ready rule set's name or a config file's `[rules]` and `[deck]`.
+
+    Raises ConfigError (one line) for an unknown name, a bad file, or a deal the pack cannot cover.
+    """
+    if choice is None:
+        rules = KITCHEN_TABLE
+    elif choice in RULE_SETS:
+        rules = named_rules(choice)
+    elif choice.endswith(".toml") or "/" in choice:
+        rules = rules_file(Path(choice))
+    else:
+        raise ConfigError(
+            f"--rules: {choice!r} is neither a rule set ({', '.join(RULE_SETS)}) nor a .toml file"
+        )
+    if rules.cards_to_deal(seats) > rules.pack_size:
+        raise ConfigError(
+            f"--rules: the deal needs {rules.cards_to_deal(seats)} cards ({seats} seats × "
+            f"{rules.hand_size(seats)}) but the pack has {rules.pack_size}"
+        )
+    return rules
 
 
 # -- the screen's view of the match: an observer of the match loop -----------------------
