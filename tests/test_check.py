@@ -20,7 +20,7 @@ from arena.base.errors import ConfigError
 from arena.bots import BOTS as BUILT_IN_BOTS
 from arena.engine.cards import Card, new_pack
 from arena.engine.match import Match
-from arena.engine.rules import Ask, Refusal, verify_ask
+from arena.engine.rules import Ask, NextPlayer, Refusal, Rules, verify_ask
 from arena.seats.replies import Answer
 from arena.ui import check
 
@@ -136,9 +136,10 @@ def test_the_scenarios_are_the_ones_announced() -> None:
         "several decks",
         "knights",
         "empty hands",
+        "family rules",
         "unknown message",
     ]
-    assert [s.unknown_message for s in SCENARIOS.values()] == [False] * 5 + [True]
+    assert [s.unknown_message for s in SCENARIOS.values()] == [False] * 6 + [True]
 
 
 def test_the_empty_pond_scenario_asks_with_an_empty_pond() -> None:
@@ -166,6 +167,36 @@ def test_the_empty_hands_scenario_picks_up_before_the_first_ask() -> None:
     assert sent[1] == {"type": "starting-hand", "hand": []}
     assert types.index("pick-up") < types.index("ask")
     assert any(0 in m["opponentsHandSizes"] for m in sent if m["type"] == "ask")
+
+
+def test_the_family_rules_scenario_sends_lucky_draws_and_refills_an_empty_hand() -> None:
+    sent = seat_zero_messages(SCENARIOS["family rules"])
+    rules = sent[0]["settings"]["rules"]
+    assert rules["luckyDraw"] is True and rules["nextPlayer"] == "After asker"
+    assert rules["startingHandSize"] == 5 and len(sent[0]["players"]) == 3
+    types = [m["type"] for m in sent]
+    assert "lucky-draw" in types and "pick-up" in types
+
+
+@pytest.mark.parametrize(
+    ("next_player", "loud"), [(NextPlayer.CLOCKWISE, True), (NextPlayer.ASKED, False)]
+)
+def test_the_stalled_note_says_loudly_what_clockwise_means(
+    next_player: NextPlayer, loud: bool
+) -> None:
+    note = check.stalled_note(Rules(next_player=next_player))
+    assert note.startswith("stalled: 100 asks in a row moved no card")
+    assert ("AFTER THE ONE ASKED" in note) is loud
+
+
+def test_a_stalled_check_shows_its_note() -> None:
+    from rich.console import Console
+
+    stalled = check.ScenarioReport("several decks", "3 decks", outcome="stalled", note="stalled: why")
+    console = Console(width=200, record=True, color_system=None)
+    for part in check.render(check.CheckReport(["bot"], [stalled])):
+        console.print(part)
+    assert "stalled: why" in console.export_text()
 
 
 def test_init_tells_the_limits_of_the_check() -> None:
@@ -225,7 +256,7 @@ def test_a_good_bot_passes_every_check() -> None:
     assert "start-up (spawn to init reply): " in done.stdout
     assert "reply latency: median " in done.stdout
     assert "invalid replies" not in done.stdout
-    assert "PASS: all 6 checks passed" in done.stdout
+    assert "PASS: all 7 checks passed" in done.stdout
     assert survivors("checkbots/good.py") == []
 
 
@@ -234,7 +265,7 @@ def test_garbage_fails_with_not_json() -> None:
     assert done.returncode == 1
     assert "not-json" in done.stdout
     assert "ok, got it" in done.stdout
-    assert "FAIL: 6 of 6 checks failed" in done.stdout
+    assert "FAIL: 7 of 7 checks failed" in done.stdout
 
 
 def test_a_silent_bot_times_out_and_the_rest_is_skipped() -> None:
@@ -288,13 +319,15 @@ def test_a_string_pond_index_is_reported() -> None:
     assert "│ passed │" in row(done.stdout, "empty pond")  # no draw there: nothing to get wrong
 
 
-def test_a_bot_that_chokes_on_an_unknown_message_fails_only_that_check() -> None:
+def test_a_bot_that_chokes_on_an_unknown_message_fails_that_check_and_the_family_rules() -> None:
     done = bot("strict_types")
     assert done.returncode == 1
     assert "│ failed " in row(done.stdout, "unknown message")
     assert "#2 future-message" in done.stdout  # numbered from 0 across seats, as replay show does
     assert "unknown message type future-message" in done.stdout
-    assert "FAIL: 1 of 6 checks failed" in done.stdout
+    # The family rules send `lucky-draw`, a type a bot written for the reference does not know.
+    assert "│ failed " in row(done.stdout, "family rules")
+    assert "FAIL: 2 of 7 checks failed" in done.stdout
 
 
 def test_a_relative_program_path_runs_from_the_working_folder(tmp_path: Path) -> None:
@@ -340,7 +373,7 @@ def test_a_discarded_line_shows_its_newline_as_backslash_n() -> None:
 
 def test_skipped_checks_are_not_counted_as_failed() -> None:
     done = bot("silent", "--timeout", "0.3", "--startup-timeout", "0.5")
-    assert "FAIL: 1 of 6 checks failed, 5 not run after it" in done.stdout
+    assert "FAIL: 1 of 7 checks failed, 6 not run after it" in done.stdout
 
 
 def test_one_reply_is_one_reply() -> None:

@@ -28,7 +28,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from arena.base.config import LimitsSection, resolve_program
+from arena.base.config import LimitsSection, named_rules, resolve_program
 from arena.base.errors import ConfigError
 from arena.bots import BOTS
 from arena.engine.match import NO_REPLY, MatchSetup
@@ -107,6 +107,7 @@ class ScenarioReport:
     warnings: list[str] = field(default_factory=list)
     stderr_tail: str = ""
     hints: list[str] = field(default_factory=list)  # what the sandbox stopped, what to do instead
+    note: str = ""  # why the outcome is what it is, when it is not `completed`
 
 
 @dataclass
@@ -172,6 +173,12 @@ def scenarios(limits: LimitsSection) -> list[Scenario]:
             "empty hands",
             "startingHandSize 0: an empty starting hand, pick-up before the first ask",
             seeded(5, 2, Rules(starting_player=first, starting_hand_size=0)),
+        ),
+        Scenario(
+            "family rules",
+            "3 seats, configs/family-table.toml: lucky-draw messages, After asker, "
+            "an empty hand draws 5 on its turn",
+            seeded(19, 3, named_rules("family-table")),
         ),
         Scenario(
             "unknown message",
@@ -395,6 +402,8 @@ def run_scenario(
     else:
         report.outcome = str(record.result.outcome)
         _note_exit(process, report)
+        if report.outcome == "stalled":
+            report.note = stalled_note(setup.rules)
     if report.problems and any(p.kind in ("crashed", "exited", "timeout") for p in report.problems):
         report.stderr_tail = process.log.last(STDERR_SHOWN)
     if sandbox == "bwrap" and (report.problems or report.warnings):
@@ -463,6 +472,20 @@ class _Checked(Wrapped):
         report.problems.extend(answer_problems(message, answer, self.numbering.index, self.seats))
 
 
+def stalled_note(rules: Rules) -> str:
+    """Why a match stalls, in words: what the bot writer can look at."""
+    note = (
+        "stalled: 100 asks in a row moved no card (invalid asks, or misses once the pond is "
+        "empty: ask where the rank may be)"
+    )
+    if rules.next_player is NextPlayer.CLOCKWISE:
+        note += (
+            '; NOTE nextPlayer = "Clockwise" passes the turn to the seat AFTER THE ONE ASKED, '
+            "not after the asker: a miss on the seat before you hands the turn straight back"
+        )
+    return note
+
+
 def _note_exit(participant: SubprocessParticipant, report: ScenarioReport) -> None:
     """After the match (stdin closed, a grace to exit, the whole group stopped, as `arena run`
     does): note a program that lingered or exited with an error."""
@@ -521,6 +544,8 @@ def render(report: CheckReport) -> list[RenderableType]:
             happened = Text(f"{scenario.about}\nstopped early: the program ended or was stopped (see below)")
         else:
             happened = Text(f"{scenario.about}\noutcome: {scenario.outcome}")
+        if scenario.note:
+            happened.append(f"\n{scenario.note}", style="yellow")
         if scenario.problems:
             count = len(scenario.problems)
             happened.append(f"\n{count} invalid repl{'y' if count == 1 else 'ies'}", style="red")
