@@ -2,10 +2,11 @@
 
     /work/venv/bin/python bench/bot_strength.py              # the figures in docs/bots.md
     /work/venv/bin/python bench/bot_strength.py --games 100  # quicker, wider intervals
+    /work/venv/bin/python bench/bot_strength.py --rules family-table   # a ready rule set
 
 Bots play in-process through `Bot.handle` (the same replies as `python -m arena.bots LEVEL`)
 on the arena's own match engine with the default rules (7 cards, `Random` starting player,
-`Asked`). Match `i` of a pairing uses seed `--seed + i`; the levels swap seats every match, so
+`Asked`), or with `--rules` a ready rule set (`family-two`, `family-table`) or a config file's. Match `i` of a pairing uses seed `--seed + i`; the levels swap seats every match, so
 each sits first as often as the other. A game's point goes to the level of the seat with the
 most books (half each on a tie); the win share is the level's mean point, and its 95%
 interval is the normal one over the per-game points.
@@ -28,6 +29,8 @@ try:
 except ModuleNotFoundError:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from arena.base.config import RULE_SETS, named_rules, rules_file
+from arena.base.errors import ConfigError
 from arena.bots import BOTS
 from arena.engine.match import NO_REPLY, MatchSetup, Result, play
 from arena.engine.rules import Rules
@@ -123,6 +126,12 @@ def table(seats: int, games: int, seed: int, rules: Rules) -> str:
     return "\n".join(lines)
 
 
+def rules_of(choice: str | None) -> Rules:
+    if choice is None:
+        return Rules()
+    return named_rules(choice) if choice in RULE_SETS else rules_file(Path(choice))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=400, help="matches per pairing (default 400)")
@@ -131,8 +140,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of the first match (default 1)")
     parser.add_argument("--no-table", action="store_true", help="skip the every-level tables")
+    parser.add_argument(
+        "--rules", metavar="NAME|FILE", help=f"a rule set ({', '.join(RULE_SETS)}) or a config file"
+    )
+    parser.add_argument(
+        "--seats", default="2,4", help="table sizes of the every-level tables (default 2,4)"
+    )
     args = parser.parse_args(argv)
-    rules = Rules()
+    try:
+        rules = rules_of(args.rules)
+        table_seats = [int(seats) for seats in args.seats.split(",")]
+    except (ConfigError, ValueError) as error:
+        parser.error(str(error))
     started = time.perf_counter()
     print(
         "command: python bench/bot_strength.py "
@@ -142,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     expert_games = args.expert_games or 10 * args.games
     print(head_to_head(pairing("expert", "hard", 2, expert_games, args.seed, rules), 2))
     if not args.no_table:
-        for seats in (2, 4):
+        for seats in table_seats:
             print()
             print(table(seats, args.games, args.seed, rules))
     print(f"\n{time.perf_counter() - started:.1f} s", file=sys.stderr)
