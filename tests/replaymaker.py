@@ -24,6 +24,7 @@ def make_replay(
     seed: int = 11,
     bots: tuple[str, ...] = ("easy", "random"),
     bad: bool = False,
+    rules: str = "",
 ) -> Path:
     """Play one match (seat 0 the bad bot when `bad`) and return its replay file."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -36,7 +37,11 @@ def make_replay(
             how = f'bot = "{bots[index % len(bots)]}"'
         seats.append(f"[[participants]]\nname = {json.dumps(name)}\n{how}\n")
     config = folder / "config.toml"
-    config.write_text(f"seed = {seed}\n[tournament]\ninProcessBots = true\n" + "".join(seats), encoding="utf-8")
+    table = f"[rules]\n{rules}\n" if rules else ""
+    config.write_text(
+        f"seed = {seed}\n{table}[tournament]\ninProcessBots = true\n" + "".join(seats),
+        encoding="utf-8",
+    )
     result = CliRunner().invoke(app, ["run", str(config)])
     assert result.exit_code == 0, result.output
     (path,) = sorted((folder / "replays").glob("*.json"))

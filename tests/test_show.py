@@ -50,6 +50,34 @@ def test_timeline_follows_the_engine_events(three: dict[str, Any]) -> None:
     assert [len(b) for b in steps[-1].books] == three["result"]["scores"]
 
 
+FAMILY_TABLE = (
+    'minHandSize = 0\nnextPlayer = "After asker"\nluckyDraw = true\nrefillEmptyHand = 5\n'
+    'refillWhen = "On its turn"\ndrawWhenNoOneToAsk = true\ndealBySeats = true\n'
+)
+
+
+@pytest.fixture(scope="module")
+def family(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    path = make_replay(tmp_path_factory.mktemp("family"), ["ann", "ben", "cat"], seed=3,
+                       bots=("hard", "expert", "easy"), rules=FAMILY_TABLE)
+    return replay_module.read(path)
+
+
+def test_a_lucky_draw_is_a_step_every_seat_sees(family: dict[str, Any]) -> None:
+    setup, steps = timeline.build(family)
+    assert setup.rules.lucky_draw and setup.rules.hand_size(3) == 5
+    lucky = [step for step in steps if step.kind is StepKind.LUCKY_DRAW]
+    assert lucky and len(lucky) == sum(e["event"] == "lucky-draw" for e in family["events"])
+    assert all(None not in step.seen for step in lucky)
+    text = _render(family, seat=2)
+    assert "5 cards each (by table size)" in text and "lucky draw" in text
+    assert "the rank asked for, and asks again" in text
+    # The same seat goes on asking: no new turn starts after a lucky draw.
+    lines = _render(family).splitlines()
+    at = next(i for i, line in enumerate(lines) if "and asks again" in line)
+    assert not lines[at + 1].startswith("turn ")
+
+
 def test_show_everything(three: dict[str, Any]) -> None:
     text = _render(three)
     assert "the deal" in text and "the final table (completed, pond 0)" in text
@@ -143,3 +171,15 @@ def test_a_deck_that_is_not_a_pack_is_refused(tmp_path: Path) -> None:
     data["deck"][0]["id"] = data["deck"][1]["id"]
     with pytest.raises(ReplayError, match="not the pack"):
         timeline.build(data)
+
+
+def test_a_family_replay_verifies_and_its_rules_cannot_be_changed(family: dict[str, Any]) -> None:
+    import copy
+
+    assert replay_module.verify(family) is None
+    switched_off = copy.deepcopy(family)
+    del switched_off["config"]["rules"]["luckyDraw"]
+    assert (replay_module.verify(switched_off) or "").startswith("transcript[")
+    both = copy.deepcopy(family)
+    both["config"]["rules"]["startingHandSize"] = 5
+    assert "dealBySeats" in (replay_module.verify(both) or "")

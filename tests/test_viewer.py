@@ -72,6 +72,15 @@ def test_knights_give_fourteen_book_cells(tmp_path: Path) -> None:
     assert len(data["cards"]) == 56
 
 
+def test_the_page_knows_the_family_rules(tmp_path: Path) -> None:
+    path = make_replay(tmp_path, ["ann", "ben"], seed=2, bots=("hard", "expert"),
+                       rules='luckyDraw = true\nrefillEmptyHand = 7\ndealBySeats = true\n')
+    data = viewer.page_data(replay_module.read(path))
+    assert "lucky draw" in data["rules"] and "an empty hand draws 7 at once" in data["rules"]
+    kinds = [step["kind"] for step in data["steps"]]
+    assert "lucky-draw" in kinds
+
+
 def test_cli_writes_the_page(tmp_path: Path) -> None:
     path = make_replay(tmp_path, ["alice", "bob"])
     out = tmp_path / "page.html"
