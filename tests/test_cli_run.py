@@ -168,3 +168,21 @@ def test_interrupted_pool_run_starts_no_new_match(tmp_path: Path, how: str) -> N
     replays = sorted((tmp_path / "replays").glob("*-g*.json"))
     assert [path.name.endswith("-interrupted.json") for path in replays] == [True, True]
     assert all(replay.verify(replay.read(path)) is None for path in replays)
+
+
+@pytest.mark.parametrize(("seats", "warned"), [(2, True), (3, False)])
+def test_clockwise_at_two_seats_warns_in_one_line_and_still_runs(
+    tmp_path: Path, seats: int, warned: bool
+) -> None:
+    (tmp_path / "config.toml").write_text(
+        "seed = 1\n[rules]\nnextPlayer = 'Clockwise'\n"
+        + "".join(_seat(f"p{seat}", "bot = 'random'") for seat in range(seats))
+    )
+    result = _arena(tmp_path, "run", "config.toml", "--quiet", COLUMNS="80")
+    assert result.returncode == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    if warned:
+        assert len(warnings) == 1 and "the asker plays every turn" in warnings[0], result.stderr
+    else:
+        assert warnings == [], result.stderr
+    assert len(list((tmp_path / "replays").glob("*.json"))) == 1
