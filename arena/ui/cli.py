@@ -581,7 +581,7 @@ def play(
         fail(str(error), 2)
     options = play_module.PlayOptions(
         opponents=opponents, level=level, seed=play_module.new_seed() if seed is None else seed,
-        delay=delay, replays=replays, name=name, rules=chosen,
+        delay=delay, replays=replays, name=name, rules=chosen, rules_choice=rules,
     )
     try:
         status = play_module.play(options, out.console)

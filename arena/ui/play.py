@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import secrets
 import select
+import shlex
 import termios
 import time
 import tty
@@ -38,7 +39,7 @@ from arena.engine.rules import Rules
 from arena.engine.views import Message
 from arena.referee.loop import MatchInterrupted, MatchRecord, Unobserved, play_match
 from arena.replays import replay as replay_module
-from arena.replays.timeline import Step, StepKind, TimelineBuilder, rank_name
+from arena.replays.timeline import Step, StepKind, TimelineBuilder, rank_name, rules_summary
 from arena.seats.human import HumanSeat, QuitGame
 from arena.seats.replies import Exchange, InProcessParticipant, Participant, SeatFault
 from arena.ui.show import Names, book_strip, hand_text, seat_style
@@ -63,6 +64,7 @@ class PlayOptions:
     replays: Path = Path("replays")
     name: str = "you"
     rules: Rules = KITCHEN_TABLE
+    rules_choice: str | None = None  # as given to --rules, to say how to play the deal again
 
 
 def new_seed() -> int:
@@ -449,6 +451,7 @@ class TerminalUI:
         for seat in range(1, len(self.setup.names)):
             line.append_text(self.names.of(seat)).append(" ")
         self.say(line)
+        self.say(Text(f"rules: {rules_summary(self.setup.rules, len(self.setup.names))}", style="dim"))
         self.say(Text("Ask for a rank you hold; four of a rank make a book; most books wins. "
                       'Type RANK WHO (e.g. "7 1") or use ←/→, Enter and the seat number. "help"; "quit" leaves.',
                       style="dim"))
@@ -470,8 +473,10 @@ class TerminalUI:
         if result.scores:
             self.console.print(table)
         self.say(Text(f"replay: {_relative(path)}"))
-        self.say(Text(f"this deal again: arena play --seed {options.seed} --opponents {options.opponents} "
-                      f"--level {options.level}", style="dim"))
+        again = f"arena play --seed {options.seed} --opponents {options.opponents} --level {options.level}"
+        if options.rules_choice is not None:
+            again += f" --rules {shlex.quote(options.rules_choice)}"
+        self.say(Text(f"this deal again: {again}", style="dim"))
 
 
 def _place(rank: int) -> str:
