@@ -403,7 +403,7 @@ def test_a_bot_that_asks_for_reuse_plays_a_second_match_in_the_same_process() ->
     done = bot("reuse_good")
     assert done.returncode == 0, done.stdout
     assert "│ passed " in row(done.stdout, "reuse")
-    assert "PASS: all 7 checks passed" in done.stdout
+    assert "PASS: all 8 checks passed" in done.stdout
     assert survivors("checkbots/reuse_good.py") == []
 
 
