@@ -34,7 +34,7 @@ def write_config(folder: Path, matches: int) -> Path:
     command = f'["{sys.executable}", "{bot}"]'
     path = folder / "bench.toml"
     path.write_text(
-        f"seed = 1\ngames = {matches}\nreplays = \"replays\"\n"
+        f'seed = 1\ngames = {matches}\nreplays = "replays"\n'
         f'[[participants]]\nname = "one"\ncommand = {command}\n'
         f'[[participants]]\nname = "two"\ncommand = {command}\n'
     )
@@ -46,7 +46,9 @@ def arena_round(path: Path, folder: Path, stamp: str) -> tuple[float, list[Path]
     assert config.seed is not None
     began = time.perf_counter()
     replays = [
-        play_game(config, seats, game=game, seed=config.seed + game, folder=folder, stamp=stamp).replay
+        play_game(
+            config, seats, game=game, seed=config.seed + game, folder=folder, stamp=stamp
+        ).replay
         for game in range(config.games)
     ]
     return time.perf_counter() - began, replays
@@ -57,7 +59,12 @@ def floor_round(path: Path, replays: list[Path]) -> float:
     scripts = []
     for replay in replays:
         data = json.loads(replay.read_bytes())
-        scripts.append([(entry["seat"], orjson.dumps(entry["message"]) + b"\n") for entry in data["transcript"]])
+        scripts.append(
+            [
+                (entry["seat"], orjson.dumps(entry["message"]) + b"\n")
+                for entry in data["transcript"]
+            ]
+        )
     began = time.perf_counter()
     for script in scripts:
         processes = [
@@ -84,7 +91,9 @@ def floor_round(path: Path, replays: list[Path]) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--matches", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=5)
     options = parser.parse_args()
@@ -94,23 +103,37 @@ def main() -> None:
         arena_times, floor_times = [], []
         messages = 0
         for round_number in range(options.rounds):
-            seconds, replays = arena_round(path, folder / f"r{round_number}", f"round{round_number}")
+            seconds, replays = arena_round(
+                path, folder / f"r{round_number}", f"round{round_number}"
+            )
             arena_times.append(seconds)
             floor_times.append(floor_round(path, replays))
             messages = sum(len(json.loads(r.read_bytes())["transcript"]) for r in replays)
         cli_began = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "arena", "run", str(path)], check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "arena", "run", str(path)], check=True, capture_output=True
+        )
         cli_seconds = time.perf_counter() - cli_began
     best_arena, best_floor = min(arena_times), min(floor_times)
-    print(f"command: python bench/arena_vs_floor.py --matches {options.matches} --rounds {options.rounds}")
+    print(
+        f"command: python bench/arena_vs_floor.py --matches {options.matches} --rounds {options.rounds}"
+    )
     print(f"{options.matches} matches of two Python participants, {messages} messages per round")
-    print(f"arena: best {best_arena * 1000:.0f} ms, median {statistics.median(arena_times) * 1000:.0f} ms "
-          f"({best_arena / messages * 1e6:.1f} us per message)")
-    print(f"floor: best {best_floor * 1000:.0f} ms, median {statistics.median(floor_times) * 1000:.0f} ms "
-          f"({best_floor / messages * 1e6:.1f} us per message)")
-    print(f"arena / floor = {best_arena / best_floor:.2f} (best of {options.rounds}; "
-          f"median ratio {statistics.median(a / f for a, f in zip(arena_times, floor_times)):.2f}); goal <= 1.2")
-    print(f"whole `arena run` of the same config, CLI start-up included: {cli_seconds * 1000:.0f} ms")
+    print(
+        f"arena: best {best_arena * 1000:.0f} ms, median {statistics.median(arena_times) * 1000:.0f} ms "
+        f"({best_arena / messages * 1e6:.1f} us per message)"
+    )
+    print(
+        f"floor: best {best_floor * 1000:.0f} ms, median {statistics.median(floor_times) * 1000:.0f} ms "
+        f"({best_floor / messages * 1e6:.1f} us per message)"
+    )
+    print(
+        f"arena / floor = {best_arena / best_floor:.2f} (best of {options.rounds}; "
+        f"median ratio {statistics.median(a / f for a, f in zip(arena_times, floor_times)):.2f}); goal <= 1.2"
+    )
+    print(
+        f"whole `arena run` of the same config, CLI start-up included: {cli_seconds * 1000:.0f} ms"
+    )
 
 
 if __name__ == "__main__":

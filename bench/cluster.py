@@ -47,12 +47,17 @@ run(bot)
 
 def write_config(folder: Path, games: int, bots: str, think_ms: float) -> Path:
     folder.mkdir(parents=True)
-    lines = [f"seed = 2024\ngames = {games}\nreplays = \"replays\"",
-             f"[tournament]\nseats = 2\ninProcessBots = {'true' if bots == 'in-process' else 'false'}\nreuse = false"]
+    lines = [
+        f'seed = 2024\ngames = {games}\nreplays = "replays"',
+        f"[tournament]\nseats = 2\ninProcessBots = {'true' if bots == 'in-process' else 'false'}\nreuse = false",
+    ]
     if bots == "thinking":
         (folder / "thinking_bot.py").write_text(THINKING_BOT)
-        lines += [f'[[participants]]\nname = "{level}"\n'
-                  f'command = ["{sys.executable}", "thinking_bot.py", "{level}", "{think_ms:g}"]' for level in PARTICIPANTS]
+        lines += [
+            f'[[participants]]\nname = "{level}"\n'
+            f'command = ["{sys.executable}", "thinking_bot.py", "{level}", "{think_ms:g}"]'
+            for level in PARTICIPANTS
+        ]
     else:
         lines += [f'[[participants]]\nname = "{level}"\nbot = "{level}"' for level in PARTICIPANTS]
     path = folder / "bench.toml"
@@ -72,14 +77,32 @@ def start_cluster(workers: int) -> tuple[str, list[subprocess.Popen[bytes]]]:
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     started = [
-        subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True),
+        subprocess.Popen(
+            [dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        ),
     ]
-    started.append(subprocess.Popen(
-        [dask, "worker", address, "--nworkers", str(workers), "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    ))
+    started.append(
+        subprocess.Popen(
+            [
+                dask,
+                "worker",
+                address,
+                "--nworkers",
+                str(workers),
+                "--nthreads",
+                "1",
+                "--host",
+                "127.0.0.1",
+                "--no-dashboard",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    )
     from distributed import Client
 
     with Client(address, timeout=30, set_as_default=False) as client:
@@ -106,8 +129,12 @@ def timed_run(config: Path, *options: str) -> tuple[float, Path]:
     text = config.read_text().replace('replays = "replays"', f'replays = "{folder.name}"')
     config.write_text(text)
     began = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "arena", "run", str(config), "--quiet", *options],
-                          check=False, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "run", str(config), "--quiet", *options],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     seconds = time.perf_counter() - began
     config.write_text(text.replace(f'replays = "{folder.name}"', 'replays = "replays"'))
     if done.returncode != 0:
@@ -121,11 +148,17 @@ def results(folder: Path) -> list[tuple[int, list[int], list[str]]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--games", type=int, default=120)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--bots", choices=("in-process", "subprocess", "thinking"), default="in-process")
-    parser.add_argument("--think", type=float, default=20.0, help="ms per decision with --bots thinking")
+    parser.add_argument(
+        "--bots", choices=("in-process", "subprocess", "thinking"), default="in-process"
+    )
+    parser.add_argument(
+        "--think", type=float, default=20.0, help="ms per decision with --bots thinking"
+    )
     options = parser.parse_args()
     load_before = os.getloadavg()[0]
     address, started = start_cluster(workers=2)
@@ -133,7 +166,11 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as temporary:
             config = write_config(Path(temporary) / "t", options.games, options.bots, options.think)
             runs: dict[str, list[float]] = {"--jobs 1": [], "cluster": [], "--jobs 2": []}
-            arguments = {"--jobs 1": ("--jobs", "1"), "cluster": ("--scheduler", address), "--jobs 2": ("--jobs", "2")}
+            arguments = {
+                "--jobs 1": ("--jobs", "1"),
+                "cluster": ("--scheduler", address),
+                "--jobs 2": ("--jobs", "2"),
+            }
             written: dict[str, list[tuple[int, list[int], list[str]]]] = {}
             for _ in range(options.rounds):
                 for name, extra in arguments.items():
@@ -145,14 +182,20 @@ def main() -> None:
     same = written["cluster"] == written["--jobs 1"] == written["--jobs 2"]
     floor = min(runs["--jobs 1"])
     think = f" --think {options.think:g}" if options.bots == "thinking" else ""
-    print(f"command: python bench/cluster.py --games {options.games} --rounds {options.rounds} --bots {options.bots}{think}")
-    print(f"{options.games} matches of 2 seats among {len(PARTICIPANTS)} built-in bots ({options.bots}{think}); "
-          f"machine: {os.cpu_count()} cores, load average {load_before:.1f} before and "
-          f"{os.getloadavg()[0]:.1f} after; whole `arena run` commands, start-up included")
+    print(
+        f"command: python bench/cluster.py --games {options.games} --rounds {options.rounds} --bots {options.bots}{think}"
+    )
+    print(
+        f"{options.games} matches of 2 seats among {len(PARTICIPANTS)} built-in bots ({options.bots}{think}); "
+        f"machine: {os.cpu_count()} cores, load average {load_before:.1f} before and "
+        f"{os.getloadavg()[0]:.1f} after; whole `arena run` commands, start-up included"
+    )
     for name, times in runs.items():
         best = min(times)
-        print(f"{name:>9}: best {best:6.2f} s, median {statistics.median(times):6.2f} s, "
-              f"{options.games / best:6.1f} matches/s, speed-up {floor / best:.2f}x")
+        print(
+            f"{name:>9}: best {best:6.2f} s, median {statistics.median(times):6.2f} s, "
+            f"{options.games / best:6.1f} matches/s, speed-up {floor / best:.2f}x"
+        )
     print(f"same results everywhere: {'yes' if same else 'NO'}")
     if not same:
         sys.exit(1)

@@ -79,12 +79,16 @@ def one_match(hostile: list[str] | None, limits: dict[str, Any]) -> dict[str, An
     with tempfile.TemporaryDirectory() as folder_name:
         folder = Path(folder_name)
         seat0 = f"command = {json.dumps(hostile)}" if hostile else 'bot = "random"'
-        text = "seed = 11\n[limits]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in limits.items())
+        text = "seed = 11\n[limits]\n" + "".join(
+            f"{key} = {json.dumps(value)}\n" for key, value in limits.items()
+        )
         text += f'[[participants]]\nname = "hostile"\n{seat0}\n[[participants]]\nname = "random"\nbot = "random"\n'
         (folder / "config.toml").write_text(text)
         config, seats = config_module.load(folder / "config.toml")
         began = time.monotonic()
-        played = runner.play_game(config, seats, game=0, seed=11, folder=folder / "replays", stamp="bench")
+        played = runner.play_game(
+            config, seats, game=0, seed=11, folder=folder / "replays", stamp="bench"
+        )
         seconds = time.monotonic() - began
         data = json.loads(played.replay.read_text())
         written = folder / "written.txt"
@@ -98,9 +102,13 @@ def one_match(hostile: list[str] | None, limits: dict[str, Any]) -> dict[str, An
 
 
 def in_fresh_process(hostile: list[str] | None, limits: dict[str, Any]) -> dict[str, Any]:
-    code = (f"import json, sys; sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(ROOT / 'bench')!r})\n"
-            f"from hostile import one_match\nprint(json.dumps(one_match({hostile!r}, {limits!r})))")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600)
+    code = (
+        f"import json, sys; sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(ROOT / 'bench')!r})\n"
+        f"from hostile import one_match\nprint(json.dumps(one_match({hostile!r}, {limits!r})))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600
+    )
     return json.loads(result.stdout.splitlines()[-1])  # type: ignore[no-any-return]
 
 
@@ -112,24 +120,43 @@ def script(folder: Path, name: str, source: str) -> Path:
 
 def memory() -> None:
     floor = in_fresh_process(None, {})
-    print(f"floor: random vs random, peak RSS {floor['peakRssMiB']:.1f} MiB, {floor['seconds']:.2f} s")
+    print(
+        f"floor: random vs random, peak RSS {floor['peakRssMiB']:.1f} MiB, {floor['seconds']:.2f} s"
+    )
     print(f"{'scenario':46} {'written':>11} {'peak RSS':>10} {'× floor':>8} {'time':>7}  faults")
     with tempfile.TemporaryDirectory() as folder_name:
         folder = Path(folder_name)
         flooder = script(folder, "flooder.py", FLOODER)
         player = script(folder, "stderr_player.py", STDERR_PLAYER)
         cases: list[tuple[str, list[str], dict[str, Any]]] = [
-            ("stdout, no newline, when asked (cap 1 MiB)", [sys.executable, str(flooder), "asked"], {}),
-            ("stdout, no newline, when asked (cap 64 MiB)", [sys.executable, str(flooder), "asked"],
-             {"maxLineBytes": 64 << 20}),
-            ("stdout, no newline, unasked (cap 1 MiB)", [sys.executable, str(flooder), "unasked"], {}),
-            ("stderr while playing (log cap 1 MiB)", [sys.executable, str(player)], {"replyTimeout": 30.0}),
+            (
+                "stdout, no newline, when asked (cap 1 MiB)",
+                [sys.executable, str(flooder), "asked"],
+                {},
+            ),
+            (
+                "stdout, no newline, when asked (cap 64 MiB)",
+                [sys.executable, str(flooder), "asked"],
+                {"maxLineBytes": 64 << 20},
+            ),
+            (
+                "stdout, no newline, unasked (cap 1 MiB)",
+                [sys.executable, str(flooder), "unasked"],
+                {},
+            ),
+            (
+                "stderr while playing (log cap 1 MiB)",
+                [sys.executable, str(player)],
+                {"replyTimeout": 30.0},
+            ),
         ]
         for title, command, limits in cases:
             row = in_fresh_process(command, limits)
             written = f"{row['written'] / MB:.1f} MB" if row["written"] is not None else "(stopped)"
-            print(f"{title:46} {written:>11} {row['peakRssMiB']:>6.1f} MiB {row['peakRssMiB'] / floor['peakRssMiB']:>7.2f}× "
-                  f"{row['seconds']:>6.2f}s  {','.join(row['faults']) or '-'}")
+            print(
+                f"{title:46} {written:>11} {row['peakRssMiB']:>6.1f} MiB {row['peakRssMiB'] / floor['peakRssMiB']:>7.2f}× "
+                f"{row['seconds']:>6.2f}s  {','.join(row['faults']) or '-'}"
+            )
 
 
 def timing() -> None:
@@ -140,12 +167,16 @@ def timing() -> None:
     never = str(HOSTILE / "never_answers.py")
     for timeout in (0.1, 0.5, 1.0, 2.0):
         row = in_fresh_process([sys.executable, never, "after-init"], {"replyTimeout": timeout})
-        print(f"{'answers init, then never (replyTimeout)':44} {timeout:>6.1f}s {row['seconds']:>7.2f}s "
-              f"{row['seconds'] - floor['seconds']:>13.2f}s  {','.join(row['faults'])}")
+        print(
+            f"{'answers init, then never (replyTimeout)':44} {timeout:>6.1f}s {row['seconds']:>7.2f}s "
+            f"{row['seconds'] - floor['seconds']:>13.2f}s  {','.join(row['faults'])}"
+        )
     for startup in (1.0, 5.0):
         row = in_fresh_process([sys.executable, never], {"startupTimeout": startup})
-        print(f"{'never answers at all (startupTimeout)':44} {startup:>6.1f}s {row['seconds']:>7.2f}s "
-              f"{row['seconds'] - floor['seconds']:>13.2f}s  {','.join(row['faults'])}")
+        print(
+            f"{'never answers at all (startupTimeout)':44} {startup:>6.1f}s {row['seconds']:>7.2f}s "
+            f"{row['seconds'] - floor['seconds']:>13.2f}s  {','.join(row['faults'])}"
+        )
 
 
 if __name__ == "__main__":

@@ -66,10 +66,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-report-") as temporary:
         folder = Path(temporary) / "replays"
         names = [f"bot-{i}" for i in range(options.participants)]
-        write_results(folder, results_lines(names, options.matches, seats=options.seats, faulty=names[-1]))
+        write_results(
+            folder, results_lines(names, options.matches, seats=options.seats, faulty=names[-1])
+        )
         results = folder / "results.jsonl"
-        floor_code = ("import sys; from pathlib import Path; from arena.tournaments.tournament import read_results; "
-                      "read_results(Path(sys.argv[1]))")
+        floor_code = (
+            "import sys; from pathlib import Path; from arena.tournaments.tournament import read_results; "
+            "read_results(Path(sys.argv[1]))"
+        )
         floors, builds, opens = [], [], []
         for round_ in range(options.repeat):
             floors.append(timed([sys.executable, "-c", floor_code, str(results)]))
@@ -79,11 +83,15 @@ def main() -> None:
             shutil.rmtree(profile, ignore_errors=True)
         page = folder / "report.html"
         (floor, floor_cpu), (build, build_cpu), opened = min(floors), min(builds), min(opens)
-        print(f"{options.matches} matches, {options.participants} participants, {options.seats} seats; "
-              f"results.jsonl {results.stat().st_size / 1e6:.1f} MB")
+        print(
+            f"{options.matches} matches, {options.participants} participants, {options.seats} seats; "
+            f"results.jsonl {results.stat().st_size / 1e6:.1f} MB"
+        )
         print(f"floor (a process reading results.jsonl)  {floor:6.2f} s   CPU {floor_cpu:5.2f} s")
-        print(f"arena report                             {build:6.2f} s   CPU {build_cpu:5.2f} s   "
-              f"{build / floor:.1f}x the floor (CPU {build_cpu / floor_cpu:.1f}x)")
+        print(
+            f"arena report                             {build:6.2f} s   CPU {build_cpu:5.2f} s   "
+            f"{build / floor:.1f}x the floor (CPU {build_cpu / floor_cpu:.1f}x)"
+        )
         print(f"page                                     {page.stat().st_size / 1e6:6.2f} MB")
         print(f"opened and drawn in chromium             {opened:6.2f} s")
 

@@ -38,7 +38,10 @@ from arena.tournaments.executors import make_executor
 
 MODES = ("none", "bwrap")
 BOT = ROOT / "participants" / "random_bot.py"
-INIT = orjson.dumps({"type": "init", "seat": 0, "players": [], "opponents": [], "settings": {}}) + b"\n"
+INIT = (
+    orjson.dumps({"type": "init", "seat": 0, "players": [], "opponents": [], "settings": {}})
+    + b"\n"
+)
 KEPT_BOT = f"""\
 import sys
 sys.path.insert(0, {str(ROOT)!r})
@@ -59,7 +62,9 @@ def cpu(who: int) -> float:
 
 def one_start(mode: str, command: list[str], reply: bool) -> float:
     """Seconds from spawn to the process's exit (`reply` False) or to its `init` reply."""
-    participant = SubprocessParticipant(command, ROOT, participant_env(0, "bench", {}), sandbox=mode)  # type: ignore[arg-type]
+    participant = SubprocessParticipant(
+        command, ROOT, participant_env(0, "bench", {}), sandbox=mode
+    )  # type: ignore[arg-type]
     began = time.perf_counter()
     participant.start()
     try:
@@ -79,8 +84,12 @@ def starts(count: int) -> dict[tuple[str, str], list[float]]:
     found: dict[tuple[str, str], list[float]] = {}
     for _ in range(count):
         for mode in MODES:
-            found.setdefault((mode, "pass"), []).append(one_start(mode, [sys.executable, "-c", "pass"], False))
-            found.setdefault((mode, "init"), []).append(one_start(mode, [sys.executable, str(BOT)], True))
+            found.setdefault((mode, "pass"), []).append(
+                one_start(mode, [sys.executable, "-c", "pass"], False)
+            )
+            found.setdefault((mode, "init"), []).append(
+                one_start(mode, [sys.executable, str(BOT)], True)
+            )
     return found
 
 
@@ -95,11 +104,15 @@ def run_config(folder: Path, matches: int, mode: str) -> Path:
     return path
 
 
-def real_runs(folder: Path, matches: int, rounds: int) -> dict[str, tuple[list[float], list[float], list[float]]]:
+def real_runs(
+    folder: Path, matches: int, rounds: int
+) -> dict[str, tuple[list[float], list[float], list[float]]]:
     """Per mode: the arena's times, the floor's (the same messages, bare and unsandboxed), and
     the arena's own CPU seconds (a sandbox's processes are not counted: its pid namespace's
     init reaps them, out of this process's sight)."""
-    found: dict[str, tuple[list[float], list[float], list[float]]] = {mode: ([], [], []) for mode in MODES}
+    found: dict[str, tuple[list[float], list[float], list[float]]] = {
+        mode: ([], [], []) for mode in MODES
+    }
     for number in range(rounds):
         for mode in MODES:
             path = run_config(folder, matches, mode)
@@ -116,10 +129,13 @@ def tournament_rate(folder: Path, games: int, mode: str) -> tuple[float, float]:
     folder.mkdir(parents=True)
     (folder / "kept_bot.py").write_text(KEPT_BOT)
     players = "".join(
-        f'[[participants]]\nname = "{name}"\ncommand = ["{sys.executable}", "kept_bot.py"]\n' for name in ("ann", "bob")
+        f'[[participants]]\nname = "{name}"\ncommand = ["{sys.executable}", "kept_bot.py"]\n'
+        for name in ("ann", "bob")
     )
     path = folder / "config.toml"
-    path.write_text(f'seed = 1\ngames = {games}\n[limits]\nsandbox = "{mode}"\n[tournament]\nreuse = true\n{players}')
+    path.write_text(
+        f'seed = 1\ngames = {games}\n[limits]\nsandbox = "{mode}"\n[tournament]\nreuse = true\n{players}'
+    )
     settings, seats = config_module.load(path)
     plan = tournament.prepare(path, settings, seats)
     used = cpu(resource.RUSAGE_SELF)
@@ -135,34 +151,49 @@ def ms(seconds: float) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--starts", type=int, default=30, help="starts per mode and kind")
     parser.add_argument("--matches", type=int, default=10, help="matches of the real run")
     parser.add_argument("--games", type=int, default=120, help="matches of the tournament")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds of the run and the tournament")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="rounds of the run and the tournament"
+    )
     options = parser.parse_args()
     problem = sandbox.probe()
     if problem is not None:
         sys.exit(f"no sandbox here: {problem}")
-    print(f"command: python bench/sandbox.py --starts {options.starts} --matches {options.matches} "
-          f"--games {options.games} --rounds {options.rounds}")
+    print(
+        f"command: python bench/sandbox.py --starts {options.starts} --matches {options.matches} "
+        f"--games {options.games} --rounds {options.rounds}"
+    )
     found = starts(options.starts)
-    for kind, what in (("pass", "python3 -c pass, spawn to exit"), ("init", "random bot, spawn to init reply")):
+    for kind, what in (
+        ("pass", "python3 -c pass, spawn to exit"),
+        ("init", "random bot, spawn to init reply"),
+    ):
         free, boxed = found["none", kind], found["bwrap", kind]
-        print(f"start, {what}: unsandboxed median {ms(statistics.median(free))} (best {ms(min(free))}), "
-              f"sandboxed median {ms(statistics.median(boxed))} (best {ms(min(boxed))}): "
-              f"+{ms(statistics.median(boxed) - statistics.median(free))} per start (median), "
-              f"+{ms(min(boxed) - min(free))} (best)")
+        print(
+            f"start, {what}: unsandboxed median {ms(statistics.median(free))} (best {ms(min(free))}), "
+            f"sandboxed median {ms(statistics.median(boxed))} (best {ms(min(boxed))}): "
+            f"+{ms(statistics.median(boxed) - statistics.median(free))} per start (median), "
+            f"+{ms(min(boxed) - min(free))} (best)"
+        )
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
         runs = real_runs(folder, options.matches, options.rounds)
         for mode in MODES:
             arena, floor, used = runs[mode]
-            print(f"real run, {options.matches} matches, {mode}: best {ms(min(arena))}, "
-                  f"arena / floor = {min(arena) / min(floor):.2f}, the arena's CPU best {ms(min(used))}")
+            print(
+                f"real run, {options.matches} matches, {mode}: best {ms(min(arena))}, "
+                f"arena / floor = {min(arena) / min(floor):.2f}, the arena's CPU best {ms(min(used))}"
+            )
         ratio = min(runs["bwrap"][0]) / min(runs["none"][0])
         cpu_ratio = min(runs["bwrap"][2]) / min(runs["none"][2])
-        print(f"real run: sandboxed / unsandboxed = {ratio:.3f} (goal <= 1.1); the arena's own CPU {cpu_ratio:.3f}")
+        print(
+            f"real run: sandboxed / unsandboxed = {ratio:.3f} (goal <= 1.1); the arena's own CPU {cpu_ratio:.3f}"
+        )
         rates: dict[str, list[float]] = {mode: [] for mode in MODES}
         costs: dict[str, list[float]] = {mode: [] for mode in MODES}
         for number in range(options.rounds):
@@ -171,13 +202,17 @@ def main() -> None:
                 rates[mode].append(rate)
                 costs[mode].append(cost)
         for mode in MODES:
-            print(f"tournament, reused participants, --jobs 1, {mode}: best {max(rates[mode]):.1f} matches/s "
-                  f"(median {statistics.median(rates[mode]):.1f}), the arena's CPU {ms(min(costs[mode]))} per match")
+            print(
+                f"tournament, reused participants, --jobs 1, {mode}: best {max(rates[mode]):.1f} matches/s "
+                f"(median {statistics.median(rates[mode]):.1f}), the arena's CPU {ms(min(costs[mode]))} per match"
+            )
         change = max(rates["bwrap"]) / max(rates["none"])
         cpu_change = min(costs["bwrap"]) / min(costs["none"])
         median = statistics.median(rates["bwrap"]) / statistics.median(rates["none"])
-        print(f"tournament with reuse: sandboxed / unsandboxed throughput = {change:.3f} best, {median:.3f} median "
-              f"(goal within 5%); the arena's CPU per match {cpu_change:.3f}")
+        print(
+            f"tournament with reuse: sandboxed / unsandboxed throughput = {change:.3f} best, {median:.3f} median "
+            f"(goal within 5%); the arena's CPU per match {cpu_change:.3f}"
+        )
 
 
 if __name__ == "__main__":

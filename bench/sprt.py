@@ -64,7 +64,9 @@ TABLES = (
 )
 
 
-def play_groups(table: Table, groups: int, seed: int, rules: Rules) -> tuple[Counter[Fraction], Counter[Fraction]]:
+def play_groups(
+    table: Table, groups: int, seed: int, rules: Rules
+) -> tuple[Counter[Fraction], Counter[Fraction]]:
     """Outcome counts of real duplicate groups, and of their matches as single matches."""
     k = table.seats
     group_outcomes: Counter[Fraction] = Counter()
@@ -120,8 +122,15 @@ class Cell:
         return self.matches_to_decision / decided if decided else math.nan
 
 
-def simulate(levels: list[Fraction], probabilities: list[float], hypotheses: Hypotheses, matches_per_unit: int,
-             runs: int, cap: int, rng: random.Random) -> Cell:
+def simulate(
+    levels: list[Fraction],
+    probabilities: list[float],
+    hypotheses: Hypotheses,
+    matches_per_unit: int,
+    runs: int,
+    cap: int,
+    rng: random.Random,
+) -> Cell:
     cell = Cell()
     units_cap = cap // matches_per_unit
     cumulative = list(_accumulate(probabilities))
@@ -168,9 +177,15 @@ def _spread(counts: Counter[Fraction]) -> tuple[float, float]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--groups", type=int, default=1000, help="real duplicate groups per table (default 1000)")
-    parser.add_argument("--runs", type=int, default=1000, help="simulated tests per cell (default 1000)")
-    parser.add_argument("--cap", type=int, default=20000, help="matches per test at most (default 20000)")
+    parser.add_argument(
+        "--groups", type=int, default=1000, help="real duplicate groups per table (default 1000)"
+    )
+    parser.add_argument(
+        "--runs", type=int, default=1000, help="simulated tests per cell (default 1000)"
+    )
+    parser.add_argument(
+        "--cap", type=int, default=20000, help="matches per test at most (default 20000)"
+    )
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--beta", type=float, default=0.05)
     parser.add_argument("--seed", type=int, default=1)
@@ -183,15 +198,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         k = table.seats
         _, g_sd = _spread(groups)
         s_mean, s_sd = _spread(singles)
-        print(f"\n{k} seats: {' vs '.join(table.levels)}: {args.groups} real groups ({k * args.groups} matches) "
-              f"in {time.perf_counter() - started:.0f} s")
-        print(f"  real candidate share {s_mean:.3f}; sd of a group's outcome {g_sd:.3f}, of a single match's "
-              f"{s_sd:.3f} (a group of {k} independent matches would have {s_sd / math.sqrt(k):.3f}); "
-              f"{len(groups)} group levels, {len(singles)} match levels")
+        print(
+            f"\n{k} seats: {' vs '.join(table.levels)}: {args.groups} real groups ({k * args.groups} matches) "
+            f"in {time.perf_counter() - started:.0f} s"
+        )
+        print(
+            f"  real candidate share {s_mean:.3f}; sd of a group's outcome {g_sd:.3f}, of a single match's "
+            f"{s_sd:.3f} (a group of {k} independent matches would have {s_sd / math.sqrt(k):.3f}); "
+            f"{len(groups)} group levels, {len(singles)} match levels"
+        )
         hypotheses = Hypotheses(table.share0, table.share1, args.alpha, args.beta)
-        print(f"  test: share0 {table.share0}, share1 {table.share1}, alpha {args.alpha}, beta {args.beta}, "
-              f"at least {hypotheses.min_groups} units, cap {args.cap} matches, {args.runs} runs per cell")
-        print("  | unit | truth | accepted H1 | accepted H0 | no decision | mean matches to a decision |")
+        print(
+            f"  test: share0 {table.share0}, share1 {table.share1}, alpha {args.alpha}, beta {args.beta}, "
+            f"at least {hypotheses.min_groups} units, cap {args.cap} matches, {args.runs} runs per cell"
+        )
+        print(
+            "  | unit | truth | accepted H1 | accepted H0 | no decision | mean matches to a decision |"
+        )
         print("  |---|---|---:|---:|---:|---:|")
         means: dict[tuple[str, str], float] = {}
         started = time.perf_counter()
@@ -202,14 +225,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 means[unit, truth] = cell.mean_matches
                 wrong = cell.h1 if truth == "H0" else cell.h0
                 nominal = args.alpha if truth == "H0" else args.beta
-                print(f"  | {unit} | {truth} ({share}) | {cell.h1 / cell.runs:.3f} | {cell.h0 / cell.runs:.3f} | "
-                      f"{cell.undecided / cell.runs:.3f} | {cell.mean_matches:.0f} |"
-                      f"   error {wrong / cell.runs:.3f} vs nominal {nominal}")
+                print(
+                    f"  | {unit} | {truth} ({share}) | {cell.h1 / cell.runs:.3f} | {cell.h0 / cell.runs:.3f} | "
+                    f"{cell.undecided / cell.runs:.3f} | {cell.mean_matches:.0f} |"
+                    f"   error {wrong / cell.runs:.3f} vs nominal {nominal}"
+                )
         for truth in ("H0", "H1"):
             ratio = means["single", truth] / means["group", truth]
-            print(f"  {truth} true: single matches need {ratio:.2f}x the matches of duplicate groups "
-                  f"({means['single', truth]:.0f} vs {means['group', truth]:.0f}): duplicate deals save "
-                  f"{100 * (1 - 1 / ratio):.0f}%")
+            print(
+                f"  {truth} true: single matches need {ratio:.2f}x the matches of duplicate groups "
+                f"({means['single', truth]:.0f} vs {means['group', truth]:.0f}): duplicate deals save "
+                f"{100 * (1 - 1 / ratio):.0f}%"
+            )
         print(f"  simulated in {time.perf_counter() - started:.0f} s")
     return 0
 

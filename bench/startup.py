@@ -54,7 +54,9 @@ def timed(command: Sequence[str], cwd: Path, name: str = "") -> float:
     """Wall seconds from spawn to exit; the CPU seconds of the process tree go to CPU[name]."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     began = time.perf_counter()
-    subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        command, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     wall = time.perf_counter() - began
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -66,11 +68,13 @@ def config(folder: Path, games: int, bot: str) -> Path:
     path = folder / f"{bot}-{games}.toml"
     if bot == "python":
         command = json.dumps([sys.executable, str(ROOT / "participants" / "random_bot.py")])
-        seats = f'command = {command}\n'
+        seats = f"command = {command}\n"
     else:
         seats = f'bot = "{bot}"\n'
-    path.write_text(f'seed = 1\ngames = {games}\nreplays = "{path.stem}"\n'
-                    f'[[participants]]\nname = "one"\n{seats}[[participants]]\nname = "two"\n{seats}')
+    path.write_text(
+        f'seed = 1\ngames = {games}\nreplays = "{path.stem}"\n'
+        f'[[participants]]\nname = "one"\n{seats}[[participants]]\nname = "two"\n{seats}'
+    )
     return path
 
 
@@ -82,7 +86,10 @@ def floor_input(replays: Sequence[Path], folder: Path) -> Path:
     for replay in replays:
         data = json.loads(replay.read_bytes())
         seats = [{"command": p["command"], "cwd": str(folder), "env": env} for p in data["players"]]
-        lines = [[e["seat"], json.dumps(e["message"], separators=(",", ":")) + "\n"] for e in data["transcript"]]
+        lines = [
+            [e["seat"], json.dumps(e["message"], separators=(",", ":")) + "\n"]
+            for e in data["transcript"]
+        ]
         matches.append({"seats": seats, "lines": lines})
     path = folder / "floor.json"
     path.write_text(json.dumps(matches))
@@ -99,7 +106,9 @@ def rounds(n: int, pairs: dict[str, Callable[[], float]]) -> dict[str, list[floa
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--matches", type=int, default=10)
     options = parser.parse_args()
@@ -111,8 +120,12 @@ def main() -> None:
         replays = [r for r in replays if r.name != "standings.json"]
         one = str(replays[0])
         python = config(folder, options.matches, "python")
-        subprocess.run([ARENA, "run", str(python), "--quiet", "--jobs", "1"], cwd=folder, check=True)
-        played = sorted(p for p in (folder / python.stem).glob("*.json") if p.name != "standings.json")
+        subprocess.run(
+            [ARENA, "run", str(python), "--quiet", "--jobs", "1"], cwd=folder, check=True
+        )
+        played = sorted(
+            p for p in (folder / python.stem).glob("*.json") if p.name != "standings.json"
+        )
         (folder / "floor.py").write_text(FLOOR)
         script = floor_input(played, folder)
         commands: dict[str, list[str]] = {
@@ -120,9 +133,21 @@ def main() -> None:
             "arena --help": [ARENA, "--help"],
             "arena replay show ONE": [ARENA, "replay", "show", one],
             "arena replay verify ONE": [ARENA, "replay", "verify", one],
-            f"arena replay verify FOLDER ({len(replays)})": [ARENA, "replay", "verify", str(folder / many.stem)],
+            f"arena replay verify FOLDER ({len(replays)})": [
+                ARENA,
+                "replay",
+                "verify",
+                str(folder / many.stem),
+            ],
             "bare loop (floor of run)": [sys.executable, "floor.py", str(script)],
-            f"arena run ({options.matches} matches, --jobs 1)": [ARENA, "run", str(python), "--quiet", "--jobs", "1"],
+            f"arena run ({options.matches} matches, --jobs 1)": [
+                ARENA,
+                "run",
+                str(python),
+                "--quiet",
+                "--jobs",
+                "1",
+            ],
         }
         measures: dict[str, Callable[[], float]] = {
             name: (lambda name=name, command=command: timed(command, folder, name))  # type: ignore[misc]
@@ -130,7 +155,9 @@ def main() -> None:
         }
         times = rounds(options.rounds, measures)
     print(f"command: python bench/startup.py --rounds {options.rounds} --matches {options.matches}")
-    print(f"{'what':40} {'wall best':>10} {'median':>9} {'CPU best':>9}   ratio of best wall to its floor")
+    print(
+        f"{'what':40} {'wall best':>10} {'median':>9} {'CPU best':>9}   ratio of best wall to its floor"
+    )
     start_floor = min(times["python -c pass"])
     run_floor = min(times["bare loop (floor of run)"])
     for name, values in times.items():
@@ -138,13 +165,19 @@ def main() -> None:
         if name.startswith("arena run"):
             ratio = f"{best / run_floor:.2f}x the bare loop (goal <= 1.25)"
         elif name.startswith("arena"):
-            ratio = f"{best / start_floor:.2f}x python -c pass" + ("" if "FOLDER" in name else " (goal < 0.2 s)")
+            ratio = f"{best / start_floor:.2f}x python -c pass" + (
+                "" if "FOLDER" in name else " (goal < 0.2 s)"
+            )
         else:
             ratio = "floor"
         cpu = min(CPU[name])
-        print(f"{name:40} {best * 1000:7.0f} ms {statistics.median(values) * 1000:6.0f} ms {cpu * 1000:6.0f} ms   {ratio}")
-    print("(CPU: user + system time of the process and its children: what the command costs "
-          "when the machine is busy with other work)")
+        print(
+            f"{name:40} {best * 1000:7.0f} ms {statistics.median(values) * 1000:6.0f} ms {cpu * 1000:6.0f} ms   {ratio}"
+        )
+    print(
+        "(CPU: user + system time of the process and its children: what the command costs "
+        "when the machine is busy with other work)"
+    )
 
 
 if __name__ == "__main__":

@@ -48,13 +48,18 @@ run(Kept())
 
 def config_text(games: int, reuse: bool, in_process: bool = False) -> str:
     if in_process:
-        players = "".join(f'[[participants]]\nname = "{n}"\nbot = "random"\n' for n in ("ann", "bob"))
+        players = "".join(
+            f'[[participants]]\nname = "{n}"\nbot = "random"\n' for n in ("ann", "bob")
+        )
     else:
         players = "".join(
-            f'[[participants]]\nname = "{n}"\ncommand = ["{sys.executable}", "kept_bot.py"]\n' for n in ("ann", "bob")
+            f'[[participants]]\nname = "{n}"\ncommand = ["{sys.executable}", "kept_bot.py"]\n'
+            for n in ("ann", "bob")
         )
-    return (f"seed = 1\ngames = {games}\n[tournament]\nreuse = {str(reuse).lower()}\n"
-            f"inProcessBots = {str(in_process).lower()}\n{players}")
+    return (
+        f"seed = 1\ngames = {games}\n[tournament]\nreuse = {str(reuse).lower()}\n"
+        f"inProcessBots = {str(in_process).lower()}\n{players}"
+    )
 
 
 @dataclass
@@ -70,7 +75,9 @@ def _cpu(who: int) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def tournament_rate(folder: Path, games: int, jobs: int, reuse: bool, in_process: bool = False) -> Measured:
+def tournament_rate(
+    folder: Path, games: int, jobs: int, reuse: bool, in_process: bool = False
+) -> Measured:
     folder.mkdir(parents=True)
     (folder / "kept_bot.py").write_text(BOT)
     path = folder / "config.toml"
@@ -83,7 +90,9 @@ def tournament_rate(folder: Path, games: int, jobs: int, reuse: bool, in_process
     seconds = time.perf_counter() - began
     mine, children = _cpu(resource.RUSAGE_SELF) - mine, _cpu(resource.RUSAGE_CHILDREN) - children
     assert report.played == games and not report.interrupted, report
-    return Measured(games / seconds, 1000 * mine / games, 1000 * children / games, (mine + children) / seconds)
+    return Measured(
+        games / seconds, 1000 * mine / games, 1000 * children / games, (mine + children) / seconds
+    )
 
 
 def engine_rate(games: int) -> float:
@@ -112,20 +121,27 @@ def main() -> None:
     print(f"engine alone (match generator + two in-process random bots): {engine:8.1f} games/s")
     rates: dict[tuple[str, int], float] = {}
     with tempfile.TemporaryDirectory(prefix="bench-tournament-") as temporary:
-        settings = [("subprocess bots, no reuse", False, False), ("subprocess bots, reuse", True, False),
-                    ("in-process built-in bots", False, True)]
+        settings = [
+            ("subprocess bots, no reuse", False, False),
+            ("subprocess bots, reuse", True, False),
+            ("in-process built-in bots", False, True),
+        ]
         for label, reuse, in_process in settings:
             for jobs in (1, 2):
                 runs = []
                 for attempt in range(args.repeat):
-                    folder = Path(temporary) / f"{label[:12]}-{reuse}-{jobs}-{attempt}".replace(" ", "_")
+                    folder = Path(temporary) / f"{label[:12]}-{reuse}-{jobs}-{attempt}".replace(
+                        " ", "_"
+                    )
                     runs.append(tournament_rate(folder, args.games, jobs, reuse, in_process))
                 best = max(runs, key=lambda run: run.rate)
                 rates[(label, jobs)] = best.rate
                 if jobs == 1:
                     # Only here are the participants our own children, so their CPU is counted.
-                    note = (f"   CPU per match: arena {best.arena_ms:.1f} ms, participants {best.bots_ms:.1f} ms;"
-                            f" {best.busy:.2f} cores busy")
+                    note = (
+                        f"   CPU per match: arena {best.arena_ms:.1f} ms, participants {best.bots_ms:.1f} ms;"
+                        f" {best.busy:.2f} cores busy"
+                    )
                 else:
                     note = f"   {best.rate / rates[(label, 1)]:.2f}x of --jobs 1"
                 print(f"{label:28} --jobs {jobs}: {best.rate:8.1f} matches/s{note}")

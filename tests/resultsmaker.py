@@ -15,8 +15,16 @@ from arena.tournaments.schedule import Schedule
 KINDS = ("timeout", "not-json", "exited")
 
 
-def results_lines(names: list[str], games: int, *, seats: int = 2, seed: int = 1, run: str = "20260101-000000-abcdef",
-                  tournament: str = "0123456789abcdef", faulty: str | None = None) -> list[dict[str, Any]]:
+def results_lines(
+    names: list[str],
+    games: int,
+    *,
+    seats: int = 2,
+    seed: int = 1,
+    run: str = "20260101-000000-abcdef",
+    tournament: str = "0123456789abcdef",
+    faulty: str | None = None,
+) -> list[dict[str, Any]]:
     """`games` lines of one run; participant i is a bit stronger than i+1; `faulty` faults often."""
     schedule = Schedule(len(names), seats, seed, duplicate=True)
     draw = random.Random(seed)
@@ -33,13 +41,28 @@ def results_lines(names: list[str], games: int, *, seats: int = 2, seed: int = 1
         faults: list[dict[str, int]] = [{} for _ in seats * [0]]
         if faulty in seating and draw.random() < 0.3:
             faults[seating.index(faulty)] = {draw.choice(KINDS): 1}
-        lines.append({
-            "tournament": tournament, "run": run, "stamp": stamp, "seed": seed, "game": game,
-            "seating": seating, "seats": list(slot.seating), "group": slot.group, "rotation": slot.rotation,
-            "matchSeed": slot.seed, "dealSeed": slot.deal_seed, "outcome": "completed", "scores": scores,
-            "ranks": ranks, "faults": faults, "invalidAsks": [0] * seats, "seconds": 0.01,
-            "replay": file_stem(stamp, game, seating) + ".json",
-        })
+        lines.append(
+            {
+                "tournament": tournament,
+                "run": run,
+                "stamp": stamp,
+                "seed": seed,
+                "game": game,
+                "seating": seating,
+                "seats": list(slot.seating),
+                "group": slot.group,
+                "rotation": slot.rotation,
+                "matchSeed": slot.seed,
+                "dealSeed": slot.deal_seed,
+                "outcome": "completed",
+                "scores": scores,
+                "ranks": ranks,
+                "faults": faults,
+                "invalidAsks": [0] * seats,
+                "seconds": 0.01,
+                "replay": file_stem(stamp, game, seating) + ".json",
+            }
+        )
     return lines
 
 

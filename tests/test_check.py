@@ -38,7 +38,11 @@ HAND: list[Card] = [PACK[18], PACK[0], PACK[51]]
 @pytest.mark.parametrize(
     ("reply", "kind", "words"),
     [
-        ({"player": 1, "cardId": 5}, "ask-card-not-in-hand", "cardId 5 is not the id of a card in your hand; it is the rank of your"),
+        (
+            {"player": 1, "cardId": 5},
+            "ask-card-not-in-hand",
+            "cardId 5 is not the id of a card in your hand; it is the rank of your",
+        ),
         ({"player": 1, "cardId": 13}, "ask-card-not-in-hand", "send its id 51"),
         ({"player": 0, "cardId": 18}, "ask-itself", "asks itself (you are seat 0)"),
         ({"player": 2, "cardId": 18}, "ask-player-not-a-seat", "seats are 0..1"),
@@ -192,7 +196,9 @@ def test_the_stalled_note_says_loudly_what_clockwise_means(
 def test_a_stalled_check_shows_its_note() -> None:
     from rich.console import Console
 
-    stalled = check.ScenarioReport("several decks", "3 decks", outcome="stalled", note="stalled: why")
+    stalled = check.ScenarioReport(
+        "several decks", "3 decks", outcome="stalled", note="stalled: why"
+    )
     console = Console(width=200, record=True, color_system=None)
     for part in check.render(check.CheckReport(["bot"], [stalled])):
         console.print(part)
@@ -211,7 +217,10 @@ def test_init_tells_the_limits_of_the_check() -> None:
 
 @functools.cache
 def run_check(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "400"}  # wide enough that no reason is wrapped, however long the examples
+    env = {
+        **os.environ,
+        "COLUMNS": "400",
+    }  # wide enough that no reason is wrapped, however long the examples
     done = subprocess.run(
         [ARENA, "check", *argv],
         capture_output=True,
@@ -295,7 +304,10 @@ def test_asking_with_ranks_is_named_as_such() -> None:
     done = bot("ranks")
     assert done.returncode == 1
     assert "ask-card-not-in-hand" in done.stdout and "ask-rank-not-id" not in done.stdout
-    assert "it is the rank of your" in done.stdout and "to ask for that rank, send its id" in done.stdout
+    assert (
+        "it is the rank of your" in done.stdout
+        and "to ask for that rank, send its id" in done.stdout
+    )
 
 
 def test_debug_prints_on_stdout_are_reported() -> None:
@@ -393,8 +405,15 @@ def test_a_bare_file_name_gets_the_dot_slash_it_needs() -> None:
 
 def test_piped_output_does_not_cut_names_at_80_columns() -> None:
     env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
-    done = subprocess.run([ARENA, "check", "--", "python3", "tests/checkbots/ranks.py"], capture_output=True,
-                          text=True, cwd=ROOT, env=env, timeout=60, check=False)
+    done = subprocess.run(
+        [ARENA, "check", "--", "python3", "tests/checkbots/ranks.py"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=60,
+        check=False,
+    )
     assert max(len(line) for line in done.stdout.splitlines()) > 80
     assert "│ ask-card-not-in-hand │" in done.stdout
 

@@ -35,14 +35,22 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def _arena(folder: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=folder, capture_output=True, check=False,
-                          text=True, timeout=120, env=_env(**env))
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        cwd=folder,
+        capture_output=True,
+        check=False,
+        text=True,
+        timeout=120,
+        env=_env(**env),
+    )
 
 
 def test_faults_are_counted_in_the_summary(tmp_path: Path) -> None:
     (tmp_path / "config.toml").write_text(
         "seed = 2\n[limits]\nreplyTimeout = 0.5\n"
-        + _seat("quitter", _hostile("dies_after_init.py")) + _seat("steady", "bot = 'random'")
+        + _seat("quitter", _hostile("dies_after_init.py"))
+        + _seat("steady", "bot = 'random'")
     )
     result = _arena(tmp_path, "run", "config.toml", COLUMNS="200")
     assert result.returncode == 0, result.stderr
@@ -63,8 +71,19 @@ def test_untrusted_names_stay_inert(tmp_path: Path, games: int) -> None:
     folder = tmp_path / "run"
     folder.mkdir()
     seats = "".join(_seat(name, "bot = 'random'") for name in NAMES)
-    (folder / "config.toml").write_text(f"seed = 4\ngames = {games}\n[rules]\nstartingHandSize = 5\n" + seats)
-    result = _arena(folder, "run", "config.toml", "--jobs", "1", FORCE_COLOR="1", TERM="xterm-256color", COLUMNS="300")
+    (folder / "config.toml").write_text(
+        f"seed = 4\ngames = {games}\n[rules]\nstartingHandSize = 5\n" + seats
+    )
+    result = _arena(
+        folder,
+        "run",
+        "config.toml",
+        "--jobs",
+        "1",
+        FORCE_COLOR="1",
+        TERM="xterm-256color",
+        COLUMNS="300",
+    )
     assert result.returncode == 0, result.stderr
     for text in (result.stdout, result.stderr):
         # Only rich's own control sequences (CSI: colours, cursor moves); nothing a name brought.
@@ -77,22 +96,30 @@ def test_untrusted_names_stay_inert(tmp_path: Path, games: int) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
     assert sorted(p.name for p in folder.iterdir()) == ["config.toml", "replays"]
     files = list((folder / "replays").rglob("*"))
-    assert files and all(p.parent == folder / "replays" and SAFE_FILE_NAME.match(p.name) for p in files)
+    assert files and all(
+        p.parent == folder / "replays" and SAFE_FILE_NAME.match(p.name) for p in files
+    )
     for path in (folder / "replays").glob("*-g*.json"):
         data = replay.read(path)
         assert replay.verify(data) is None
-        assert sorted(player["name"] for player in data["players"]) == sorted(NAMES)  # exactly as given
+        assert sorted(player["name"] for player in data["players"]) == sorted(
+            NAMES
+        )  # exactly as given
 
 
 def test_replays_folder_that_cannot_be_written(tmp_path: Path) -> None:
     (tmp_path / "blocker").write_text("a file where the replays folder should be\n")
     (tmp_path / "marker.py").write_text("import pathlib\npathlib.Path('started').write_text('')\n")
     marker = f"command = [{json.dumps(sys.executable)}, 'marker.py']"
-    (tmp_path / "config.toml").write_text("replays = 'blocker/sub'\n" + _seat("a", marker) + _seat("b", "bot = 'random'"))
+    (tmp_path / "config.toml").write_text(
+        "replays = 'blocker/sub'\n" + _seat("a", marker) + _seat("b", "bot = 'random'")
+    )
     result = _arena(tmp_path, "run", "config.toml", COLUMNS="40")
     assert result.returncode == 1
     [line] = result.stderr.splitlines()
-    assert line.startswith("arena error: cannot write into ") and line.endswith("blocker is a file, not a folder")
+    assert line.startswith("arena error: cannot write into ") and line.endswith(
+        "blocker is a file, not a folder"
+    )
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "started").exists()  # refused before any participant started
 
@@ -109,7 +136,9 @@ def _running(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
-def _interrupt(tmp_path: Path, how: str, games: int, jobs: int) -> tuple[subprocess.CompletedProcess[str], float, list[dict[str, int]]]:
+def _interrupt(
+    tmp_path: Path, how: str, games: int, jobs: int
+) -> tuple[subprocess.CompletedProcess[str], float, list[dict[str, int]]]:
     pids = tmp_path / "pids.jsonl"
     (tmp_path / "config.toml").write_text(
         # Unsandboxed: the test follows the pids the participants note (a sandbox hides them).
@@ -119,7 +148,11 @@ def _interrupt(tmp_path: Path, how: str, games: int, jobs: int) -> tuple[subproc
     )
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "run", "config.toml", "--jobs", str(jobs)],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(COLUMNS="300"),
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(COLUMNS="300"),
         start_new_session=True,  # its own group, as a shell gives a job: `group` is a Ctrl-C at a terminal
     )
     try:
@@ -140,7 +173,11 @@ def _interrupt(tmp_path: Path, how: str, games: int, jobs: int) -> tuple[subproc
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr), seconds, _pids(pids)
+    return (
+        subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr),
+        seconds,
+        _pids(pids),
+    )
 
 
 @pytest.mark.parametrize("how", ["SIGINT", "SIGTERM", "group"])

@@ -13,9 +13,20 @@ HEAVY = ("pydantic", "rich", "orjson", "openskill", "dask", "arena.base.config",
 
 
 def _arena(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(Path.home()), "COLUMNS": "200"}
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True,
-                          timeout=120, check=False, cwd=cwd, env=env)
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(Path.home()),
+        "COLUMNS": "200",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=cwd,
+        env=env,
+    )
 
 
 def test_help_text_is_not_eaten_by_markup() -> None:
@@ -36,14 +47,18 @@ def test_help_and_import_load_nothing_heavy() -> None:
         "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
         f"print(sorted({{m.split('.')[0] if not m.startswith('arena') else m for m in sys.modules}} & set({HEAVY!r})))\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout
 
 
 def _replays(folder: Path, games: int) -> list[Path]:
     config = folder / "c.toml"
-    config.write_text(f'seed = 9\ngames = {games}\n[[participants]]\nname = "a"\nbot = "random"\n'
-                      '[[participants]]\nname = "b"\nbot = "easy"\n')
+    config.write_text(
+        f'seed = 9\ngames = {games}\n[[participants]]\nname = "a"\nbot = "random"\n'
+        '[[participants]]\nname = "b"\nbot = "easy"\n'
+    )
     assert _arena("run", str(config), "--quiet", "--jobs", "1", cwd=folder).returncode == 0
     return sorted(p for p in (folder / "replays").glob("*.json") if p.name != "standings.json")
 

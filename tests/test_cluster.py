@@ -42,9 +42,16 @@ def cluster() -> Iterator[Any]:
     import dask
 
     # A task is given up once it has killed 2 workers (by default, 4), to keep the test short.
-    with dask.config.set({"distributed.scheduler.allowed-failures": 1}), distributed.LocalCluster(
-        n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
-    ) as local:
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 1}),
+        distributed.LocalCluster(
+            n_workers=2,
+            processes=True,
+            threads_per_worker=1,
+            host="127.0.0.1",
+            dashboard_address=None,
+        ) as local,
+    ):
         yield local
 
 
@@ -60,7 +67,9 @@ def seat(tmp_path: Path, name: str, *command: str, bot: str | None = None) -> Se
 # --- what a worker is checked for ------------------------------------------------------------
 
 
-def test_a_command_named_by_path_is_checked_by_content_and_a_bare_program_by_presence(tmp_path: Path) -> None:
+def test_a_command_named_by_path_is_checked_by_content_and_a_bare_program_by_presence(
+    tmp_path: Path,
+) -> None:
     (tmp_path / "bots").mkdir()
     script = tmp_path / "bots" / "alice.py"
     script.write_text("print(None)\n")
@@ -91,9 +100,13 @@ def test_a_command_named_by_path_is_checked_by_content_and_a_bare_program_by_pre
     assert needs[3].observe() == "missing"
 
 
-def test_built_in_bots_are_checked_by_the_arenas_version_and_in_a_process_by_interpreter(tmp_path: Path) -> None:
-    bots = [seat(tmp_path, "a", *bot_command("random"), bot="random"),
-            seat(tmp_path, "b", *bot_command("hard"), bot="hard")]
+def test_built_in_bots_are_checked_by_the_arenas_version_and_in_a_process_by_interpreter(
+    tmp_path: Path,
+) -> None:
+    bots = [
+        seat(tmp_path, "a", *bot_command("random"), bot="random"),
+        seat(tmp_path, "b", *bot_command("hard"), bot="hard"),
+    ]
     inside = needs_of(bots, in_process_bots=True)
     assert [need.kind for need in inside] == ["arena", "folder", "arena", "folder", "arena"]
     apart = needs_of(bots, in_process_bots=False)
@@ -103,16 +116,26 @@ def test_built_in_bots_are_checked_by_the_arenas_version_and_in_a_process_by_int
 # --- the executor ------------------------------------------------------------------------------
 
 
-def test_the_executor_runs_distinct_tasks_and_returns_each_result_once(address: str, tmp_path: Path) -> None:
-    with cluster_executor(address, [seat(tmp_path, "a", "python3")], in_process_bots=True) as executor:
-        futures = [executor.submit(math.factorial, 5) for _ in range(6)]  # equal tasks, never merged
+def test_the_executor_runs_distinct_tasks_and_returns_each_result_once(
+    address: str, tmp_path: Path
+) -> None:
+    with cluster_executor(
+        address, [seat(tmp_path, "a", "python3")], in_process_bots=True
+    ) as executor:
+        futures = [
+            executor.submit(math.factorial, 5) for _ in range(6)
+        ]  # equal tasks, never merged
         assert [f.result(timeout=30) for f in futures] == [120] * 6
         pids = {executor.submit(os.getpid).result(timeout=30) for _ in range(8)}
         assert os.getpid() not in pids
 
 
-def test_cancelling_wakes_wait_and_as_completed_like_a_process_pool(address: str, tmp_path: Path) -> None:
-    with cluster_executor(address, [seat(tmp_path, "a", "python3")], in_process_bots=True) as executor:
+def test_cancelling_wakes_wait_and_as_completed_like_a_process_pool(
+    address: str, tmp_path: Path
+) -> None:
+    with cluster_executor(
+        address, [seat(tmp_path, "a", "python3")], in_process_bots=True
+    ) as executor:
         busy = [executor.submit(time.sleep, 1) for _ in range(6)]
         time.sleep(0.3)
         began = time.monotonic()
@@ -133,13 +156,19 @@ def test_a_worker_that_lacks_a_program_is_named_before_the_run(
     program.write_text("#!/bin/sh\n")
     program.chmod(0o755)
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
-    with pytest.raises(ClusterError) as caught, cluster_executor(
-        address, [seat(tmp_path, "carol", "gofish-only-here")], in_process_bots=True
+    with (
+        pytest.raises(ClusterError) as caught,
+        cluster_executor(
+            address, [seat(tmp_path, "carol", "gofish-only-here")], in_process_bots=True
+        ),
     ):
         pass
     message = str(caught.value)
     assert message.startswith("worker tcp://127.0.0.1:")
-    assert "participant 'carol': program gofish-only-here: missing there, present on the client" in message
+    assert (
+        "participant 'carol': program gofish-only-here: missing there, present on the client"
+        in message
+    )
     assert "\n" not in message
 
 
@@ -148,23 +177,38 @@ def test_a_worker_running_another_arena_version_is_named_before_the_run(
 ) -> None:
     monkeypatch.setattr(arena, "__version__", "9.9.9")  # the client's; the workers keep theirs
     bots = [seat(tmp_path, "dave", *bot_command("easy"), bot="easy")]
-    expected = r"^worker tcp://\S+: the arena: gofish-arena \S+ there, gofish-arena 9.9.9 on the client$"
-    with pytest.raises(ClusterError, match=expected), cluster_executor(address, bots, in_process_bots=True):
+    expected = (
+        r"^worker tcp://\S+: the arena: gofish-arena \S+ there, gofish-arena 9.9.9 on the client$"
+    )
+    with (
+        pytest.raises(ClusterError, match=expected),
+        cluster_executor(address, bots, in_process_bots=True),
+    ):
         pass
 
 
-def test_a_worker_that_joins_later_is_checked_before_its_first_task(address: str, tmp_path: Path) -> None:
+def test_a_worker_that_joins_later_is_checked_before_its_first_task(
+    address: str, tmp_path: Path
+) -> None:
     # Passing the up-front check and then meeting a changed worker: each task checks its worker.
-    with cluster_executor(address, [seat(tmp_path, "a", "python3")], in_process_bots=True) as executor:
-        stale = DaskExecutor(executor._client, (Need("erin", "arena", ""),), ("gofish-arena 0.0.1",))
-        with pytest.raises(ClusterError, match=r"^worker tcp://\S+: participant 'erin': gofish-arena \S+ there"):
+    with cluster_executor(
+        address, [seat(tmp_path, "a", "python3")], in_process_bots=True
+    ) as executor:
+        stale = DaskExecutor(
+            executor._client, (Need("erin", "arena", ""),), ("gofish-arena 0.0.1",)
+        )
+        with pytest.raises(
+            ClusterError, match=r"^worker tcp://\S+: participant 'erin': gofish-arena \S+ there"
+        ):
             stale.submit(math.factorial, 4).result(timeout=30)
 
 
 @needs_dask
 def test_an_unreachable_scheduler_is_one_line() -> None:
     began = time.monotonic()
-    with pytest.raises(ClusterError, match=r"^cannot reach the Dask scheduler at tcp://127.0.0.1:9: "):
+    with pytest.raises(
+        ClusterError, match=r"^cannot reach the Dask scheduler at tcp://127.0.0.1:9: "
+    ):
         connect("tcp://127.0.0.1:9", timeout=1)
     assert time.monotonic() - began < 10
 
@@ -253,10 +297,34 @@ def outcome_of(folder: Path) -> dict[str, object]:
     for line in lines:
         data = json.loads((folder / line["replay"]).read_text())
         by_game[line["game"]] = {
-            "line": {key: line[key] for key in ("seating", "matchSeed", "dealSeed", "outcome", "scores", "ranks",
-                                                "faults", "invalidAsks", "tournament")},
-            "replay": {key: data[key] for key in ("seed", "players", "startingPlayer", "deck", "transcript",
-                                                  "result", "faults", "events", "config")},
+            "line": {
+                key: line[key]
+                for key in (
+                    "seating",
+                    "matchSeed",
+                    "dealSeed",
+                    "outcome",
+                    "scores",
+                    "ranks",
+                    "faults",
+                    "invalidAsks",
+                    "tournament",
+                )
+            },
+            "replay": {
+                key: data[key]
+                for key in (
+                    "seed",
+                    "players",
+                    "startingPlayer",
+                    "deck",
+                    "transcript",
+                    "result",
+                    "faults",
+                    "events",
+                    "config",
+                )
+            },
         }
     standings = json.loads((folder / "standings.json").read_text())
     for key in ("run",):
@@ -264,7 +332,9 @@ def outcome_of(folder: Path) -> dict[str, object]:
     return {"games": games, "by_game": by_game, "standings": standings}
 
 
-def test_a_tournament_on_the_cluster_plays_exactly_what_jobs_1_plays(address: str, tmp_path: Path) -> None:
+def test_a_tournament_on_the_cluster_plays_exactly_what_jobs_1_plays(
+    address: str, tmp_path: Path
+) -> None:
     from arena.tournaments.executors import InlineExecutor
 
     games = 12
@@ -277,7 +347,10 @@ def test_a_tournament_on_the_cluster_plays_exactly_what_jobs_1_plays(address: st
     with open_cluster(address, seats, in_process_bots=True) as cluster:
         _, report = play(there, cluster.executor, 2 * cluster.slots)
     assert report.played == games and not report.interrupted  # type: ignore[attr-defined]
-    local, remote = outcome_of(tmp_path / "here" / "replays"), outcome_of(tmp_path / "there" / "replays")
+    local, remote = (
+        outcome_of(tmp_path / "here" / "replays"),
+        outcome_of(tmp_path / "there" / "replays"),
+    )
     assert remote["games"] == list(range(games))
     assert remote == local
 
@@ -334,7 +407,9 @@ def test_a_worker_killed_mid_match_costs_one_retry_and_nothing_is_lost_or_double
     # And the retried match is the same match: the whole run equals one played here.
     from arena.tournaments.executors import InlineExecutor
 
-    here = write_config(tmp_path / "here", SLOW_CONFIG, games=games, python=sys.executable, markers=markers)
+    here = write_config(
+        tmp_path / "here", SLOW_CONFIG, games=games, python=sys.executable, markers=markers
+    )
     (tmp_path / "here" / "slow_bot.py").write_text(SLOW_BOT)
     play(here, InlineExecutor, 1)
     assert outcome_of(replays)["by_game"] == outcome_of(tmp_path / "here" / "replays")["by_game"]
@@ -358,15 +433,23 @@ def _alive(pid: int) -> bool:
 def arena_cli(*args: str, cwd: Path, before: str = "") -> subprocess.CompletedProcess[str]:
     """`arena ARGS` in a fresh interpreter; `before` runs first (to simulate a missing Dask…)."""
     script = f"import sys\n{before}\nfrom arena.ui.cli import main\nsys.argv = ['arena', *sys.argv[1:]]\nmain()\n"
-    return subprocess.run([sys.executable, "-c", script, *args], cwd=cwd, capture_output=True, text=True, timeout=120,
-                          check=False)
+    return subprocess.run(
+        [sys.executable, "-c", script, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_arena_run_with_a_scheduler_writes_what_jobs_1_writes(address: str, tmp_path: Path) -> None:
     here = write_config(tmp_path / "here", BOTS_CONFIG, games=8)
     there = write_config(tmp_path / "there", BOTS_CONFIG, games=8)
     # The address from the config, as `[tournament] scheduler`, works like the option.
-    there.write_text(there.read_text().replace("[tournament]\n", f'[tournament]\nscheduler = "{address}"\n'))
+    there.write_text(
+        there.read_text().replace("[tournament]\n", f'[tournament]\nscheduler = "{address}"\n')
+    )
     local = arena_cli("run", str(here), "--jobs", "1", cwd=tmp_path)
     remote = arena_cli("run", str(there), cwd=tmp_path)
     assert local.returncode == 0, local.stderr
@@ -377,17 +460,34 @@ def test_arena_run_with_a_scheduler_writes_what_jobs_1_writes(address: str, tmp_
 
 def test_without_dask_a_scheduler_is_one_line_and_exit_2(tmp_path: Path) -> None:
     path = write_config(tmp_path / "t", BOTS_CONFIG, games=2)
-    done = arena_cli("run", str(path), "--scheduler", "tcp://127.0.0.1:9", cwd=tmp_path,
-                     before="sys.modules['distributed'] = None  # as if Dask were not installed")
+    done = arena_cli(
+        "run",
+        str(path),
+        "--scheduler",
+        "tcp://127.0.0.1:9",
+        cwd=tmp_path,
+        before="sys.modules['distributed'] = None  # as if Dask were not installed",
+    )
     assert done.returncode == 2
-    assert done.stderr.strip() == "--scheduler needs Dask, which is not installed: pip install 'gofish-arena[dask]'"
+    assert (
+        done.stderr.strip()
+        == "--scheduler needs Dask, which is not installed: pip install 'gofish-arena[dask]'"
+    )
     assert not (tmp_path / "t" / "replays").exists()
 
 
-def test_a_worker_with_another_arena_version_stops_the_run_before_it_starts(address: str, tmp_path: Path) -> None:
+def test_a_worker_with_another_arena_version_stops_the_run_before_it_starts(
+    address: str, tmp_path: Path
+) -> None:
     path = write_config(tmp_path / "t", BOTS_CONFIG, games=2)
-    done = arena_cli("run", str(path), "--scheduler", address, cwd=tmp_path,
-                     before="import arena; arena.__version__ = '9.9.9'  # the client's; the workers keep theirs")
+    done = arena_cli(
+        "run",
+        str(path),
+        "--scheduler",
+        address,
+        cwd=tmp_path,
+        before="import arena; arena.__version__ = '9.9.9'  # the client's; the workers keep theirs",
+    )
     assert done.returncode == 2, done.stderr
     [line] = done.stderr.strip().splitlines()
     assert line.startswith("worker tcp://127.0.0.1:")
@@ -397,7 +497,9 @@ def test_a_worker_with_another_arena_version_stops_the_run_before_it_starts(addr
 
 def test_jobs_and_a_scheduler_together_are_a_usage_error(tmp_path: Path) -> None:
     path = write_config(tmp_path / "t", BOTS_CONFIG, games=2)
-    done = arena_cli("run", str(path), "--scheduler", "tcp://127.0.0.1:9", "--jobs", "2", cwd=tmp_path)
+    done = arena_cli(
+        "run", str(path), "--scheduler", "tcp://127.0.0.1:9", "--jobs", "2", cwd=tmp_path
+    )
     assert done.returncode == 2
     assert "--jobs and --scheduler" in done.stderr
 
@@ -415,11 +517,20 @@ def test_ctrl_c_cancels_the_outstanding_tasks_and_resume_plays_the_rest(
     path = write_config(folder, SLOW_CONFIG, games=games, python=sys.executable, markers=markers)
     (folder / "slow_bot.py").write_text(SLOW_BOT)
     results = folder / "replays" / "results.jsonl"
-    script = "from arena.ui.cli import main\nimport sys\nsys.argv = ['arena', *sys.argv[1:]]\nmain()\n"
-    running = subprocess.Popen([sys.executable, "-c", script, "run", str(path), "--scheduler", address, "-q"],
-                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    script = (
+        "from arena.ui.cli import main\nimport sys\nsys.argv = ['arena', *sys.argv[1:]]\nmain()\n"
+    )
+    running = subprocess.Popen(
+        [sys.executable, "-c", script, "run", str(path), "--scheduler", address, "-q"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not (results.exists() and len(results.read_text().splitlines()) >= 2):
+    while time.monotonic() < deadline and not (
+        results.exists() and len(results.read_text().splitlines()) >= 2
+    ):
         time.sleep(0.05)
     running.send_signal(signal.SIGINT)
     interrupted_at = time.monotonic()
@@ -443,7 +554,9 @@ def test_ctrl_c_cancels_the_outstanding_tasks_and_resume_plays_the_rest(
 @pytest.mark.parametrize("text", ["foo", "http://127.0.0.1:8786", "tcp://127.0.0.1"])
 def test_a_malformed_address_is_one_line_at_once(text: str) -> None:
     began = time.monotonic()
-    with pytest.raises(ClusterError, match=r"is not a Dask scheduler address \(tcp://HOST:PORT\): "):
+    with pytest.raises(
+        ClusterError, match=r"is not a Dask scheduler address \(tcp://HOST:PORT\): "
+    ):
         connect(text)
     assert time.monotonic() - began < 1
 
@@ -455,7 +568,9 @@ os.kill(os.getppid(), signal.SIGKILL)
 """
 
 
-def test_a_match_that_kills_every_worker_it_is_given_stops_the_run_naming_it(cluster: Any, tmp_path: Path) -> None:
+def test_a_match_that_kills_every_worker_it_is_given_stops_the_run_naming_it(
+    cluster: Any, tmp_path: Path
+) -> None:
     from arena.base import config as config_module
     from arena.tournaments.cluster import MatchLost
 
@@ -486,14 +601,18 @@ def _wait_for_two_fresh_workers(client: Any) -> None:
     raise AssertionError("the nannies did not bring two workers back")
 
 
-def test_a_sandboxed_run_needs_a_working_bwrap_on_every_worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_a_sandboxed_run_needs_a_working_bwrap_on_every_worker(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     from arena.seats import sandbox
     from arena.tournaments.cluster import first_mismatch, needs_of
 
     bots = [seat(tmp_path, "erin", *bot_command("easy"), bot="easy")]
     needs = needs_of(bots, in_process_bots=True, sandbox="bwrap")
     assert ("", "sandbox") in {(need.participant, need.kind) for need in needs}
-    assert "sandbox" not in {need.kind for need in needs_of(bots, in_process_bots=True, sandbox="none")}
+    assert "sandbox" not in {
+        need.kind for need in needs_of(bots, in_process_bots=True, sandbox="none")
+    }
     client = tuple(need.observe() for need in needs)
     monkeypatch.setenv("PATH", str(tmp_path))  # a worker without bwrap
     sandbox.probe.cache_clear()
@@ -506,8 +625,10 @@ def test_a_sandboxed_run_needs_a_working_bwrap_on_every_worker(monkeypatch: pyte
     problem = first_mismatch("tcp://10.0.0.9:1234", needs, client, worker)
     if client == worker:
         pytest.skip("no working bwrap on this machine either")
-    assert problem == ("worker tcp://10.0.0.9:1234: the arena: the participants' sandbox: "
-                       "no sandbox (bwrap (bubblewrap) is not installed) there, a working bwrap on the client")
+    assert problem == (
+        "worker tcp://10.0.0.9:1234: the arena: the participants' sandbox: "
+        "no sandbox (bwrap (bubblewrap) is not installed) there, a working bwrap on the client"
+    )
 
 
 @needs_dask

@@ -45,88 +45,208 @@ BAD = [
     ("[limits\n" + TWO, "not valid TOML"),
     # unknown keys, with a "did you mean"
     ("sede = 3\n" + TWO, "sede: unknown key; did you mean 'seed'?"),
-    ("[limits]\nreplyTimout = 1\n" + TWO, "limits.replyTimout: unknown key; did you mean 'replyTimeout'?"),
+    (
+        "[limits]\nreplyTimout = 1\n" + TWO,
+        "limits.replyTimout: unknown key; did you mean 'replyTimeout'?",
+    ),
     ("[limit]\nreplyTimeout = 1\n" + TWO, "limit: unknown key; did you mean 'limits'?"),
-    (_seat("a", "bot = 'random'\ncomand = 'x'") + _seat("b", "bot = 'random'"),
-     "participants[0].comand: unknown key; did you mean 'command'?"),
-    ("[rules]\nzzz = 1\n" + TWO, "rules.zzz: unknown key; known keys: startingPlayer, startingHandSize"),
+    (
+        _seat("a", "bot = 'random'\ncomand = 'x'") + _seat("b", "bot = 'random'"),
+        "participants[0].comand: unknown key; did you mean 'command'?",
+    ),
+    (
+        "[rules]\nzzz = 1\n" + TWO,
+        "rules.zzz: unknown key; known keys: startingPlayer, startingHandSize",
+    ),
     # wrong types
-    ("[limits]\nreplyTimeout = '1'\n" + TWO, "limits.replyTimeout: Input should be a valid number (got '1')"),
+    (
+        "[limits]\nreplyTimeout = '1'\n" + TWO,
+        "limits.replyTimeout: Input should be a valid number (got '1')",
+    ),
     ("seed = true\n" + TWO, "seed: Input should be a valid integer (got True)"),
     ("seed = 1.5\n" + TWO, "seed: Input should be a valid integer (got 1.5)"),
-    ("[deck]\nknights = 'yes'\n" + TWO, "deck.knights: Input should be a valid boolean (got 'yes')"),
+    (
+        "[deck]\nknights = 'yes'\n" + TWO,
+        "deck.knights: Input should be a valid boolean (got 'yes')",
+    ),
     ("rules = 3\n" + TWO, "rules: should be a table (got 3)"),
     ("participants = 3\n", "participants: should be an array of tables ([[participants]]) (got 3)"),
     (_seat("a", "command = 3") + _seat("b", "bot = 'random'"), "participants[0].command: "),
-    (_seat("a", "bot = 'random'\nenv = { A = 1 }") + _seat("b", "bot = 'random'"),
-     "participants[0].env.A: Input should be a valid string (got 1)"),
-    (_seat("a", "bot = 'randm'") + _seat("b", "bot = 'random'"),
-     "participants[0].bot: Input should be 'random', 'easy', 'medium', 'hard' or 'expert' (got 'randm')"),
+    (
+        _seat("a", "bot = 'random'\nenv = { A = 1 }") + _seat("b", "bot = 'random'"),
+        "participants[0].env.A: Input should be a valid string (got 1)",
+    ),
+    (
+        _seat("a", "bot = 'randm'") + _seat("b", "bot = 'random'"),
+        "participants[0].bot: Input should be 'random', 'easy', 'medium', 'hard' or 'expert' (got 'randm')",
+    ),
     # impossible values
-    ("[limits]\nreplyTimeout = 0\n" + TWO, "limits.replyTimeout: Input should be greater than 0 (got 0)"),
-    ("[limits]\nreplyTimeout = nan\n" + TWO, "limits.replyTimeout: should be a finite number (got nan)"),
-    ("[limits]\nreplyTimeout = inf\n" + TWO, "limits.replyTimeout: should be a finite number (got inf)"),
-    ("[limits]\nreplyTimeout = 1e300\n" + TWO, "limits.replyTimeout: Input should be less than or equal to 604800"),
-    ("[limits]\nstartupTimeout = -1\n" + TWO, "limits.startupTimeout: Input should be greater than 0 (got -1)"),
-    ("[rules]\nnextPlayer = 'clockwise'\n" + TWO,
-     "rules.nextPlayer: Input should be 'Asked', 'Clockwise' or 'After asker' (got 'clockwise')"),
-    ("[rules]\nrefillEmptyHand = -1\n" + TWO,
-     "rules.refillEmptyHand: Input should be greater than or equal to 0 (got -1)"),
-    ("[rules]\nrefillWhen = 'at once'\n" + TWO,
-     "rules.refillWhen: Input should be 'At once' or 'On its turn' (got 'at once')"),
+    (
+        "[limits]\nreplyTimeout = 0\n" + TWO,
+        "limits.replyTimeout: Input should be greater than 0 (got 0)",
+    ),
+    (
+        "[limits]\nreplyTimeout = nan\n" + TWO,
+        "limits.replyTimeout: should be a finite number (got nan)",
+    ),
+    (
+        "[limits]\nreplyTimeout = inf\n" + TWO,
+        "limits.replyTimeout: should be a finite number (got inf)",
+    ),
+    (
+        "[limits]\nreplyTimeout = 1e300\n" + TWO,
+        "limits.replyTimeout: Input should be less than or equal to 604800",
+    ),
+    (
+        "[limits]\nstartupTimeout = -1\n" + TWO,
+        "limits.startupTimeout: Input should be greater than 0 (got -1)",
+    ),
+    (
+        "[rules]\nnextPlayer = 'clockwise'\n" + TWO,
+        "rules.nextPlayer: Input should be 'Asked', 'Clockwise' or 'After asker' (got 'clockwise')",
+    ),
+    (
+        "[rules]\nrefillEmptyHand = -1\n" + TWO,
+        "rules.refillEmptyHand: Input should be greater than or equal to 0 (got -1)",
+    ),
+    (
+        "[rules]\nrefillWhen = 'at once'\n" + TWO,
+        "rules.refillWhen: Input should be 'At once' or 'On its turn' (got 'at once')",
+    ),
     ("[rules]\nluckyDraw = 1\n" + TWO, "rules.luckyDraw: Input should be a valid boolean (got 1)"),
     # rules that contradict each other
-    ("[rules]\ndealBySeats = true\nstartingHandSize = 5\n" + TWO,
-     ("rules.dealBySeats: deals by table size (7 each for two seats, 5 for three or more), "
-      "so it cannot go with startingHandSize")),
-    ("[rules]\nrefillEmptyHand = 5\nrefillWhen = 'On its turn'\n" + TWO,
-     "rules.refillWhen: \"On its turn\" needs minHandSize = 0"),
-    ("[rules]\nstartingHandSize = -1\n" + TWO, "rules.startingHandSize: Input should be greater than or equal to 0"),
-    ("[deck]\nnumberOfDecks = 0\n" + TWO, "deck.numberOfDecks: Input should be greater than or equal to 1 (got 0)"),
+    (
+        "[rules]\ndealBySeats = true\nstartingHandSize = 5\n" + TWO,
+        (
+            "rules.dealBySeats: deals by table size (7 each for two seats, 5 for three or more), "
+            "so it cannot go with startingHandSize"
+        ),
+    ),
+    (
+        "[rules]\nrefillEmptyHand = 5\nrefillWhen = 'On its turn'\n" + TWO,
+        'rules.refillWhen: "On its turn" needs minHandSize = 0',
+    ),
+    (
+        "[rules]\nstartingHandSize = -1\n" + TWO,
+        "rules.startingHandSize: Input should be greater than or equal to 0",
+    ),
+    (
+        "[deck]\nnumberOfDecks = 0\n" + TWO,
+        "deck.numberOfDecks: Input should be greater than or equal to 1 (got 0)",
+    ),
     ("games = 0\n" + TWO, "games: Input should be greater than or equal to 1 (got 0)"),
     ("replays = ''\n" + TWO, "replays: String should have at least 1 character"),
     # negative limits
-    ("[limits]\ntimeBank = -1\n" + TWO, "limits.timeBank: Input should be greater than or equal to 0 (got -1)"),
-    ("[limits]\nmaxTurns = -1\n" + TWO, "limits.maxTurns: Input should be greater than or equal to 1 (got -1)"),
-    ("[limits]\nmaxIdleTurns = 0\n" + TWO, "limits.maxIdleTurns: Input should be greater than or equal to 1"),
-    ("[limits]\nmemoryMiB = -1\n" + TWO, "limits.memoryMiB: Input should be greater than or equal to 16 (got -1)"),
-    ("[limits]\ncpuSeconds = -5\n" + TWO, "limits.cpuSeconds: Input should be greater than or equal to 1 (got -5)"),
-    ("[limits]\ncpuSeconds = 99999999999\n" + TWO, "limits.cpuSeconds: Input should be less than or equal to"),
-    ("[limits]\nmaxLineBytes = 10\n" + TWO, "limits.maxLineBytes: Input should be greater than or equal to 64"),
-    ("[limits]\ncloseGrace = -0.1\n" + TWO, "limits.closeGrace: Input should be greater than or equal to 0"),
+    (
+        "[limits]\ntimeBank = -1\n" + TWO,
+        "limits.timeBank: Input should be greater than or equal to 0 (got -1)",
+    ),
+    (
+        "[limits]\nmaxTurns = -1\n" + TWO,
+        "limits.maxTurns: Input should be greater than or equal to 1 (got -1)",
+    ),
+    (
+        "[limits]\nmaxIdleTurns = 0\n" + TWO,
+        "limits.maxIdleTurns: Input should be greater than or equal to 1",
+    ),
+    (
+        "[limits]\nmemoryMiB = -1\n" + TWO,
+        "limits.memoryMiB: Input should be greater than or equal to 16 (got -1)",
+    ),
+    (
+        "[limits]\ncpuSeconds = -5\n" + TWO,
+        "limits.cpuSeconds: Input should be greater than or equal to 1 (got -5)",
+    ),
+    (
+        "[limits]\ncpuSeconds = 99999999999\n" + TWO,
+        "limits.cpuSeconds: Input should be less than or equal to",
+    ),
+    (
+        "[limits]\nmaxLineBytes = 10\n" + TWO,
+        "limits.maxLineBytes: Input should be greater than or equal to 64",
+    ),
+    (
+        "[limits]\ncloseGrace = -0.1\n" + TWO,
+        "limits.closeGrace: Input should be greater than or equal to 0",
+    ),
     # fewer than two seats
     (_seat("a", "bot = 'random'"), "participants: at least two participants are needed, found 1"),
     ("seed = 1\n", "participants: missing (required)"),
     ("participants = []\n", "participants: at least two participants are needed, found 0"),
-    ("[tournament]\nseats = 1\n" + TWO, "tournament.seats: Input should be greater than or equal to 2 (got 1)"),
-    ("[tournament]\nseats = 3\n" + TWO, "tournament.seats: 3 seats per match but only 2 participants"),
+    (
+        "[tournament]\nseats = 1\n" + TWO,
+        "tournament.seats: Input should be greater than or equal to 2 (got 1)",
+    ),
+    (
+        "[tournament]\nseats = 3\n" + TWO,
+        "tournament.seats: 3 seats per match but only 2 participants",
+    ),
     # an empty or missing program
-    (_seat("a", "command = []") + _seat("b", "bot = 'random'"), "participants[0].command: the command is empty"),
-    (_seat("a", "command = ''") + _seat("b", "bot = 'random'"), "participants[0].command: the command is empty"),
-    (_seat("a", "command = ['  ']") + _seat("b", "bot = 'random'"), "participants[0].command: the command is empty"),
-    (_seat("a", "") + _seat("b", "bot = 'random'"), "participants[0]: give exactly one of `command` or `bot`"),
-    (_seat("a", "bot = 'easy'\ncommand = ['x']") + _seat("b", "bot = 'random'"),
-     "participants[0]: give exactly one of `command` or `bot`"),
-    (_seat("a", "command = ['./nope.py']") + _seat("b", "bot = 'random'"),
-     "participants[0].command: program './nope.py' not found (looked for "),
-    (_seat("a", "command = 'no-such-program-here --level 2'") + _seat("b", "bot = 'random'"),
-     "participants[0].command: program 'no-such-program-here' not found on PATH"),
-    (_seat("a", "command = \"python3 'unclosed\"") + _seat("b", "bot = 'random'"),
-     "participants[0].command: cannot split \"python3 'unclosed\": No closing quotation"),
-    (_seat("a", "command = ['python3', \"a\\u0000b\"]") + _seat("b", "bot = 'random'"),
-     "participants[0].command: a NUL character cannot be passed to a program"),
-    (_seat("a", "bot = 'random'\nenv = { 'A=B' = '1' }") + _seat("b", "bot = 'random'"),
-     "participants[0].env: 'A=B' is not an environment variable name"),
+    (
+        _seat("a", "command = []") + _seat("b", "bot = 'random'"),
+        "participants[0].command: the command is empty",
+    ),
+    (
+        _seat("a", "command = ''") + _seat("b", "bot = 'random'"),
+        "participants[0].command: the command is empty",
+    ),
+    (
+        _seat("a", "command = ['  ']") + _seat("b", "bot = 'random'"),
+        "participants[0].command: the command is empty",
+    ),
+    (
+        _seat("a", "") + _seat("b", "bot = 'random'"),
+        "participants[0]: give exactly one of `command` or `bot`",
+    ),
+    (
+        _seat("a", "bot = 'easy'\ncommand = ['x']") + _seat("b", "bot = 'random'"),
+        "participants[0]: give exactly one of `command` or `bot`",
+    ),
+    (
+        _seat("a", "command = ['./nope.py']") + _seat("b", "bot = 'random'"),
+        "participants[0].command: program './nope.py' not found (looked for ",
+    ),
+    (
+        _seat("a", "command = 'no-such-program-here --level 2'") + _seat("b", "bot = 'random'"),
+        "participants[0].command: program 'no-such-program-here' not found on PATH",
+    ),
+    (
+        _seat("a", 'command = "python3 \'unclosed"') + _seat("b", "bot = 'random'"),
+        'participants[0].command: cannot split "python3 \'unclosed": No closing quotation',
+    ),
+    (
+        _seat("a", "command = ['python3', \"a\\u0000b\"]") + _seat("b", "bot = 'random'"),
+        "participants[0].command: a NUL character cannot be passed to a program",
+    ),
+    (
+        _seat("a", "bot = 'random'\nenv = { 'A=B' = '1' }") + _seat("b", "bot = 'random'"),
+        "participants[0].env: 'A=B' is not an environment variable name",
+    ),
     # names
-    (_seat("a", "bot = 'random'") + _seat("a", "bot = 'easy'"),
-     "participants[1].name: 'a' is used twice; seat names must be unique"),
-    (_seat("", "bot = 'random'") + _seat("b", "bot = 'random'"), "participants[0].name: String should have at least 1"),
-    (_seat("x" * 65, "bot = 'random'") + _seat("b", "bot = 'random'"), "participants[0].name: String should have at most 64"),
+    (
+        _seat("a", "bot = 'random'") + _seat("a", "bot = 'easy'"),
+        "participants[1].name: 'a' is used twice; seat names must be unique",
+    ),
+    (
+        _seat("", "bot = 'random'") + _seat("b", "bot = 'random'"),
+        "participants[0].name: String should have at least 1",
+    ),
+    (
+        _seat("x" * 65, "bot = 'random'") + _seat("b", "bot = 'random'"),
+        "participants[0].name: String should have at most 64",
+    ),
     # a deal larger than the pack
-    ("[rules]\nstartingHandSize = 27\n" + TWO,
-     "rules.startingHandSize: the deal needs 54 cards (2 seats × 27) but the pack has 52"),
-    ("[rules]\nstartingHandSize = 15\n[deck]\nknights = true\n" + TWO + _seat("c", "bot = 'random'") + _seat("d", "bot = 'random'"),
-     "rules.startingHandSize: the deal needs 60 cards (4 seats × 15) but the pack has 56"),
+    (
+        "[rules]\nstartingHandSize = 27\n" + TWO,
+        "rules.startingHandSize: the deal needs 54 cards (2 seats × 27) but the pack has 52",
+    ),
+    (
+        "[rules]\nstartingHandSize = 15\n[deck]\nknights = true\n"
+        + TWO
+        + _seat("c", "bot = 'random'")
+        + _seat("d", "bot = 'random'"),
+        "rules.startingHandSize: the deal needs 60 cards (4 seats × 15) but the pack has 56",
+    ),
 ]
 
 
@@ -163,7 +283,12 @@ def test_long_values_are_cut_in_the_message(tmp_path: Path) -> None:
 def test_defaults(tmp_path: Path) -> None:
     config, seats = _load(tmp_path, TWO)
     limits = config.limits
-    assert (limits.replyTimeout, limits.startupTimeout, limits.timeBank, limits.closeGrace) == (2.0, 10.0, 0.0, 0.5)
+    assert (limits.replyTimeout, limits.startupTimeout, limits.timeBank, limits.closeGrace) == (
+        2.0,
+        10.0,
+        0.0,
+        0.5,
+    )
     assert (limits.maxTurns, limits.maxIdleTurns) == (DEFAULT_MAX_TURNS, 100)
     assert (limits.maxLineBytes, limits.memoryMiB, limits.cpuSeconds) == (1 << 20, None, None)
     assert [seat.bot for seat in seats] == ["random", "random"]
@@ -185,14 +310,22 @@ def test_startup_time_defaults_to_at_least_the_reply_time(tmp_path: Path) -> Non
 
 def test_command_string_is_split_like_a_shell_would(tmp_path: Path) -> None:
     (tmp_path / "my bot.py").write_text("")
-    _, seats = _load(tmp_path, _seat("a", "command = \"python3 'my bot.py' --level \\\"2 3\\\"\"") + _seat("b", "bot = 'random'"))
+    _, seats = _load(
+        tmp_path,
+        _seat("a", 'command = "python3 \'my bot.py\' --level \\"2 3\\""')
+        + _seat("b", "bot = 'random'"),
+    )
     assert seats[0].command[1:] == ("my bot.py", "--level", "2 3")
 
 
-def test_relative_program_is_resolved_against_the_config_folder_keeping_symlinks(tmp_path: Path) -> None:
+def test_relative_program_is_resolved_against_the_config_folder_keeping_symlinks(
+    tmp_path: Path,
+) -> None:
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "python").symlink_to(sys.executable)
-    _, seats = _load(tmp_path, _seat("a", "command = ['bin/python', 'x.py']") + _seat("b", "bot = 'random'"))
+    _, seats = _load(
+        tmp_path, _seat("a", "command = ['bin/python', 'x.py']") + _seat("b", "bot = 'random'")
+    )
     assert seats[0].command == (str(tmp_path / "bin" / "python"), "x.py")
     assert seats[0].cwd == tmp_path.resolve()
 
@@ -201,8 +334,15 @@ def test_relative_program_is_resolved_against_the_config_folder_keeping_symlinks
 
 
 def _arena(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=tmp_path, capture_output=True, check=False,
-                          text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "COLUMNS": "40"})
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        cwd=tmp_path,
+        capture_output=True,
+        check=False,
+        text=True,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin", "COLUMNS": "40"},
+    )
 
 
 MARKER_BOT = "import pathlib\npathlib.Path('started').write_text('')\n"
@@ -211,13 +351,21 @@ MARKER_BOT = "import pathlib\npathlib.Path('started').write_text('')\n"
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("[limits]\nreplyTimeout = 0\n", "limits.replyTimeout: Input should be greater than 0 (got 0)"),
+        (
+            "[limits]\nreplyTimeout = 0\n",
+            "limits.replyTimeout: Input should be greater than 0 (got 0)",
+        ),
         ("sede = 3\n", "sede: unknown key; did you mean 'seed'?"),
-        ("[rules]\nstartingHandSize = 30\n", "rules.startingHandSize: the deal needs 60 cards (2 seats × 30) but the pack has 52"),
+        (
+            "[rules]\nstartingHandSize = 30\n",
+            "rules.startingHandSize: the deal needs 60 cards (2 seats × 30) but the pack has 52",
+        ),
         ("seed = = 1\n", "not valid TOML: Invalid value (at line 1, column 8)"),
     ],
 )
-def test_cli_refuses_a_bad_config_before_anything_runs(tmp_path: Path, text: str, expected: str) -> None:
+def test_cli_refuses_a_bad_config_before_anything_runs(
+    tmp_path: Path, text: str, expected: str
+) -> None:
     (tmp_path / "marker.py").write_text(MARKER_BOT)
     bot = f"command = [{json.dumps(sys.executable)}, 'marker.py']"
     (tmp_path / "config.toml").write_text(text + _seat("a", bot) + _seat("b", bot))
@@ -231,7 +379,9 @@ def test_cli_refuses_a_bad_config_before_anything_runs(tmp_path: Path, text: str
 
 
 def test_cli_duplicate_names(tmp_path: Path) -> None:
-    (tmp_path / "config.toml").write_text(_seat("twin", "bot = 'random'") + _seat("twin", "bot = 'easy'"))
+    (tmp_path / "config.toml").write_text(
+        _seat("twin", "bot = 'random'") + _seat("twin", "bot = 'easy'")
+    )
     result = _arena(tmp_path, "run", "config.toml")
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
@@ -244,7 +394,9 @@ def test_command_string_never_reaches_a_shell(tmp_path: Path) -> None:
     (tmp_path / "bot.py").write_text("import sys\nsys.exit(0)\n")
     command = json.dumps(f"{sys.executable} bot.py; touch pwned")
     (tmp_path / "config.toml").write_text(
-        "seed = 1\n[limits]\nreplyTimeout = 0.5\n" + _seat("a", f"command = {command}") + _seat("b", "bot = 'random'")
+        "seed = 1\n[limits]\nreplyTimeout = 0.5\n"
+        + _seat("a", f"command = {command}")
+        + _seat("b", "bot = 'random'")
     )
     result = _arena(tmp_path, "run", "config.toml")
     assert result.returncode == 0, result.stderr

@@ -25,7 +25,11 @@ def replay_files(folder: Path) -> list[Path]:
 def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "arena", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=120, check=False,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 
@@ -73,7 +77,10 @@ def test_a_tampered_replay_is_refused_at_its_first_difference(tmp_path: Path) ->
     data = json.loads(replay.read_text())
     index = next(i for i, e in enumerate(data["transcript"]) if e["message"]["type"] == "ask")
     entry = data["transcript"][index]
-    entry["reply"] = {"player": entry["seat"], "cardId": -1}  # an invalid ask instead of the real one
+    entry["reply"] = {
+        "player": entry["seat"],
+        "cardId": -1,
+    }  # an invalid ask instead of the real one
     tampered = tmp_path / "tampered.json"
     tampered.write_text(json.dumps(data))
     refused = arena("replay", "verify", str(tampered), cwd=tmp_path)
@@ -108,7 +115,9 @@ def test_runs_never_overwrite_earlier_replays(tmp_path: Path) -> None:
 
 def test_games_and_seed_options_play_seed_plus_i(tmp_path: Path) -> None:
     config = tmp_path / "c.toml"
-    config.write_text('[[participants]]\nname = "a"\nbot = "easy"\n[[participants]]\nname = "b"\nbot = "easy"\n')
+    config.write_text(
+        '[[participants]]\nname = "a"\nbot = "easy"\n[[participants]]\nname = "b"\nbot = "easy"\n'
+    )
     played = arena("run", str(config), "--seed", "100", "--games", "3", cwd=tmp_path)
     assert played.returncode == 0, played.stderr
     replays = [json.loads(p.read_text()) for p in replay_files(tmp_path / "replays")]

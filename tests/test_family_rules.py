@@ -31,9 +31,7 @@ def lucky(seat: int, card: object) -> dict[str, object]:
 
 def test_a_lucky_draw_is_shown_to_every_seat_and_the_asker_asks_again(pack: Pack) -> None:
     deck = pack.deck(["7S 2C", "9S 9H", "4D 5D"], "7H KS KH")
-    played = run(
-        setup(deck, rules(2, lucky_draw=True), seats=3), asks=[ask(1, pack.one("7S"))]
-    )
+    played = run(setup(deck, rules(2, lucky_draw=True), seats=3), asks=[ask(1, pack.one("7S"))])
     assert played.types(6)[-7:] == [
         (2, "hand-update"),
         (0, "go-fish"),
@@ -83,7 +81,8 @@ def test_a_draw_of_another_rank_ends_the_turn_even_when_it_completes_a_book(pack
 def test_a_hand_emptied_by_a_hand_over_draws_a_fresh_hand_at_once(pack: Pack) -> None:
     deck = pack.deck(["7S 2C", "7H 7D"], "KS KH QS QH 3D")
     played = run(
-        setup(deck, rules(2, refill_empty_hand=3)), asks=[ask(1, pack.one("7S")), ask(1, pack.one("2C"))]
+        setup(deck, rules(2, refill_empty_hand=3)),
+        asks=[ask(1, pack.one("7S")), ask(1, pack.one("2C"))],
     )
     # Seat 1 draws three before anyone is told of the ask (as with minHandSize).
     assert played.types(4)[:9] == [
@@ -110,9 +109,7 @@ def test_a_refill_that_makes_a_book_refills_again(pack: Pack) -> None:
     # Seat 0 completes 7s with the hand-over and is left empty: it refills 4, which are the
     # four Kings, a book, so it is empty again and refills 4 more.
     deck = pack.deck(["7S 7H 7D", "7C 2C 3C"], "KS KH KD KC QS QH 5D 6D 8D")
-    played = run(
-        setup(deck, rules(3, refill_empty_hand=4)), asks=[ask(1, pack.one("7S"))]
-    )
+    played = run(setup(deck, rules(3, refill_empty_hand=4)), asks=[ask(1, pack.one("7S"))])
     laid = [(e["seat"], e["rank"]) for e in events(played) if e["event"] == "book-laid"]
     assert laid == [(0, 6), (0, 13)]
     assert len(played.of_type("pick-up")) == 8
@@ -133,7 +130,9 @@ def test_on_its_turn_an_empty_hand_waits_and_refills_when_its_turn_comes(pack: P
     deck = pack.deck(["7S 2C", "7H 7D"], "KS KH QS QH 3D")
     settings = rules(2, 0, refill_empty_hand=3, refill_when=ON_ITS_TURN)
     # Seat 0 hits (seat 1 is left empty), then misses on 2s: the turn passes to seat 1.
-    played = run(setup(deck, settings), asks=[ask(1, pack.one("7S")), ask(1, pack.one("2C"))], draws=[0])
+    played = run(
+        setup(deck, settings), asks=[ask(1, pack.one("7S")), ask(1, pack.one("2C"))], draws=[0]
+    )
     assert played.of_type("hand-update")[1].message["hand"] == []
     assert played.types(4)[-9:] == [
         (0, "go-fish"),

@@ -27,9 +27,20 @@ def _config(folder: Path, command: list[str], extra: str = "", games: int = 1) -
 
 
 def _arena(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(Path.home()), "COLUMNS": "300"}
-    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=folder, capture_output=True,
-                          text=True, timeout=120, check=False, env=env)
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(Path.home()),
+        "COLUMNS": "300",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=env,
+    )
 
 
 def _one_replay(folder: Path) -> tuple[Path, dict]:
@@ -57,15 +68,19 @@ def test_refused_asks_are_faults_everywhere_faults_are_counted(tmp_path: Path) -
     refused = data["faultCounts"][0]["refused-ask"]
     invalid = [e for e in data["events"] if e["event"] == "invalid-ask" and e["seat"] == 0]
     assert refused == len(invalid) > 0
-    assert f"(2nd, {refused} faults)" in result.stdout or f"(1st, {refused} faults)" in result.stdout
-    assert f"mine: {refused} refused asks; the first, at message #{invalid[0]['at']} (ask): ask-card-not-in-hand" \
+    assert (
+        f"(2nd, {refused} faults)" in result.stdout or f"(1st, {refused} faults)" in result.stdout
+    )
+    assert (
+        f"mine: {refused} refused asks; the first, at message #{invalid[0]['at']} (ask): ask-card-not-in-hand"
         in result.stdout
+    )
     assert replay.verify(data) is None
     line = json.loads((tmp_path / "replays" / "results.jsonl").read_text().splitlines()[0])
     assert line["faults"][0] == {"refused-ask": refused}
     shown = _arena(tmp_path, "replay", "show", str(path))
     assert shown.returncode == 0, shown.stderr
-    final = shown.stdout[shown.stdout.index("the final table"):]
+    final = shown.stdout[shown.stdout.index("the final table") :]
     [row] = [r for r in final.splitlines() if "mine" in r]
     assert row.rstrip(" │|").split()[-1] == str(refused)
 
@@ -74,8 +89,13 @@ def test_pond_indices_that_are_not_numbers_are_counted_in_standings(tmp_path: Pa
     _config(tmp_path, [sys.executable, str(CHECKBOTS / "pond_string.py")], games=2)
     result = _arena(tmp_path, "run", "config.toml", "--jobs", "1")
     assert result.returncode == 0, result.stderr
-    lines = [json.loads(line) for line in (tmp_path / "replays" / "results.jsonl").read_text().splitlines()]
-    bad = sum(line["faults"][line["seating"].index("mine")].get("bad-pond-index", 0) for line in lines)
+    lines = [
+        json.loads(line)
+        for line in (tmp_path / "replays" / "results.jsonl").read_text().splitlines()
+    ]
+    bad = sum(
+        line["faults"][line["seating"].index("mine")].get("bad-pond-index", 0) for line in lines
+    )
     assert bad > 0
     standings = json.loads((tmp_path / "replays" / "standings.json").read_text())
     [mine] = [p for p in standings["participants"] if p["name"] == "mine"]
@@ -84,15 +104,21 @@ def test_pond_indices_that_are_not_numbers_are_counted_in_standings(tmp_path: Pa
 
 
 def test_a_timeout_says_the_limit_the_time_taken_and_the_settings(tmp_path: Path) -> None:
-    _config(tmp_path, [sys.executable, str(HOSTILE / "slow.py"), "1.5"],
-            extra="[limits]\nreplyTimeout = 0.4\nstartupTimeout = 5\ntimeBank = 0.2\n")
+    _config(
+        tmp_path,
+        [sys.executable, str(HOSTILE / "slow.py"), "1.5"],
+        extra="[limits]\nreplyTimeout = 0.4\nstartupTimeout = 5\ntimeBank = 0.2\n",
+    )
     result = _arena(tmp_path, "run", "config.toml")
     assert result.returncode == 0, result.stderr
     _, data = _one_replay(tmp_path)
     [fault] = [f for f in data["faults"] if f["kind"] == "timeout"]
     assert "within 0.6 s" in fault["detail"]  # the reply timeout and the bank
     assert "stopped for the rest of the match" in fault["detail"]
-    assert "limits.replyTimeout (0.4 s)" in fault["detail"] and "limits.timeBank (0.2 s)" in fault["detail"]
+    assert (
+        "limits.replyTimeout (0.4 s)" in fault["detail"]
+        and "limits.timeBank (0.2 s)" in fault["detail"]
+    )
     assert "stopped after 0.6" in fault["detail"]
     assert "mine: timeout at message #" in result.stdout and "limits.replyTimeout" in result.stdout
 

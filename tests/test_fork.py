@@ -23,14 +23,21 @@ FORKED_CONFIGS = sorted(p.stem for p in (GOLDEN / "configs").glob("*.toml"))
 
 def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
+        [sys.executable, "-m", "arena", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 
 def _played(tmp_path: Path, name: str) -> tuple[Path, Path]:
     """Run a golden config in a copy of its folder; its folder and its first replay."""
     shutil.copytree(GOLDEN / "configs", tmp_path / "configs")
-    shutil.copytree(GOLDEN / "fakes", tmp_path / "fakes", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        GOLDEN / "fakes", tmp_path / "fakes", ignore=shutil.ignore_patterns("__pycache__")
+    )
     folder = tmp_path / "configs"
     done = _arena("run", f"{name}.toml", "--jobs", "1", "--quiet", cwd=folder)
     assert done.returncode == 0, done.stderr
@@ -85,11 +92,24 @@ def test_a_fork_with_nobody_replaced_is_the_recorded_match(tmp_path: Path, name:
 def test_a_replaced_seat_plays_live_from_the_point(tmp_path: Path) -> None:
     folder, source = _played(tmp_path, "fault-exit")  # seat 0 exits at its 40th message
     document = replay.read(source)
-    done = _arena("replay", "fork", str(source), "--at", "turn:3", "--seat", "0=hard", "-o", "fixed.json", cwd=folder)
+    done = _arena(
+        "replay",
+        "fork",
+        str(source),
+        "--at",
+        "turn:3",
+        "--seat",
+        "0=hard",
+        "-o",
+        "fixed.json",
+        cwd=folder,
+    )
     assert done.returncode == 0, done.stderr
     forked = replay.read(folder / "fixed.json")
     at = forked["fork"]["at"]
-    assert forked["fork"]["turn"] == 3 and forked["fork"]["replaced"] == [{"seat": 0, "bot": "hard"}]
+    assert forked["fork"]["turn"] == 3 and forked["fork"]["replaced"] == [
+        {"seat": 0, "bot": "hard"}
+    ]
     assert forked["transcript"][:at] == document["transcript"][:at]
     assert not [f for f in forked["faults"] if f["seat"] == 0 and f["kind"] == "exited"]
     assert _arena("replay", "verify", "fixed.json", cwd=folder).returncode == 0
@@ -111,10 +131,14 @@ def test_a_seat_stopped_before_the_point_stays_stopped(tmp_path: Path) -> None:
     folder, source = _played(tmp_path, "fault-hang")  # seat 0 stops answering: timed out, stopped
     document = replay.read(source)
     stopped_at = next(f["at"] for f in document["faults"] if f["kind"] == "timeout")
-    path, forked = fork.fork_file(source, str(stopped_at + 5), [], folder / "later.json", cwd=folder)
+    path, forked = fork.fork_file(
+        source, str(stopped_at + 5), [], folder / "later.json", cwd=folder
+    )
     again = replay.read(path)
     assert _the_match(again) == _the_match(document)
-    assert all(e.get("delivered") is False for e in again["transcript"][stopped_at + 1 :] if e["seat"] == 0)
+    assert all(
+        e.get("delivered") is False for e in again["transcript"][stopped_at + 1 :] if e["seat"] == 0
+    )
     assert forked.origin["ignored"] and all(i["seat"] == 1 for i in forked.origin["ignored"])
 
 
@@ -125,7 +149,9 @@ def test_a_command_replaces_a_seat(tmp_path: Path) -> None:
     path, _ = fork.fork_file(source, "30", [f"1={bot}"], out, cwd=folder)
     again = replay.read(path)
     assert again["players"][1]["command"][1].endswith("scripted.py")
-    assert again["fork"]["replaced"] == [{"seat": 1, "command": [sys.executable, str(GOLDEN / "fakes" / "scripted.py")]}]
+    assert again["fork"]["replaced"] == [
+        {"seat": 1, "command": [sys.executable, str(GOLDEN / "fakes" / "scripted.py")]}
+    ]
     assert replay.verify(again) is None
     # Written next to an existing file, a fork never overwrites it.
     second, _ = fork.fork_file(source, "30", [], out, cwd=folder)
@@ -164,7 +190,9 @@ def test_the_cli_refuses_a_replay_that_does_not_verify(tmp_path: Path) -> None:
     bad.write_text(json.dumps(document), encoding="utf-8")
     done = _arena("replay", "fork", str(bad), "--at", "20", "-o", "out.json", cwd=folder)
     assert done.returncode == 2
-    assert "does not verify, so it cannot be forked" in done.stderr and "Traceback" not in done.stderr
+    assert (
+        "does not verify, so it cannot be forked" in done.stderr and "Traceback" not in done.stderr
+    )
     assert len(done.stderr.strip().splitlines()) == 1
     assert not (folder / "out.json").exists()
 

@@ -30,19 +30,29 @@ SEEDED = ROOT / "tests" / "sprtbots" / "seeded_random.py"
 # --- the schedule ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("players", "seats", "candidate"), [(2, 2, 1), (4, 2, 0), (4, 4, 2), (5, 3, 4), (6, 4, 1)])
-def test_the_candidate_sits_every_seat_of_every_group_once(players: int, seats: int, candidate: int) -> None:
+@pytest.mark.parametrize(
+    ("players", "seats", "candidate"), [(2, 2, 1), (4, 2, 0), (4, 4, 2), (5, 3, 4), (6, 4, 1)]
+)
+def test_the_candidate_sits_every_seat_of_every_group_once(
+    players: int, seats: int, candidate: int
+) -> None:
     plan = Gauntlet(players, seats, seed=5, candidate=candidate)
     for group in range(3 * plan.combinations * plan.cyclic_orders):
         slots = [plan.slot(group * seats + r) for r in range(seats)]
         assert sorted(slot.seating.index(candidate) for slot in slots) == list(range(seats))
         assert {slot.deal_seed for slot in slots} == {5 + group * seats}
         assert all(len(set(slot.seating)) == seats for slot in slots)
-        assert all(slot.seating == slots[0].seating[-r:] + slots[0].seating[:-r] for r, slot in enumerate(slots) if r)
+        assert all(
+            slot.seating == slots[0].seating[-r:] + slots[0].seating[:-r]
+            for r, slot in enumerate(slots)
+            if r
+        )
 
 
 @pytest.mark.parametrize(("players", "seats"), [(4, 2), (5, 3), (6, 4), (4, 3)])
-def test_others_are_drawn_fairly_and_every_table_comes_in_every_order(players: int, seats: int) -> None:
+def test_others_are_drawn_fairly_and_every_table_comes_in_every_order(
+    players: int, seats: int
+) -> None:
     plan = Gauntlet(players, seats, seed=3, candidate=0)
     per_cycle = plan.combinations * seats
     # After each cycle every other has played equally often, each combination once.
@@ -62,8 +72,12 @@ def test_the_gauntlet_is_lazy_and_a_function_of_the_seed() -> None:
     assert time.perf_counter() - started < 1.0  # nothing is built for the games before it
     assert far == Gauntlet(30, 4, seed=8, candidate=7).slot(10**15)
     assert 7 in far.seating
-    assert [Gauntlet(5, 3, 1, 2).slot(g) for g in range(60)] == [Gauntlet(5, 3, 1, 2).slot(g) for g in range(60)]
-    assert [Gauntlet(5, 3, 1, 2).slot(g) for g in range(60)] != [Gauntlet(5, 3, 2, 2).slot(g) for g in range(60)]
+    assert [Gauntlet(5, 3, 1, 2).slot(g) for g in range(60)] == [
+        Gauntlet(5, 3, 1, 2).slot(g) for g in range(60)
+    ]
+    assert [Gauntlet(5, 3, 1, 2).slot(g) for g in range(60)] != [
+        Gauntlet(5, 3, 2, 2).slot(g) for g in range(60)
+    ]
 
 
 # --- the test fed from results lines -----------------------------------------------------
@@ -104,8 +118,14 @@ def test_a_group_waits_for_its_missing_match_and_never_reads_its_outcome_to_deci
 
 
 def test_a_decision_is_kept_when_later_matches_finish() -> None:
-    winning = [{"game": g, "seating": ["cand", "x"] if g % 2 == 0 else ["x", "cand"],
-                "ranks": [1, 2] if g % 2 == 0 else [2, 1]} for g in range(200)]
+    winning = [
+        {
+            "game": g,
+            "seating": ["cand", "x"] if g % 2 == 0 else ["x", "cand"],
+            "ranks": [1, 2] if g % 2 == 0 else [2, 1],
+        }
+        for g in range(200)
+    ]
     test = CandidateTest("cand", 2, Hypotheses(0.5, 0.6, min_groups=20))
     test.observe_all(winning[:60])
     assert test.decision is not None and test.groups == 20
@@ -119,11 +139,13 @@ def test_a_decision_is_kept_when_later_matches_finish() -> None:
 
 def test_group_outcomes_are_mean_points_with_shared_places() -> None:
     test = CandidateTest("cand", 3)
-    test.observe_all([
-        {"game": 0, "seating": ["cand", "a", "b"], "ranks": [1, 1, 3]},  # 1/2
-        {"game": 1, "seating": ["b", "cand", "a"], "ranks": [1, 2, 2]},  # 0
-        {"game": 2, "seating": ["a", "b", "cand"], "ranks": [1, 1, 1]},  # 1/3
-    ])
+    test.observe_all(
+        [
+            {"game": 0, "seating": ["cand", "a", "b"], "ranks": [1, 1, 3]},  # 1/2
+            {"game": 1, "seating": ["b", "cand", "a"], "ranks": [1, 2, 2]},  # 0
+            {"game": 2, "seating": ["a", "b", "cand"], "ranks": [1, 1, 1]},  # 1/3
+        ]
+    )
     assert test.outcomes == {Fraction(5, 18): 1}
 
 
@@ -131,15 +153,34 @@ def test_group_outcomes_are_mean_points_with_shared_places() -> None:
 
 
 def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], check=False, cwd=cwd, capture_output=True, text=True,
-                          timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        check=False,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
-def _config(tmp_path: Path, participants: str, *, games: int = 4000, seats: int = 2, candidate: str,
-            share0: float, share1: float, seed: int = 7, extra: str = "") -> Path:
+def _config(
+    tmp_path: Path,
+    participants: str,
+    *,
+    games: int = 4000,
+    seats: int = 2,
+    candidate: str,
+    share0: float,
+    share1: float,
+    seed: int = 7,
+    extra: str = "",
+) -> Path:
     path = tmp_path / "gauntlet.toml"
-    path.write_text(f"seed = {seed}\ngames = {games}\n[tournament]\nseats = {seats}\ncandidate = \"{candidate}\"\n"
-                    f"[sprt]\nshare0 = {share0}\nshare1 = {share1}\n{extra}\n{participants}", encoding="utf-8")
+    path.write_text(
+        f'seed = {seed}\ngames = {games}\n[tournament]\nseats = {seats}\ncandidate = "{candidate}"\n'
+        f"[sprt]\nshare0 = {share0}\nshare1 = {share1}\n{extra}\n{participants}",
+        encoding="utf-8",
+    )
     return path
 
 
@@ -173,8 +214,10 @@ def test_expert_against_hard_accepts_h1_at_bounds_it_clearly_beats(tmp_path: Pat
 
 
 def test_two_random_bots_differing_only_in_their_seed_do_not_accept_h1(tmp_path: Path) -> None:
-    participants = "".join(f'[[participants]]\nname = "r{seed}"\ncommand = ["{sys.executable}", "{SEEDED}", "{seed}"]\n'
-                           for seed in (1, 2))
+    participants = "".join(
+        f'[[participants]]\nname = "r{seed}"\ncommand = ["{sys.executable}", "{SEEDED}", "{seed}"]\n'
+        for seed in (1, 2)
+    )
     config = _config(tmp_path, participants, candidate="r1", share0=0.5, share1=0.7, seed=11)
     done = _arena("run", str(config), "--jobs", "1", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -212,17 +255,31 @@ def test_resume_rebuilds_the_test_and_continues_it(tmp_path: Path) -> None:
     third = _arena("run", str(config), "--games", "8000", "--resume", "--jobs", "1", cwd=tmp_path)
     assert third.returncode == 0, third.stderr
     assert _standings(tmp_path)["sprt"] == after["sprt"]
-    assert len((tmp_path / "replays" / "results.jsonl").read_text().splitlines()) == after["matches"]
+    assert (
+        len((tmp_path / "replays" / "results.jsonl").read_text().splitlines()) == after["matches"]
+    )
 
 
-@pytest.mark.parametrize(("extra", "participants", "candidate", "share1", "message"), [
-    ("", BOTS, "nobody", 0.5, "tournament.candidate: 'nobody' is not the name of a participant"),
-    ("", BOTS, "expert", 0.3, "share1 (0.3) must be above share0 (0.4)"),
-    ("alpha = 0.7", BOTS, "expert", 0.5, "sprt.alpha"),
-])
-def test_a_bad_gauntlet_or_test_is_one_line_and_exit_2(tmp_path: Path, extra: str, participants: str,
-                                                       candidate: str, share1: float, message: str) -> None:
-    config = _config(tmp_path, participants, candidate=candidate, share0=0.4, share1=share1, extra=extra)
+@pytest.mark.parametrize(
+    ("extra", "participants", "candidate", "share1", "message"),
+    [
+        (
+            "",
+            BOTS,
+            "nobody",
+            0.5,
+            "tournament.candidate: 'nobody' is not the name of a participant",
+        ),
+        ("", BOTS, "expert", 0.3, "share1 (0.3) must be above share0 (0.4)"),
+        ("alpha = 0.7", BOTS, "expert", 0.5, "sprt.alpha"),
+    ],
+)
+def test_a_bad_gauntlet_or_test_is_one_line_and_exit_2(
+    tmp_path: Path, extra: str, participants: str, candidate: str, share1: float, message: str
+) -> None:
+    config = _config(
+        tmp_path, participants, candidate=candidate, share0=0.4, share1=share1, extra=extra
+    )
     done = _arena("run", str(config), cwd=tmp_path)
     assert done.returncode == 2
     assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
@@ -233,7 +290,9 @@ def test_a_test_needs_a_candidate(tmp_path: Path) -> None:
     config = tmp_path / "c.toml"
     config.write_text("[sprt]\nshare0 = 0.5\nshare1 = 0.55\n" + BOTS, encoding="utf-8")
     done = _arena("run", str(config), cwd=tmp_path)
-    assert done.returncode == 2 and "sprt: a sequential test needs tournament.candidate" in done.stderr
+    assert (
+        done.returncode == 2 and "sprt: a sequential test needs tournament.candidate" in done.stderr
+    )
 
 
 # --- arena sprt: the everyday question without a config ----------------------------------
@@ -241,8 +300,25 @@ def test_a_test_needs_a_candidate(tmp_path: Path) -> None:
 
 def test_arena_sprt_answers_from_the_command_line_and_resumes(tmp_path: Path) -> None:
     expert = [sys.executable, str(ROOT / "participants" / "expert_bot.py")]
-    options = ["sprt", "--vs", "hard", "--share0", "0.4", "--share1", "0.5", "--alpha", "0.2", "--beta", "0.2",
-               "--min-groups", "5", "--seed", "3", "--jobs", "2"]
+    options = [
+        "sprt",
+        "--vs",
+        "hard",
+        "--share0",
+        "0.4",
+        "--share1",
+        "0.5",
+        "--alpha",
+        "0.2",
+        "--beta",
+        "0.2",
+        "--min-groups",
+        "5",
+        "--seed",
+        "3",
+        "--jobs",
+        "2",
+    ]
     first = _arena(*options, "--games", "6", "--", *expert, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     assert "no decision by the cap of 6 matches" in first.stdout
@@ -256,14 +332,31 @@ def test_arena_sprt_answers_from_the_command_line_and_resumes(tmp_path: Path) ->
     assert history[0][0] == 1 and len(history) == document["sprt"]["groups"]
 
 
-@pytest.mark.parametrize(("arguments", "message"), [
-    (["--vs", "hard", "--share0", "0.5", "--share1", "0.4"], "arena sprt: --share1: share1 (0.4) must be above share0 (0.5)"),
-    (["--vs", "hard", "--seats", "3"], "--seats 3: the candidate and 1 opponent fill 2 to 2 seats"),
-    (["--vs", "hard", "--alpha", "0.6"], "arena sprt: --alpha: "),
-    (["--vs", "./nowhere"], "arena sprt: participants[1].command: program './nowhere' not found"),
-    (["--vs", "hard", "--", "./nowhere"], "arena sprt: the candidate's command: program './nowhere' not found"),
-])
-def test_arena_sprt_refuses_bad_options_in_one_line(tmp_path: Path, arguments: list[str], message: str) -> None:
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (
+            ["--vs", "hard", "--share0", "0.5", "--share1", "0.4"],
+            "arena sprt: --share1: share1 (0.4) must be above share0 (0.5)",
+        ),
+        (
+            ["--vs", "hard", "--seats", "3"],
+            "--seats 3: the candidate and 1 opponent fill 2 to 2 seats",
+        ),
+        (["--vs", "hard", "--alpha", "0.6"], "arena sprt: --alpha: "),
+        (
+            ["--vs", "./nowhere"],
+            "arena sprt: participants[1].command: program './nowhere' not found",
+        ),
+        (
+            ["--vs", "hard", "--", "./nowhere"],
+            "arena sprt: the candidate's command: program './nowhere' not found",
+        ),
+    ],
+)
+def test_arena_sprt_refuses_bad_options_in_one_line(
+    tmp_path: Path, arguments: list[str], message: str
+) -> None:
     if "--" not in arguments:
         arguments = [*arguments, "--", sys.executable, "x.py"]
     done = _arena("sprt", *arguments, cwd=tmp_path)
@@ -273,15 +366,20 @@ def test_arena_sprt_refuses_bad_options_in_one_line(tmp_path: Path, arguments: l
 
 
 def test_a_four_seat_gauntlet_tests_the_candidate_against_the_field(tmp_path: Path) -> None:
-    participants = "".join(f'[[participants]]\nname = "{level}"\nbot = "{level}"\n'
-                           for level in ("random", "easy", "medium", "expert"))
+    participants = "".join(
+        f'[[participants]]\nname = "{level}"\nbot = "{level}"\n'
+        for level in ("random", "easy", "medium", "expert")
+    )
     config = _config(tmp_path, participants, seats=4, candidate="expert", share0=0.25, share1=0.35)
     done = _arena("run", str(config), "--jobs", "1", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "H1 accepted: expert is better than random, easy and medium" in done.stdout
     document = _standings(tmp_path)
     assert document["sprt"]["matches"] == 4 * document["sprt"]["groups"]
-    lines = [json.loads(line) for line in (tmp_path / "replays" / "results.jsonl").read_text().splitlines()]
+    lines = [
+        json.loads(line)
+        for line in (tmp_path / "replays" / "results.jsonl").read_text().splitlines()
+    ]
     assert all("expert" in line["seating"] for line in lines)
     assert {line["seating"].index("expert") for line in lines if line["group"] == 0} == {0, 1, 2, 3}
     assert {row["opponent"] for row in document["againstEach"]} == {"random", "easy", "medium"}
@@ -292,10 +390,24 @@ def test_arena_sprt_names_its_participants_from_their_programs_uniquely() -> Non
 
     assert participant_name(["python3", "bots/my_bot.py"]) == "my_bot"
     assert participant_name(["./mybot", "--fast"]) == "mybot"
-    data = config_data(["python3", "hard.py"], ["hard", "hard", "node old.js"], seats=3, share0=None, share1=None,
-                       alpha=0.05, beta=0.05, min_groups=20, games=None, seed=None, name=None,
-                       replays="replays", timeout=2.0)
+    data = config_data(
+        ["python3", "hard.py"],
+        ["hard", "hard", "node old.js"],
+        seats=3,
+        share0=None,
+        share1=None,
+        alpha=0.05,
+        beta=0.05,
+        min_groups=20,
+        games=None,
+        seed=None,
+        name=None,
+        replays="replays",
+        timeout=2.0,
+    )
     assert [p["name"] for p in data["participants"]] == ["hard", "hard-2", "hard-3", "old"]
     assert data["participants"][3]["command"] == ["node", "old.js"]
-    assert data["sprt"]["share0"] == pytest.approx(1 / 3) and data["sprt"]["share1"] == pytest.approx(1 / 3 + 0.05)
+    assert data["sprt"]["share0"] == pytest.approx(1 / 3) and data["sprt"][
+        "share1"
+    ] == pytest.approx(1 / 3 + 0.05)
     assert data["tournament"] == {"seats": 3, "candidate": "hard"}

@@ -105,11 +105,21 @@ def _toml(value: Any) -> str:
 def write_config(folder: Path, hostile: list[str], limits: dict[str, Any], seats: int = 2) -> Path:
     # Unsandboxed: these tests follow every pid the match made, which a sandbox's pid namespace
     # hides (tests/test_spies.py plays hostile participants in the sandbox).
-    limits = {"replyTimeout": REPLY_TIMEOUT, "startupTimeout": STARTUP_TIMEOUT, "closeGrace": 0.2,
-              "sandbox": "none", **limits}
+    limits = {
+        "replyTimeout": REPLY_TIMEOUT,
+        "startupTimeout": STARTUP_TIMEOUT,
+        "closeGrace": 0.2,
+        "sandbox": "none",
+        **limits,
+    }
     env = {"HOSTILE_PIDS": str(folder / "pids.jsonl")}
     lines = ["seed = 7", "[limits]", *(f"{key} = {_toml(value)}" for key, value in limits.items())]
-    lines += ["[[participants]]", 'name = "hostile"', f"command = {_toml(hostile)}", f"env = {_toml(env)}"]
+    lines += [
+        "[[participants]]",
+        'name = "hostile"',
+        f"command = {_toml(hostile)}",
+        f"env = {_toml(env)}",
+    ]
     for seat in range(1, seats):
         lines += ["[[participants]]", f'name = "random{seat}"', 'bot = "random"']
     path = folder / "config.toml"
@@ -130,18 +140,29 @@ def play(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
     monkeypatch.setattr(runner, "make_participants", capture)
 
-    def run(script: str, *args: str, limits: dict[str, Any] | None = None, seats: int = 2,
-            hostile: list[str] | None = None) -> Played:
+    def run(
+        script: str,
+        *args: str,
+        limits: dict[str, Any] | None = None,
+        seats: int = 2,
+        hostile: list[str] | None = None,
+    ) -> Played:
         command = hostile or [sys.executable, str(HOSTILE / script), *args]
         path = write_config(tmp_path, command, limits or {}, seats)
         config, resolved = config_module.load(path)
         began = time.monotonic()
-        played = runner.play_game(config, resolved, game=0, seed=7, folder=tmp_path / "replays", stamp="t")
+        played = runner.play_game(
+            config, resolved, game=0, seed=7, folder=tmp_path / "replays", stamp="t"
+        )
         seconds = time.monotonic() - began
         data = replay.read(played.replay)
         assert replay.verify(data) is None
         notes_file = tmp_path / "pids.jsonl"
-        notes = [json.loads(line) for line in notes_file.read_text().splitlines()] if notes_file.exists() else []
+        notes = (
+            [json.loads(line) for line in notes_file.read_text().splitlines()]
+            if notes_file.exists()
+            else []
+        )
         pids = {p.pid for p in made if p.pid} | {note["pid"] for note in notes}
         assert_gone(pids, pids | {note["pgid"] for note in notes})
         assert all(p.proc is None or p.proc.returncode is not None for p in made), "not reaped"
@@ -169,7 +190,9 @@ def test_never_answers_after_init(play: Any) -> None:
     assert played.seconds < REPLY_TIMEOUT + 2.0
 
 
-@pytest.mark.parametrize("mode", ["text", "blank", "nan", "two-values", "bytes", "deep", "nested", "digits"])
+@pytest.mark.parametrize(
+    "mode", ["text", "blank", "nan", "two-values", "bytes", "deep", "nested", "digits"]
+)
 def test_garbage_is_not_json(play: Any, mode: str) -> None:
     played = play("garbage.py", mode)
     assert played.kinds == {"not-json"}
@@ -192,7 +215,9 @@ def test_line_over_the_cap(play: Any) -> None:
 def test_huge_valid_replies_are_capped_per_match(play: Any) -> None:
     # 500 kB per reply is under the line cap, but the transcript keeps every reply: a match's
     # total is capped (here 2 MB), or a bot could make the arena hold gigabytes.
-    played, peak = _traced_peak(lambda: play("verbose.py", "500", limits={"maxReplyBytes": 2_000_000}))
+    played, peak = _traced_peak(
+        lambda: play("verbose.py", "500", limits={"maxReplyBytes": 2_000_000})
+    )
     # (Its string replies that were read also broke the rules: those are counted faults of their own.)
     [fault] = [f for f in played.faults if f["kind"] not in ("refused-ask", "bad-pond-index")]
     assert fault["kind"] == "too-much-output" and len(fault["raw"]) < 400
@@ -303,7 +328,9 @@ def test_slow_inside_the_limit(play: Any) -> None:
     assert played.faults == []
     assert played.replay["result"]["outcome"] == "turn-limit"
     timing = played.replay["timings"][0]
-    assert 200 <= timing["meanMs"] and timing["maxMs"] < STARTUP_TIMEOUT * 1000  # init: start-up time
+    assert (
+        200 <= timing["meanMs"] and timing["maxMs"] < STARTUP_TIMEOUT * 1000
+    )  # init: start-up time
 
 
 def test_late_reply_is_a_timeout(play: Any) -> None:
@@ -362,11 +389,21 @@ def test_start_failure_is_a_fault(play: Any, tmp_path: Path) -> None:
 
 def test_every_seat_silent_ends_stalled(tmp_path: Path) -> None:
     command = [sys.executable, str(HOSTILE / "never_answers.py")]
-    lines = ["seed = 3", "[limits]", "replyTimeout = 0.3", "startupTimeout = 0.3", "maxIdleTurns = 10",
-             'sandbox = "none"']  # it follows pids (see write_config)
+    lines = [
+        "seed = 3",
+        "[limits]",
+        "replyTimeout = 0.3",
+        "startupTimeout = 0.3",
+        "maxIdleTurns = 10",
+        'sandbox = "none"',
+    ]  # it follows pids (see write_config)
     for name in ("a", "b", "c"):
-        lines += ["[[participants]]", f'name = "{name}"', f"command = {_toml(command)}",
-                  f"env = {_toml({'HOSTILE_PIDS': str(tmp_path / 'pids.jsonl')})}"]
+        lines += [
+            "[[participants]]",
+            f'name = "{name}"',
+            f"command = {_toml(command)}",
+            f"env = {_toml({'HOSTILE_PIDS': str(tmp_path / 'pids.jsonl')})}",
+        ]
     path = tmp_path / "config.toml"
     path.write_text("\n".join(lines) + "\n")
     config, seats = config_module.load(path)

@@ -45,19 +45,29 @@ def wrong_way(layers: list[str], stdlib_only: set[str]) -> list[str]:
             if top == "arena":
                 target = rest.split(".")[0]
                 if target in rank and rank[target] > rank[layer]:
-                    problems.append(f"{path.relative_to(ROOT)} imports {module} (layer {target} is above {layer})")
-            elif layer in stdlib_only and top not in sys.stdlib_module_names and top != "__future__":
-                problems.append(f"{path.relative_to(ROOT)} imports {module}, which is not the standard library")
+                    problems.append(
+                        f"{path.relative_to(ROOT)} imports {module} (layer {target} is above {layer})"
+                    )
+            elif (
+                layer in stdlib_only and top not in sys.stdlib_module_names and top != "__future__"
+            ):
+                problems.append(
+                    f"{path.relative_to(ROOT)} imports {module}, which is not the standard library"
+                )
     return problems
 
 
 def test_every_folder_is_a_declared_layer() -> None:
-    folders = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists())
+    folders = sorted(
+        p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()
+    )
     assert sorted(_declared("Layers, lowest first")) == folders
 
 
 def test_no_import_points_the_wrong_way() -> None:
-    assert wrong_way(_declared("Layers, lowest first"), set(_declared("Standard library only"))) == []
+    assert (
+        wrong_way(_declared("Layers, lowest first"), set(_declared("Standard library only"))) == []
+    )
 
 
 def test_the_check_sees_a_wrong_import() -> None:

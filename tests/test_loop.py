@@ -24,7 +24,9 @@ def _bots(seats: int) -> list[InProcessParticipant]:
 
 
 def _setup(seed: int = 7, seats: int = 3) -> MatchSetup:
-    return MatchSetup.from_seed(seed, [f"s{n}" for n in range(seats)], Rules(), **LIMITS.match_options())
+    return MatchSetup.from_seed(
+        seed, [f"s{n}" for n in range(seats)], Rules(), **LIMITS.match_options()
+    )
 
 
 class Diary(Unobserved):
@@ -67,7 +69,9 @@ def test_a_stop_ends_the_match_interrupted_before_the_next_message() -> None:
         def sending(self, index: int, seat: int, message: Message) -> None:
             sent.append(index)
 
-    record = play_match(_setup(), _bots(3), LIMITS, observer=Counter(), should_stop=lambda: len(sent) >= 40)
+    record = play_match(
+        _setup(), _bots(3), LIMITS, observer=Counter(), should_stop=lambda: len(sent) >= 40
+    )
     assert record.result.outcome is Outcome.INTERRUPTED
     assert len(record.transcript) == 40 and sent == list(range(40))
     assert record.unsent is not None  # the message the engine was about to send

@@ -43,8 +43,22 @@ class Screen:
         env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "160", "LINES": "50"}
         env.pop("NO_COLOR", None)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "arena", "play", "--delay", "0", "--replays", str(tmp / "replays"), *args],
-            stdin=slave, stdout=slave, stderr=slave, cwd=tmp, env=env,
+            [
+                sys.executable,
+                "-m",
+                "arena",
+                "play",
+                "--delay",
+                "0",
+                "--replays",
+                str(tmp / "replays"),
+                *args,
+            ],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=tmp,
+            env=env,
             start_new_session=True,
             preexec_fn=controlling_terminal,  # noqa: PLW1509 -- the test process runs no threads
         )
@@ -76,9 +90,14 @@ class Screen:
                 self.read_to = found.end()
                 return found
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or (not self._pump(min(remaining, 0.2)) and self.proc.poll() is not None
-                                  and not self._pump(0.05)):
-                raise AssertionError(f"{pattern!r} not seen; screen ends with:\n{self.text[-3000:]}")
+            if remaining <= 0 or (
+                not self._pump(min(remaining, 0.2))
+                and self.proc.poll() is not None
+                and not self._pump(0.05)
+            ):
+                raise AssertionError(
+                    f"{pattern!r} not seen; screen ends with:\n{self.text[-3000:]}"
+                )
 
     def type(self, keys: str | bytes) -> None:
         os.write(self.master, keys.encode() if isinstance(keys, str) else keys)
@@ -126,7 +145,11 @@ def the_replay(tmp: Path) -> dict[str, Any]:
 
 
 def human_asks(data: dict[str, Any]) -> list[Any]:
-    return [entry["reply"] for entry in data["transcript"] if entry["seat"] == 0 and entry["message"]["type"] == "ask"]
+    return [
+        entry["reply"]
+        for entry in data["transcript"]
+        if entry["seat"] == 0 and entry["message"]["type"] == "ask"
+    ]
 
 
 def test_a_whole_game_by_typed_commands(tmp_path: Path, screens: list[Screen]) -> None:
@@ -159,12 +182,17 @@ def test_a_whole_game_by_typed_commands(tmp_path: Path, screens: list[Screen]) -
 
 
 def test_keys_refusals_and_quitting(tmp_path: Path, screens: list[Screen]) -> None:
-    screen = start(screens, tmp_path, "--seed", "9", "--opponents", "2", "--level", "medium", "--name", "Ann")
+    screen = start(
+        screens, tmp_path, "--seed", "9", "--opponents", "2", "--level", "medium", "--name", "Ann"
+    )
     screen.expect(r"you: dealt (\S+ ){5}")  # three at the table: 5 cards each
     first = held_ranks(screen)[0]
     screen.expect("ask> ")
-    missing = next(r for r in ("k", "q", "j", "10", "9", "8", "7", "6", "5", "4", "3", "2", "a")
-                   if r not in held_ranks_from_last(screen))
+    missing = next(
+        r
+        for r in ("k", "q", "j", "10", "9", "8", "7", "6", "5", "4", "3", "2", "a")
+        if r not in held_ranks_from_last(screen)
+    )
     screen.type(f"{missing} 1\r")
     screen.expect("you hold no ")
     screen.type("x 1\r")
@@ -207,7 +235,7 @@ def test_ctrl_c_ends_cleanly_and_keeps_the_replay(tmp_path: Path, screens: list[
     screen.expect("interrupted")
     screen.expect(r"replay: replays/\S+-interrupted\.json")  # named as `arena run` names one
     assert "books so far (the match was not finished: no places)" in screen.text
-    assert "1st" not in screen.text[screen.text.index("books so far"):]
+    assert "1st" not in screen.text[screen.text.index("books so far") :]
     data = the_replay(tmp_path)
     assert data["result"]["outcome"] == "interrupted"
     assert len(data["players"]) == 4
@@ -226,7 +254,11 @@ def termios_left_raw(screen: Screen) -> bool:
 def test_commands_from_a_pipe(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "arena", "play", "--seed", "1", "--delay", "0", "--replays", "out"],
-        input=b"x 1\nquit\n", capture_output=True, cwd=tmp_path, timeout=60, check=False,
+        input=b"x 1\nquit\n",
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
     )
     text = done.stdout.decode()
     assert done.returncode == 0, text + done.stderr.decode()
@@ -240,14 +272,29 @@ def test_commands_from_a_pipe(tmp_path: Path) -> None:
 
 
 def test_parse_rank() -> None:
-    assert [parse_rank(w) for w in ("a", "Ace", "2", "10", "t", "j", "Q", "kings", "7s", "1", "11", "x")] == [
-        0, 0, 1, 9, 9, 10, 12, 13, 6, None, None, None,
+    assert [
+        parse_rank(w) for w in ("a", "Ace", "2", "10", "t", "j", "Q", "kings", "7s", "1", "11", "x")
+    ] == [
+        0,
+        0,
+        1,
+        9,
+        9,
+        10,
+        12,
+        13,
+        6,
+        None,
+        None,
+        None,
     ]
 
 
 def _prompt() -> AskPrompt:
     card = lambda i, rank: {"id": i, "card": "?", "deck": 0, "suit": i % 4, "rank": rank}
-    return AskPrompt([card(1, 6), card(2, 12), card(3, 6)], [None, 3, 0, 2], ["you", "Pip", "Wren", "Olly"], 0)
+    return AskPrompt(
+        [card(1, 6), card(2, 12), card(3, 6)], [None, 3, 0, 2], ["you", "Pip", "Wren", "Olly"], 0
+    )
 
 
 def test_prompt_by_keys() -> None:
@@ -294,8 +341,12 @@ def test_human_seat_speaks_the_protocol() -> None:
     seat = HumanSeat(Scripted())
     line = lambda m: json.dumps(m).encode() + b"\n"
     assert seat.exchange(line({"type": "init", "seat": 0}), 1.0).value is None
-    ask = {"type": "ask", "hand": [{"id": 5, "rank": 3, "suit": 0, "deck": 0, "card": "?"}],
-           "opponentsHandSizes": [None, 2], "pond": [0]}
+    ask = {
+        "type": "ask",
+        "hand": [{"id": 5, "rank": 3, "suit": 0, "deck": 0, "card": "?"}],
+        "opponentsHandSizes": [None, 2],
+        "pond": [0],
+    }
     assert seat.exchange(line(ask), 1.0).value == {"player": 1, "cardId": 5}
     assert seat.exchange(line({"type": "go-fish", "pond": [0, 0]}), 1.0).value == 0
     assert decode_reply(b"0") == 0
@@ -322,9 +373,27 @@ def test_play_starts_with_a_rule_set_by_name_or_file(
     root = Path(__file__).parents[1]
     rules = choice if "/" not in choice else str(root / choice)
     done = subprocess.run(
-        [sys.executable, "-m", "arena", "play", "--opponents", "2", "--rules", rules,
-         "--seed", "4", "--delay", "0", "--replays", "out"],
-        input=b"quit\n", capture_output=True, cwd=tmp_path, timeout=60, check=False,
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "play",
+            "--opponents",
+            "2",
+            "--rules",
+            rules,
+            "--seed",
+            "4",
+            "--delay",
+            "0",
+            "--replays",
+            "out",
+        ],
+        input=b"quit\n",
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
     )
     assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
     (path,) = (tmp_path / "out").glob("*.json")
@@ -342,10 +411,16 @@ def test_play_starts_with_a_rule_set_by_name_or_file(
         ("missing.toml", "missing.toml: no such config file"),
     ],
 )
-def test_play_refuses_an_unknown_rule_set_in_one_line(tmp_path: Path, choice: str, error: str) -> None:
+def test_play_refuses_an_unknown_rule_set_in_one_line(
+    tmp_path: Path, choice: str, error: str
+) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "arena", "play", "--rules", choice],
-        capture_output=True, cwd=tmp_path, timeout=60, check=False, text=True,
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+        text=True,
     )
     assert done.returncode == 2 and done.stderr.startswith(error), done.stderr
     assert done.stderr.count("\n") == 1 and not list(tmp_path.iterdir())

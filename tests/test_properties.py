@@ -164,7 +164,9 @@ class Observer:
         if kind == "lucky-draw":
             # Shown to every seat: the card the drawer just fished, of the rank it asked for.
             drawer = message["player"]
-            assert self.asked_with is not None and message["card"]["rank"] == self.asked_with["rank"]
+            assert (
+                self.asked_with is not None and message["card"]["rank"] == self.asked_with["rank"]
+            )
             assert message["card"] == table.hands[drawer][-1]
             assert self.match.rules.lucky_draw
         if kind == "pick-up":

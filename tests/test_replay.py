@@ -39,18 +39,38 @@ def test_an_untouched_replay_verifies(replay: dict[str, Any]) -> None:
 
 
 TAMPERINGS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
-    "a count become true": (lambda r: first(r, "hand-update")["message"].update(result=True), "transcript["),
-    "a count become a float": (
-        lambda r: first(r, "hand-update")["message"].update(result=float(first(r, "hand-update")["message"]["result"])),
+    "a count become true": (
+        lambda r: first(r, "hand-update")["message"].update(result=True),
         "transcript[",
     ),
-    "a seat become false": (lambda r: r["transcript"][0]["message"].update(seat=False), "transcript[0]"),
-    "scores become floats": (lambda r: r["result"].update(scores=[float(s) for s in r["result"]["scores"]]), "result"),
+    "a count become a float": (
+        lambda r: first(r, "hand-update")["message"].update(
+            result=float(first(r, "hand-update")["message"]["result"])
+        ),
+        "transcript[",
+    ),
+    "a seat become false": (
+        lambda r: r["transcript"][0]["message"].update(seat=False),
+        "transcript[0]",
+    ),
+    "scores become floats": (
+        lambda r: r["result"].update(scores=[float(s) for s in r["result"]["scores"]]),
+        "result",
+    ),
     "an unknown format": (lambda r: r.update(format="something-else/9"), "format"),
-    "a rule of another type": (lambda r: r["config"]["rules"].update(startingHandSize="7"), "config: startingHandSize"),
-    "a rule that does not exist": (lambda r: r["config"]["rules"].update(jokers=True), "config: jokers"),
+    "a rule of another type": (
+        lambda r: r["config"]["rules"].update(startingHandSize="7"),
+        "config: startingHandSize",
+    ),
+    "a rule that does not exist": (
+        lambda r: r["config"]["rules"].update(jokers=True),
+        "config: jokers",
+    ),
     "another deal seed": (lambda r: r.update(dealSeed=r.get("dealSeed", r["seed"]) + 1), "seed"),
-    "another starting seat": (lambda r: r.update(startingPlayer=1 - r["startingPlayer"]), "startingPlayer"),
+    "another starting seat": (
+        lambda r: r.update(startingPlayer=1 - r["startingPlayer"]),
+        "startingPlayer",
+    ),
     "a swapped deck": (lambda r: r["deck"].insert(0, r["deck"].pop(5)), "deck"),
 }
 

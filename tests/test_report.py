@@ -35,7 +35,10 @@ def test_a_deal_whose_matches_agree_counts_as_one_trial() -> None:
     # 10 deals of 2 matches each, both won or both lost: 10 trials, not 20
     together = [(2.0, 2)] * 4 + [(0.0, 2)] * 6
     assert grouped_interval(together) == pytest.approx(wilson(4, 10))
-    assert grouped_interval(together)[1] - grouped_interval(together)[0] > wilson(8, 20)[1] - wilson(8, 20)[0]
+    assert (
+        grouped_interval(together)[1] - grouped_interval(together)[0]
+        > wilson(8, 20)[1] - wilson(8, 20)[0]
+    )
 
 
 def test_deals_that_vary_like_single_matches_count_every_match() -> None:
@@ -55,18 +58,28 @@ def test_select_counts_each_match_once_and_skips_what_is_not_a_results_line() ->
     lines = first + second + other + first[:4] + broken
     chosen = select(lines, "0123456789abcdef")
     assert len(chosen.entries) == 18 and chosen.repeated == 4 and chosen.skipped == 2
-    assert [e.result.game for e in chosen.entries][:4] == [0, 0, 1, 1]  # game order, runs interleaved
+    assert [e.result.game for e in chosen.entries][:4] == [
+        0,
+        0,
+        1,
+        1,
+    ]  # game order, runs interleaved
     assert summary_module.tournaments_in(lines) == ["ffffffffffffffff", "0123456789abcdef"]
 
 
 def test_a_crafted_file_cannot_make_the_report_unbounded() -> None:
     (line,) = results_lines(NAMES[:2], 1)
     assert summary_module.entry({**line, "scores": [10**9, 0]}) is None  # a histogram that long
-    assert summary_module.entry({**line, "seating": ["x" * 65, "bob"]}) is None  # longer than a config allows
+    assert (
+        summary_module.entry({**line, "seating": ["x" * 65, "bob"]}) is None
+    )  # longer than a config allows
     assert summary_module.entry({**line, "seating": ["ann", "ann"]}) is None
     assert summary_module.entry({**line, "ranks": [1, 3]}) is None
     assert summary_module.entry({**line, "faults": [{f"k{i}": 1 for i in range(33)}, {}]}) is None
-    many = [{**line, "game": game, "seating": [f"n{2 * game}", f"n{2 * game + 1}"]} for game in range(600)]
+    many = [
+        {**line, "game": game, "seating": [f"n{2 * game}", f"n{2 * game + 1}"]}
+        for game in range(600)
+    ]
     chosen = select(many, line["tournament"])
     names = {name for item in chosen.entries for name in item.result.names}
     assert len(names) == summary_module.MOST_PARTICIPANTS and chosen.skipped == 100
@@ -87,17 +100,27 @@ def test_the_summary_has_the_figures_of_the_standings() -> None:
     for row in expected["participants"]:
         mine = rows[row["name"]]
         assert {key: mine[key] for key in row} == row
-    assert [data["names"][i] for i in data["ranked"]] == [row["name"] for row in expected["participants"]]
-    assert data["matches"] == 48 and len(data["list"]["game"]) == 48 and len(data["list"]["seated"]) == 48 * 3
+    assert [data["names"][i] for i in data["ranked"]] == [
+        row["name"] for row in expected["participants"]
+    ]
+    assert (
+        data["matches"] == 48
+        and len(data["list"]["game"]) == 48
+        and len(data["list"]["seated"]) == 48 * 3
+    )
     assert sum(map(sum, data["books"])) == 48 * 3  # one count per seat per match
-    assert [sum(counts) for counts in data["seatCounts"]] == [row["matches"] for row in data["rows"]]
+    assert [sum(counts) for counts in data["seatCounts"]] == [
+        row["matches"] for row in data["rows"]
+    ]
     assert sum(seat["matches"] for seat in data["seatWins"]) == 48 * 3
     assert sum(seat["share"] for seat in data["seatWins"]) == pytest.approx(1.0)
     cy = data["names"].index("cy")
     assert sum(data["faults"][cy][:-1]) == sum(rows["cy"]["faults"]["byKind"].values()) > 0
     path = data["ratingPath"]
     assert path["matches"][0] == 0 and path["matches"][-1] == 48
-    assert path["mu"][data["names"].index("ann")][-1] == pytest.approx(rows["ann"]["rating"]["mu"], abs=1e-3)
+    assert path["mu"][data["names"].index("ann")][-1] == pytest.approx(
+        rows["ann"]["rating"]["mu"], abs=1e-3
+    )
     # every deal is 3 matches: the interval is over 16 deals
     assert all(row["deals"] == row["matches"] // 3 for row in data["rows"])
 
@@ -112,15 +135,28 @@ def test_the_rating_path_stays_short() -> None:
 
 
 def test_sprt_is_taken_only_when_well_formed() -> None:
-    good = {"llr": 1.2, "lower": -2.94, "upper": 2.94, "decision": None, "matches": 40, "groups": 20,
-            "history": [[g, g / 10] for g in range(1, 5001)]}
+    good = {
+        "llr": 1.2,
+        "lower": -2.94,
+        "upper": 2.94,
+        "decision": None,
+        "matches": 40,
+        "groups": 20,
+        "history": [[g, g / 10] for g in range(1, 5001)],
+    }
     taken = sprt_of({"sprt": good})
-    assert taken is not None and taken["llr"] == 1.2 and len(taken["history"]) <= summary_module.SPRT_POINTS + 1
+    assert (
+        taken is not None
+        and taken["llr"] == 1.2
+        and len(taken["history"]) <= summary_module.SPRT_POINTS + 1
+    )
     assert taken["history"][-1] == [5000.0, 500.0]
     assert sprt_of({"sprt": {**good, "llr": "1"}}) is None
     assert sprt_of({"sprt": {**good, "upper": float("nan")}}) is None
     assert sprt_of({}) is None and sprt_of([1]) is None
-    assert sprt_of({"sprt": {**good, "history": [[1, "x"], [2, 0.5], "no"]}})["history"] == [[2.0, 0.5]]  # type: ignore[index]
+    assert sprt_of({"sprt": {**good, "history": [[1, "x"], [2, 0.5], "no"]}})["history"] == [
+        [2.0, 0.5]
+    ]  # type: ignore[index]
 
 
 # -- arena report ------------------------------------------------------------------------------------
@@ -128,21 +164,35 @@ def test_sprt_is_taken_only_when_well_formed() -> None:
 
 def _page_data(page: Path) -> dict[str, Any]:
     text = page.read_text(encoding="utf-8")
-    start = text.index('<script type="application/json" id="report-data">') + len('<script type="application/json" id="report-data">')
-    data: dict[str, Any] = json.loads(text[start:text.index("</script>", start)])
+    start = text.index('<script type="application/json" id="report-data">') + len(
+        '<script type="application/json" id="report-data">'
+    )
+    data: dict[str, Any] = json.loads(text[start : text.index("</script>", start)])
     return data
 
 
 def _run(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", "run", str(config), "-q", *args], check=False,
-                          capture_output=True,
-                          text=True, timeout=300, cwd=config.parent)
+    return subprocess.run(
+        [sys.executable, "-m", "arena", "run", str(config), "-q", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=config.parent,
+    )
 
 
-def _config(folder: Path, games: int, names: list[str] | None = None, bots: tuple[str, ...] = ("easy", "hard", "random")) -> Path:
+def _config(
+    folder: Path,
+    games: int,
+    names: list[str] | None = None,
+    bots: tuple[str, ...] = ("easy", "hard", "random"),
+) -> Path:
     path = folder / "t.toml"
-    people = "".join(f'[[participants]]\nname = {json.dumps(name)}\nbot = "{bot}"\n'
-                     for name, bot in zip(names or ["ann", "bob", "cy"], bots))
+    people = "".join(
+        f'[[participants]]\nname = {json.dumps(name)}\nbot = "{bot}"\n'
+        for name, bot in zip(names or ["ann", "bob", "cy"], bots)
+    )
     path.write_text(f"seed = 5\ngames = {games}\n[tournament]\n{people}", encoding="utf-8")
     return path
 
@@ -155,8 +205,12 @@ def test_a_run_writes_its_report_beside_standings(tmp_path: Path) -> None:
     data = _page_data(page)
     standings = json.loads((tmp_path / "replays" / "standings.json").read_text())
     assert data["matches"] == 12 and data["complete"] is True and data["live"] is False
-    assert data["tournament"] == standings["tournament"] and data["runs"][0]["run"] == standings["run"]
-    assert [data["names"][i] for i in data["ranked"]] == [row["name"] for row in standings["participants"]]
+    assert (
+        data["tournament"] == standings["tournament"] and data["runs"][0]["run"] == standings["run"]
+    )
+    assert [data["names"][i] for i in data["ranked"]] == [
+        row["name"] for row in standings["participants"]
+    ]
     # every listed match names its replay, and that file is there
     for m, part in enumerate(data["list"]["file"]):
         assert (tmp_path / "replays" / (data["runs"][0]["stamp"] + part + ".json")).is_file(), m
@@ -177,8 +231,13 @@ def test_a_resumed_run_reports_what_its_standings_count(tmp_path: Path) -> None:
 
 def test_the_report_is_rewritten_while_the_run_goes(tmp_path: Path) -> None:
     path = _config(tmp_path, 150)  # in-process bots: a few seconds
-    process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "-q", "-j", "1"],
-                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "run", str(path), "-q", "-j", "1"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     page, standings = tmp_path / "replays" / "report.html", tmp_path / "replays" / "standings.json"
     seen_live = None
     try:
@@ -203,8 +262,13 @@ def test_the_report_is_rewritten_while_the_run_goes(tmp_path: Path) -> None:
 
 def test_an_interrupted_run_leaves_its_final_page(tmp_path: Path) -> None:
     path = _config(tmp_path, 3000)
-    process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "-q", "-j", "1"],
-                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "run", str(path), "-q", "-j", "1"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     page = tmp_path / "replays" / "report.html"
     try:
         deadline = time.monotonic() + 120
@@ -247,7 +311,9 @@ def test_arena_report_counts_each_match_of_a_merged_folder_once(tmp_path: Path) 
         (["folder", "--tournament", "abc"], "--tournament abc: not in"),
     ],
 )
-def test_arena_report_refuses_bad_input_in_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+def test_arena_report_refuses_bad_input_in_one_line(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
     (tmp_path / "empty").mkdir()
     write_results(tmp_path / "folder", results_lines(NAMES, 4))
     (tmp_path / "folder" / "notes.txt").write_text("mine", encoding="utf-8")
@@ -270,7 +336,9 @@ def test_view_builds_the_picked_matches_pages_and_links_them(tmp_path: Path) -> 
     assert len(pages) == 1 and pages[0].read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     data = _page_data(out)
     assert data["pages"] == [1] and data["folder"] == "../replays/"
-    again = CliRunner().invoke(app, ["report", str(folder), "-o", str(out)])  # its own page: replaced
+    again = CliRunner().invoke(
+        app, ["report", str(folder), "-o", str(out)]
+    )  # its own page: replaced
     assert again.exit_code == 0, again.output
 
 
@@ -279,10 +347,24 @@ def test_view_builds_the_picked_matches_pages_and_links_them(tmp_path: Path) -> 
 
 def _sprt_standings(folder: Path, tournament: str) -> None:
     history = [[g, 0.08 * g - 0.002 * g * g / 10] for g in range(1, 41)]
-    document = {"format": "gofish-arena-standings/1", "tournament": tournament, "run": "x", "games": 200,
-                "complete": False, "seats": 2, "duplicate": True,
-                "sprt": {"llr": history[-1][1], "lower": -2.94, "upper": 2.94, "decision": None,
-                         "matches": 80, "groups": 40, "history": history}}
+    document = {
+        "format": "gofish-arena-standings/1",
+        "tournament": tournament,
+        "run": "x",
+        "games": 200,
+        "complete": False,
+        "seats": 2,
+        "duplicate": True,
+        "sprt": {
+            "llr": history[-1][1],
+            "lower": -2.94,
+            "upper": 2.94,
+            "decision": None,
+            "matches": 80,
+            "groups": 40,
+            "history": history,
+        },
+    }
     (folder / "standings.json").write_bytes(orjson.dumps(document))
 
 
@@ -315,7 +397,9 @@ def test_the_page_draws_every_plot_and_keeps_names_inert(tmp_path: Path, browser
     assert browser.js("typeof window.PWNED") == "undefined"
     assert browser.js("document.querySelectorAll('img, b').length") == 0
     assert browser.js("document.scripts.length") == 2
-    shown = browser.js("[...document.querySelectorAll('#standings-table td.name')].map(td => td.textContent)")
+    shown = browser.js(
+        "[...document.querySelectorAll('#standings-table td.name')].map(td => td.textContent)"
+    )
     assert sorted(shown) == sorted(names)
     # the list: 50 a page, filtered in the page, each match linked to its replay
     assert browser.js("document.querySelectorAll('#match-table tr.match').length") == 50
@@ -324,10 +408,16 @@ def test_the_page_draws_every_plot_and_keeps_names_inert(tmp_path: Path, browser
     assert browser.js("document.querySelector('#match-table tr.match td').textContent") == "51"
     browser.click("prev")
     hostile_index = names.index(HOSTILE)
-    browser.js(f"const w = document.getElementById('who'); w.value = '{hostile_index}'; w.dispatchEvent(new Event('change'))")
-    rows = browser.js("[...document.querySelectorAll('#match-table tr.match')].map(tr => tr.textContent)")
+    browser.js(
+        f"const w = document.getElementById('who'); w.value = '{hostile_index}'; w.dispatchEvent(new Event('change'))"
+    )
+    rows = browser.js(
+        "[...document.querySelectorAll('#match-table tr.match')].map(tr => tr.textContent)"
+    )
     assert rows and all(HOSTILE in row for row in rows)
-    browser.js("const g = document.getElementById('game'); g.value = '1'; g.dispatchEvent(new Event('input'))")
+    browser.js(
+        "const g = document.getElementById('game'); g.value = '1'; g.dispatchEvent(new Event('input'))"
+    )
     hrefs = browser.js("[...document.querySelectorAll('#match-table a')].map(a => a.href)")
     assert len(hrefs) == 1 and hrefs[0] == (folder / lines[0]["replay"]).as_uri()
     browser.js("document.querySelector('#match-table input[type=checkbox]').click()")
@@ -335,16 +425,29 @@ def test_the_page_draws_every_plot_and_keeps_names_inert(tmp_path: Path, browser
     shot = browser.send("Page.captureScreenshot", format="png", captureBeyondViewport=True)
     (tmp_path / "report.png").write_bytes(base64.b64decode(shot["data"]))
     assert (tmp_path / "report.png").stat().st_size > 10_000
-    problems = [e for e in browser.events if e["method"] in ("Runtime.exceptionThrown", "Page.javascriptDialogOpening")
-                or (e["method"] == "Runtime.consoleAPICalled" and e["params"]["type"] in ("error", "warning"))
-                or (e["method"] == "Log.entryAdded" and e["params"]["entry"]["level"] == "error")]
+    problems = [
+        e
+        for e in browser.events
+        if e["method"] in ("Runtime.exceptionThrown", "Page.javascriptDialogOpening")
+        or (
+            e["method"] == "Runtime.consoleAPICalled"
+            and e["params"]["type"] in ("error", "warning")
+        )
+        or (e["method"] == "Log.entryAdded" and e["params"]["entry"]["level"] == "error")
+    ]
     assert problems == []
-    requests = [e["params"]["request"]["url"] for e in browser.events if e["method"] == "Network.requestWillBeSent"]
+    requests = [
+        e["params"]["request"]["url"]
+        for e in browser.events
+        if e["method"] == "Network.requestWillBeSent"
+    ]
     assert requests == [page.as_uri()]
 
 
 def test_an_empty_or_live_page_opens_without_errors(tmp_path: Path, browser: Browser) -> None:  # noqa: F811
-    data = Summary(NAMES).as_json(tournament="t", live=True, folder="", folderArg=".", written="now")
+    data = Summary(NAMES).as_json(
+        tournament="t", live=True, folder="", folderArg=".", written="now"
+    )
     data["pages"] = []
     page = tmp_path / "report.html"
     page.write_text(report_module.render(data), encoding="utf-8")
@@ -353,13 +456,21 @@ def test_an_empty_or_live_page_opens_without_errors(tmp_path: Path, browser: Bro
     assert browser.js("document.getElementById('live').hidden") is False
     assert "No match yet" in browser.js("document.getElementById('winshare').textContent")
     (line,) = results_lines(NAMES[:2], 1)
-    many = [{**line, "game": game, "seating": [f"n{2 * game}", f"n{2 * game + 1}"]} for game in range(80)]
-    crowded = Summary.of(select(many, line["tournament"]).entries).as_json(folder="", folderArg=".", written="now")
+    many = [
+        {**line, "game": game, "seating": [f"n{2 * game}", f"n{2 * game + 1}"]}
+        for game in range(80)
+    ]
+    crowded = Summary.of(select(many, line["tournament"]).entries).as_json(
+        folder="", folderArg=".", written="now"
+    )
     crowded["pages"] = []
     page.write_text(report_module.render(crowded), encoding="utf-8")
     browser.send("Page.navigate", url=page.as_uri())
     deadline = time.monotonic() + 20
-    while browser.js("document.body && document.body.dataset.ready") != "1" and time.monotonic() < deadline:
+    while (
+        browser.js("document.body && document.body.dataset.ready") != "1"
+        and time.monotonic() < deadline
+    ):
         time.sleep(0.05)
     assert "too many for a heatmap" in browser.js("document.getElementById('pairwise').textContent")
     assert browser.js("document.querySelectorAll('#winshare circle.share').length") == 160

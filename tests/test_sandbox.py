@@ -23,7 +23,9 @@ from arena.seats import sandbox
 from arena.seats.replies import FaultKind
 from arena.seats.transport import SubprocessParticipant, close_all
 
-needs_bwrap = pytest.mark.skipif(sandbox.probe() is not None, reason=f"no sandbox here: {sandbox.probe()}")
+needs_bwrap = pytest.mark.skipif(
+    sandbox.probe() is not None, reason=f"no sandbox here: {sandbox.probe()}"
+)
 
 PY_IDENTITY = (
     "import json, os, sys\nsys.stdin.readline()\n"
@@ -61,17 +63,31 @@ def _interpreters() -> list[Any]:
     shims = _pyenv_shims()
     return [
         pytest.param("venv", [sys.executable], os.environ.get("PATH", os.defpath), id="venv"),
-        pytest.param("pyenv", ["python3"], f"{shims}:/usr/bin:/bin", id="pyenv-shim",
-                     marks=pytest.mark.skipif(not (shims / "python3").exists(), reason="no pyenv here")),
-        pytest.param("system", ["/usr/bin/python3"], "/usr/bin:/bin", id="system",
-                     marks=pytest.mark.skipif(not Path("/usr/bin/python3").exists(), reason="no system Python")),
+        pytest.param(
+            "pyenv",
+            ["python3"],
+            f"{shims}:/usr/bin:/bin",
+            id="pyenv-shim",
+            marks=pytest.mark.skipif(not (shims / "python3").exists(), reason="no pyenv here"),
+        ),
+        pytest.param(
+            "system",
+            ["/usr/bin/python3"],
+            "/usr/bin:/bin",
+            id="system",
+            marks=pytest.mark.skipif(
+                not Path("/usr/bin/python3").exists(), reason="no system Python"
+            ),
+        ),
         pytest.param("shebang", [], f"{shims}:/usr/bin:/bin", id="shebang-env-python3"),
     ]
 
 
 @needs_bwrap
 @pytest.mark.parametrize(("kind", "command", "path"), _interpreters())
-def test_the_python_inside_is_the_python_outside(tmp_path: Path, kind: str, command: list[str], path: str) -> None:
+def test_the_python_inside_is_the_python_outside(
+    tmp_path: Path, kind: str, command: list[str], path: str
+) -> None:
     script = tmp_path / "bot" / "identity.py"
     script.parent.mkdir()
     if kind == "shebang":  # a script run by its `#!/usr/bin/env python3` line, found on PATH
@@ -96,7 +112,9 @@ def test_the_node_inside_is_the_node_outside(tmp_path: Path) -> None:
     path = os.environ.get("PATH", os.defpath)
     outside = _exchange(["node", str(script)], tmp_path, "none", _env(path))
     inside = _exchange(["node", str(script)], tmp_path, "bwrap", _env(path))
-    assert inside["executable"] == outside["executable"] and inside["versions"] == outside["versions"]
+    assert (
+        inside["executable"] == outside["executable"] and inside["versions"] == outside["versions"]
+    )
 
 
 @needs_bwrap
@@ -108,10 +126,14 @@ def test_a_compiled_binary_runs_from_its_folder(tmp_path: Path) -> None:
     binary = tmp_path / "bin" / "most_held"
     binary.parent.mkdir()
     subprocess.run([cc, "-O2", "-o", str(binary), str(source)], check=True, capture_output=True)
-    participant = SubprocessParticipant([str(binary)], tmp_path, _env("/usr/bin:/bin"), sandbox="bwrap")
+    participant = SubprocessParticipant(
+        [str(binary)], tmp_path, _env("/usr/bin:/bin"), sandbox="bwrap"
+    )
     participant.start()
     try:
-        answer = participant.exchange(b'{"type": "match-end", "scores": [0, 0], "ranks": [1, 1]}\n', 10.0)
+        answer = participant.exchange(
+            b'{"type": "match-end", "scores": [0, 0], "ranks": [1, 1]}\n', 10.0
+        )
     finally:
         close_all([participant], 0)
     assert answer.fault is None, participant.stderr_text()
@@ -120,8 +142,12 @@ def test_a_compiled_binary_runs_from_its_folder(tmp_path: Path) -> None:
 @needs_bwrap
 def test_a_death_by_signal_names_the_signal(tmp_path: Path) -> None:
     script = tmp_path / "dies.py"
-    script.write_text("import os, signal, sys\nsys.stdin.readline()\nos.kill(os.getpid(), signal.SIGSEGV)\n")
-    participant = SubprocessParticipant([sys.executable, str(script)], tmp_path, _env(os.defpath), sandbox="bwrap")
+    script.write_text(
+        "import os, signal, sys\nsys.stdin.readline()\nos.kill(os.getpid(), signal.SIGSEGV)\n"
+    )
+    participant = SubprocessParticipant(
+        [sys.executable, str(script)], tmp_path, _env(os.defpath), sandbox="bwrap"
+    )
     participant.start()
     try:
         answer = participant.exchange(b"{}\n", 10.0)
@@ -135,7 +161,9 @@ def test_a_death_by_signal_names_the_signal(tmp_path: Path) -> None:
 def test_an_exit_status_is_the_programs_own(tmp_path: Path) -> None:
     script = tmp_path / "quits.py"
     script.write_text("import sys\nsys.stdin.readline()\nsys.exit(3)\n")
-    participant = SubprocessParticipant([sys.executable, str(script)], tmp_path, _env(os.defpath), sandbox="bwrap")
+    participant = SubprocessParticipant(
+        [sys.executable, str(script)], tmp_path, _env(os.defpath), sandbox="bwrap"
+    )
     participant.start()
     try:
         answer = participant.exchange(b"{}\n", 10.0)
@@ -151,7 +179,10 @@ def test_a_program_that_cannot_start_is_a_start_failure(tmp_path: Path, program:
     participant = SubprocessParticipant([program], tmp_path, _env(os.defpath), sandbox="bwrap")
     participant.start()
     try:
-        assert participant.start_fault is not None and participant.start_fault.kind is FaultKind.START_FAILED
+        assert (
+            participant.start_fault is not None
+            and participant.start_fault.kind is FaultKind.START_FAILED
+        )
     finally:
         close_all([participant], 0)
 
@@ -173,14 +204,19 @@ def test_the_sandbox_key_takes_three_values(tmp_path: Path) -> None:
         config_module.load(_config(tmp_path, f"[limits]\nsandbox = 'docker'\n{SEATS}"))
 
 
-@pytest.mark.parametrize(("given", "why"), [
-    ("'config.toml'", "overlaps the config file"),
-    ("'.'", "overlaps the config file"),
-    ("'replays'", "overlaps the replays folder"),
-    ("'replays/results.jsonl'", "overlaps the replays folder"),
-    ("'nowhere'", "not found"),
-])
-def test_read_only_paths_are_refused_where_they_would_show_a_secret(tmp_path: Path, given: str, why: str) -> None:
+@pytest.mark.parametrize(
+    ("given", "why"),
+    [
+        ("'config.toml'", "overlaps the config file"),
+        ("'.'", "overlaps the config file"),
+        ("'replays'", "overlaps the replays folder"),
+        ("'replays/results.jsonl'", "overlaps the replays folder"),
+        ("'nowhere'", "not found"),
+    ],
+)
+def test_read_only_paths_are_refused_where_they_would_show_a_secret(
+    tmp_path: Path, given: str, why: str
+) -> None:
     (tmp_path / "replays").mkdir()
     (tmp_path / "replays" / "results.jsonl").write_text("")
     text = f"[[participants]]\nname = 'a'\nbot = 'random'\nreadOnly = [{given}]\n[[participants]]\nname = 'b'\nbot = 'easy'\n"
@@ -204,12 +240,19 @@ def test_a_read_only_folder_is_readable_and_nothing_else_of_the_organisers(tmp_p
         "    except OSError:\n        pass\n"
         "print(json.dumps(found), flush=True)\n"
     )
-    book, secret, config = (str(tmp_path / "book" / "openings.txt"), str(tmp_path / "secret.txt"),
-                            str(tmp_path / "config.toml"))
-    text = (f"[[participants]]\nname = 'a'\ncommand = {json.dumps([sys.executable, 'bot/reader.py', book, secret, config])}\n"
-            "readOnly = ['book']\n[[participants]]\nname = 'b'\nbot = 'easy'\n")
+    book, secret, config = (
+        str(tmp_path / "book" / "openings.txt"),
+        str(tmp_path / "secret.txt"),
+        str(tmp_path / "config.toml"),
+    )
+    text = (
+        f"[[participants]]\nname = 'a'\ncommand = {json.dumps([sys.executable, 'bot/reader.py', book, secret, config])}\n"
+        "readOnly = ['book']\n[[participants]]\nname = 'b'\nbot = 'easy'\n"
+    )
     loaded, seats = config_module.load(_config(tmp_path, text))
-    [participant, _] = make_participants(seats, loaded.limits.model_copy(update={"sandbox": "bwrap"}))
+    [participant, _] = make_participants(
+        seats, loaded.limits.model_copy(update={"sandbox": "bwrap"})
+    )
     assert isinstance(participant, SubprocessParticipant)
     participant.start()
     try:
@@ -220,30 +263,59 @@ def test_a_read_only_folder_is_readable_and_nothing_else_of_the_organisers(tmp_p
     # organiser chose; the config never is, named or not. (Writing at the config's path
     # makes a file in its private /tmp, where the config's folder seems to be.)
     found.pop(config + " written", None)
-    assert found == {book: "ask for kings", secret: "the organiser's", config: "FileNotFoundError"}, found
-    assert "readOnly" in Path(config).read_text() and (tmp_path / "book" / "openings.txt").read_text() == "ask for kings"
+    assert found == {
+        book: "ask for kings",
+        secret: "the organiser's",
+        config: "FileNotFoundError",
+    }, found
+    assert (
+        "readOnly" in Path(config).read_text()
+        and (tmp_path / "book" / "openings.txt").read_text() == "ask for kings"
+    )
 
 
 def test_bwrap_required_and_missing_is_exit_2_with_how_to_install(tmp_path: Path) -> None:
-    _config(tmp_path, f"[limits]\nsandbox = 'bwrap'\n{SEATS}".replace("bot = 'random'", "bot = 'random'"))
+    _config(
+        tmp_path,
+        f"[limits]\nsandbox = 'bwrap'\n{SEATS}".replace("bot = 'random'", "bot = 'random'"),
+    )
     env = {"PATH": str(tmp_path / "empty"), "HOME": str(Path.home())}
     (tmp_path / "empty").mkdir()
-    result = subprocess.run([sys.executable, "-m", "arena", "run", "config.toml"], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=60, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "arena", "run", "config.toml"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert result.returncode == 2, result.stderr
-    assert "apt-get install bubblewrap" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert (
+        "apt-get install bubblewrap" in result.stderr
+        and len(result.stderr.strip().splitlines()) == 1
+    )
     assert not (tmp_path / "replays" / "results.jsonl").exists()
 
 
 def test_auto_without_bwrap_warns_once_and_plays_unsandboxed(tmp_path: Path) -> None:
-    text = (f"[limits]\nsandbox = 'auto'\n[tournament]\ninProcessBots = false\n{SEATS}")
+    text = f"[limits]\nsandbox = 'auto'\n[tournament]\ninProcessBots = false\n{SEATS}"
     _config(tmp_path, text)
     (tmp_path / "empty").mkdir()
     env = {"PATH": str(tmp_path / "empty"), "HOME": str(Path.home())}
-    result = subprocess.run([sys.executable, "-m", "arena", "run", "config.toml", "--games", "2", "--quiet"],
-                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "arena", "run", "config.toml", "--games", "2", "--quiet"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
-    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning: no sandbox")]
+    warnings = [
+        line for line in result.stderr.splitlines() if line.startswith("warning: no sandbox")
+    ]
     assert len(warnings) == 1 and "read the config" in warnings[0], result.stderr
     for path in (tmp_path / "replays").glob("*-g*.json"):
         data = replay.read(path)
@@ -265,8 +337,15 @@ def test_bwrap_works_for_a_normal_user_too(tmp_path: Path) -> None:
         jail = sandbox.Jail.of(["/usr/bin/python3", str(script)], folder, _env("/usr/bin:/bin"))
         assert jail is not None
         argv = jail.argv(sandbox.bwrap_path() or "bwrap")
-        result = subprocess.run([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *argv],
-                                input="{}\n", capture_output=True, text=True, timeout=30, check=False, env=jail.env)
+        result = subprocess.run(
+            [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *argv],
+            input="{}\n",
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+            env=jail.env,
+        )
     finally:
         shutil.rmtree(folder)
     assert result.returncode == 0, result.stderr
@@ -275,21 +354,53 @@ def test_bwrap_works_for_a_normal_user_too(tmp_path: Path) -> None:
 
 
 @needs_bwrap
-@pytest.mark.parametrize(("body", "sentence"), [
-    ("    open('state.txt', 'w').write(line)\n", "tried to write outside its temporary folder"),
-    ("    import socket; socket.create_connection(('127.0.0.1', 9), timeout=2)\n", "tried to use the network"),
-])
-def test_check_runs_in_the_sandbox_and_says_what_to_do_instead(tmp_path: Path, body: str, sentence: str) -> None:
+@pytest.mark.parametrize(
+    ("body", "sentence"),
+    [
+        ("    open('state.txt', 'w').write(line)\n", "tried to write outside its temporary folder"),
+        (
+            "    import socket; socket.create_connection(('127.0.0.1', 9), timeout=2)\n",
+            "tried to use the network",
+        ),
+    ],
+)
+def test_check_runs_in_the_sandbox_and_says_what_to_do_instead(
+    tmp_path: Path, body: str, sentence: str
+) -> None:
     random_bot = (Path(__file__).parent.parent / "participants" / "random_bot.py").read_text()
     (tmp_path / "bot.py").write_text("if True:\n    line = ''\n" + body + random_bot)
     env = {**os.environ, "COLUMNS": "300", "NO_COLOR": "1"}
-    sandboxed = subprocess.run([sys.executable, "-m", "arena", "check", "--", sys.executable, "bot.py"], cwd=tmp_path,
-                               env=env, capture_output=True, text=True, timeout=120, check=False)
+    sandboxed = subprocess.run(
+        [sys.executable, "-m", "arena", "check", "--", sys.executable, "bot.py"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert sandboxed.returncode == 1 and "in the sandbox (bwrap)" in sandboxed.stdout
     assert f"in the sandbox: it {sentence}" in sandboxed.stdout, sandboxed.stdout
     if "write" in sentence:  # unsandboxed, the same bot passes: the sandbox made the difference
-        free = subprocess.run([sys.executable, "-m", "arena", "check", "--sandbox", "none", "--", sys.executable, "bot.py"],
-                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False)
+        free = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "arena",
+                "check",
+                "--sandbox",
+                "none",
+                "--",
+                sys.executable,
+                "bot.py",
+            ],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
         assert free.returncode == 0 and "unsandboxed" in free.stdout, free.stdout
 
 

@@ -452,7 +452,6 @@ def test_sdk_and_bots_import_with_the_standard_library_only() -> None:
     )
 
 
-
 # --- the family rules ----------------------------------------------------------------------
 
 
@@ -484,7 +483,9 @@ def test_an_emptied_hand_is_counted_refilled_at_once_but_not_on_its_turn() -> No
     at_once = Bot()
     at_once.handle(family_init(seats=3, refillEmptyHand=5, refillWhen="At once"))
     at_once.handle({"type": "starting-hand", "hand": HAND})
-    at_once.handle({"type": "ask", "hand": HAND, "opponentsHandSizes": [None, 4, 2], "pond": [0] * 20})
+    at_once.handle(
+        {"type": "ask", "hand": HAND, "opponentsHandSizes": [None, 4, 2], "pond": [0] * 20}
+    )
     # Seat 1 takes both of seat 2's cards: seat 2 draws a fresh hand of 5 at once.
     at_once.handle(hand_update(1, 2, card(9, 9), 2, HAND))
     assert at_once.hand_sizes == [4, 6, 5] and at_once.pond_size == 15
@@ -493,7 +494,9 @@ def test_an_emptied_hand_is_counted_refilled_at_once_but_not_on_its_turn() -> No
     later = Bot()
     later.handle(family_init(seats=3, refillEmptyHand=5, refillWhen="On its turn"))
     later.handle({"type": "starting-hand", "hand": HAND})
-    later.handle({"type": "ask", "hand": HAND, "opponentsHandSizes": [None, 4, 2], "pond": [0] * 20})
+    later.handle(
+        {"type": "ask", "hand": HAND, "opponentsHandSizes": [None, 4, 2], "pond": [0] * 20}
+    )
     later.handle(hand_update(1, 2, card(9, 9), 2, HAND))
     assert later.hand_sizes == [4, 6, 0] and later.pond_size == 20
 
@@ -516,7 +519,9 @@ def test_the_expert_pins_a_card_shown_by_a_lucky_draw() -> None:
     # We ask seat 1 for 9s: go fish, so seat 1 holds no 9 (we draw a card of our own).
     bot.handle(hand_update(0, 1, card(9, 9), 0, HAND))
     bot.handle({"type": "go-fish", "pond": [0] * 10})
-    bot.handle({"type": "go-fish-result", "card": [card(30, 4, 2)], "hand": [*HAND, card(30, 4, 2)]})
+    bot.handle(
+        {"type": "go-fish-result", "card": [card(30, 4, 2)], "hand": [*HAND, card(30, 4, 2)]}
+    )
     # Seat 1 asks us for Queens (a miss), fishes, and shows the Queen it drew.
     bot.handle(hand_update(1, 0, card(12, 12), 0, [*HAND, card(30, 4, 2)]))
     count = bot.count

@@ -23,15 +23,24 @@ from arena.ui.cli import app
 
 def _render(data: dict[str, Any], seat: int | None = None, terminal: bool = False) -> str:
     buffer = io.StringIO()
-    console = Console(file=buffer, width=200, force_terminal=terminal, color_system="truecolor" if terminal else None)
+    console = Console(
+        file=buffer,
+        width=200,
+        force_terminal=terminal,
+        color_system="truecolor" if terminal else None,
+    )
     console.print(show.render(data, seat))
     return buffer.getvalue()
 
 
 @pytest.fixture(scope="module")
 def three(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    path = make_replay(tmp_path_factory.mktemp("three"), ["alice", "bob", "carol"], seed=5,
-                       bots=("easy", "hard", "random"))
+    path = make_replay(
+        tmp_path_factory.mktemp("three"),
+        ["alice", "bob", "carol"],
+        seed=5,
+        bots=("easy", "hard", "random"),
+    )
     return replay_module.read(path)
 
 
@@ -40,7 +49,12 @@ def test_timeline_follows_the_engine_events(three: dict[str, Any]) -> None:
     assert [e.as_json() for e in timeline.engine_events(three, setup)] == three["events"]
     kinds = [step.kind for step in steps]
     assert kinds[0] is StepKind.DEAL and kinds[-1] is StepKind.END
-    by_event = {"asked": StepKind.ASK, "drew": StepKind.DRAW, "book-laid": StepKind.BOOK, "invalid-ask": StepKind.INVALID_ASK}
+    by_event = {
+        "asked": StepKind.ASK,
+        "drew": StepKind.DRAW,
+        "book-laid": StepKind.BOOK,
+        "invalid-ask": StepKind.INVALID_ASK,
+    }
     assert kinds[1:-1] == [by_event[event["event"]] for event in three["events"]]
     for step in steps:  # every card is somewhere, once
         held = [card for hand in step.hands for card in hand]
@@ -58,8 +72,13 @@ FAMILY_TABLE = (
 
 @pytest.fixture(scope="module")
 def family(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    path = make_replay(tmp_path_factory.mktemp("family"), ["ann", "ben", "cat"], seed=3,
-                       bots=("hard", "expert", "easy"), rules=FAMILY_TABLE)
+    path = make_replay(
+        tmp_path_factory.mktemp("family"),
+        ["ann", "ben", "cat"],
+        seed=3,
+        bots=("hard", "expert", "easy"),
+        rules=FAMILY_TABLE,
+    )
     return replay_module.read(path)
 
 
@@ -100,7 +119,9 @@ def test_show_everything(three: dict[str, Any]) -> None:
     books = sum(1 for e in three["events"] if e["event"] == "book-laid")
     assert len(re.findall(r" laid a book of ", text)) == books == 13
     draws = [e for e in three["events"] if e["event"] == "drew"]
-    assert len(re.findall(r" (went fishing and drew|picked up) [AJQK0-9]+[♠♥♦♣]", text)) == len(draws)
+    assert len(re.findall(r" (went fishing and drew|picked up) [AJQK0-9]+[♠♥♦♣]", text)) == len(
+        draws
+    )
     for seat, name in enumerate(names):  # every seat's dealt hand, stacked by rank
         assert re.search(rf"^  {name}: (\[\w+\] (\S+ ?)+ *)+$", text, re.MULTILINE), name
 
@@ -108,13 +129,18 @@ def test_show_everything(three: dict[str, Any]) -> None:
 def test_show_one_seat_hides_the_others(three: dict[str, Any]) -> None:
     text = _render(three, seat=1)
     assert "as seen by seat 1" in text
-    assert re.search(r"^  alice: 7 cards$", text, re.MULTILINE) and re.search(r"^  carol: 7 cards$", text, re.MULTILINE)
+    assert re.search(r"^  alice: 7 cards$", text, re.MULTILINE) and re.search(
+        r"^  carol: 7 cards$", text, re.MULTILINE
+    )
     assert re.search(r"^  bob: \[", text, re.MULTILINE)
     setup, _ = timeline.build(three)
     lucky = 0
     for event in three["events"]:
         if event["event"] == "drew" and event["seat"] != 1:
-            assert f"{setup.names[event['seat']]} picked up {timeline.rank_name(event['rank'])}" not in text
+            assert (
+                f"{setup.names[event['seat']]} picked up {timeline.rank_name(event['rank'])}"
+                not in text
+            )
     for line in re.findall(r"^\s+\d+\s+(\w+) went fishing and drew (\S+)", text, re.MULTILINE):
         if line[0] != "bob":
             assert line[1].endswith(",")  # only ", the rank asked for"
@@ -138,12 +164,16 @@ def test_replay_strings_reach_the_terminal_inert(tmp_path: Path) -> None:
     path = make_replay(tmp_path, ["alice", "bob"], seed=2)
     data = json.loads(path.read_text(encoding="utf-8"))
     data["players"][0]["name"] = "\x1b]0;pwn\x07[b red]ev[/]\u202e"
-    data["faults"] = [{"seat": 1, "at": 7, "kind": "timeout", "detail": "x\x1b[31my\x1b[2J", "raw": "\x1b[5mraw"}]
+    data["faults"] = [
+        {"seat": 1, "at": 7, "kind": "timeout", "detail": "x\x1b[31my\x1b[2J", "raw": "\x1b[5mraw"}
+    ]
     hostile = tmp_path / "hostile.json"
     hostile.write_text(json.dumps(data), encoding="utf-8")
     text = _render(replay_module.read(hostile), terminal=True)
     escapes = set(re.findall(r"\x1b[^m]*m?", text))
-    assert all(re.fullmatch(r"\x1b\[[0-9;]*m", escape) for escape in escapes), escapes  # only rich's own colours
+    assert all(re.fullmatch(r"\x1b\[[0-9;]*m", escape) for escape in escapes), (
+        escapes
+    )  # only rich's own colours
     plain = re.sub(r"\x1b\[[0-9;]*m", "", text)
     assert "?]0;pwn?[b red]ev[/]?" in plain
     assert "x?[31my?[2J" in plain and "?[5mraw" in plain

@@ -35,18 +35,27 @@ GAMES = 12
 DEADLINE = 90.0  # seconds for anything to happen on a busy machine; never expected to be reached
 
 
-def _config(folder: Path, marker: str, *, games: int = GAMES, delay: float = 0.02, reuse: bool = False,
-            sandbox: str = "none") -> Path:
+def _config(
+    folder: Path,
+    marker: str,
+    *,
+    games: int = GAMES,
+    delay: float = 0.02,
+    reuse: bool = False,
+    sandbox: str = "none",
+) -> Path:
     env = f'env = {{ ARENA_STOP_TEST = "{marker}", STOP_PIDS = {json.dumps(str(folder / "pids.jsonl"))} }}'
     seats = ""
     for name in ("alice", "bob"):
         command = [sys.executable, str(BOT), str(delay), *(["reuse"] if reuse else [])]
-        seats += f"[[participants]]\nname = \"{name}\"\ncommand = {json.dumps(command)}\n{env}\n"
+        seats += f'[[participants]]\nname = "{name}"\ncommand = {json.dumps(command)}\n{env}\n'
     path = folder / "config.toml"
     # Unsandboxed by default: the test follows the pids participants note, which a sandbox's pid
     # namespace hides; the sandboxed case follows the arena's tree and the marker instead.
-    path.write_text(f"seed = 7\ngames = {games}\n[limits]\nsandbox = '{sandbox}'\n"
-                    f"[tournament]\nreuse = {str(reuse).lower()}\n{seats}")
+    path.write_text(
+        f"seed = 7\ngames = {games}\n[limits]\nsandbox = '{sandbox}'\n"
+        f"[tournament]\nreuse = {str(reuse).lower()}\n{seats}"
+    )
     return path
 
 
@@ -144,13 +153,19 @@ class Run:
         """Wait until two matches are recorded and the next ones have begun (with `reuse`, the
         same processes play on: two recorded matches are enough)."""
         if self.sandboxed:  # the notes are in the sandboxes' own /tmp: count the sandboxes instead
-            self.until(lambda: len(self.lines()) >= 2 and
-                       sum(_comm(pid) == "bwrap" for pid in _descendants(self.process.pid)) >= 4,
-                       "two recorded matches and two more begun")
+            self.until(
+                lambda: (
+                    len(self.lines()) >= 2
+                    and sum(_comm(pid) == "bwrap" for pid in _descendants(self.process.pid)) >= 4
+                ),
+                "two recorded matches and two more begun",
+            )
             return
         processes = (lambda: 4) if reuse else (lambda: 2 * (len(self.lines()) + 2))
-        self.until(lambda: len(self.lines()) >= 2 and len(self.participants()) >= processes(),
-                   "two recorded matches and two more begun")
+        self.until(
+            lambda: len(self.lines()) >= 2 and len(self.participants()) >= processes(),
+            "two recorded matches and two more begun",
+        )
 
     def wait(self) -> tuple[int, float]:
         """The exit status, and how long the arena took to exit."""
@@ -162,13 +177,19 @@ class Run:
         """Processes of the run still running after up to `seconds` (polled)."""
         deadline = time.monotonic() + seconds
         while True:
-            left = [pid for pid, start in {**self.seen, **_marked(self.marker)}.items() if _alive(pid, start)]
+            left = [
+                pid
+                for pid, start in {**self.seen, **_marked(self.marker)}.items()
+                if _alive(pid, start)
+            ]
             if not left or time.monotonic() > deadline:
                 return left
             time.sleep(0.01)
 
     def output(self) -> str:
-        return "".join(p.read_text() for p in (self.folder / "stdout", self.folder / "stderr") if p.exists())
+        return "".join(
+            p.read_text() for p in (self.folder / "stdout", self.folder / "stderr") if p.exists()
+        )
 
     def stdout(self) -> str:
         return (self.folder / "stdout").read_text()
@@ -178,17 +199,32 @@ class Run:
 
 
 @contextmanager
-def arena_run(folder: Path, *args: str, stdout: IO[bytes] | int | None = None, reuse: bool = False,
-              games: int = GAMES, delay: float = 0.02, sandbox: str = "none") -> Iterator[Run]:
+def arena_run(
+    folder: Path,
+    *args: str,
+    stdout: IO[bytes] | int | None = None,
+    reuse: bool = False,
+    games: int = GAMES,
+    delay: float = 0.02,
+    sandbox: str = "none",
+) -> Iterator[Run]:
     """`arena run config.toml ARGS` started in its own group; whatever it leaves is killed after."""
     marker = uuid.uuid4().hex
     config = _config(folder, marker, games=games, delay=delay, reuse=reuse, sandbox=sandbox)
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(Path.home()), "COLUMNS": "200",
-           "ARENA_STOP_TEST": marker}
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(Path.home()),
+        "COLUMNS": "200",
+        "ARENA_STOP_TEST": marker,
+    }
     with open(folder / "stderr", "wb") as err, open(folder / "stdout", "wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "arena", "run", config.name, *args], cwd=folder, env=env,
-            stdin=subprocess.DEVNULL, stdout=out if stdout is None else stdout, stderr=err,
+            [sys.executable, "-m", "arena", "run", config.name, *args],
+            cwd=folder,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out if stdout is None else stdout,
+            stderr=err,
             start_new_session=True,  # its own group, as a shell gives a job
         )
     run = Run(folder, marker, process, sandboxed=sandbox != "none")
@@ -233,15 +269,24 @@ def _resume(run: Run) -> None:
     command = shlex.split(hint[0].split("`")[1])
     assert command[:3] == ["arena", "run", "config.toml"] and command[-1] == "--resume", hint
     marker_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(Path.home())}
-    resumed = subprocess.run([sys.executable, "-m", "arena", *command[1:]], cwd=run.folder, env=marker_env,
-                             capture_output=True, text=True, timeout=DEADLINE * 2, check=False)
+    resumed = subprocess.run(
+        [sys.executable, "-m", "arena", *command[1:]],
+        cwd=run.folder,
+        env=marker_env,
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE * 2,
+        check=False,
+    )
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     lines = _check_records(run)
     assert sorted(line["game"] for line in lines) == list(range(GAMES))
 
 
 def _signal(run: Run, number: int, target: str) -> None:
-    if target == "group":  # as a terminal's Ctrl-C, or a dropped ssh session's hangup, reaches a job
+    if (
+        target == "group"
+    ):  # as a terminal's Ctrl-C, or a dropped ssh session's hangup, reaches a job
         os.killpg(run.process.pid, number)
     else:
         run.process.send_signal(number)
@@ -250,8 +295,16 @@ def _signal(run: Run, number: int, target: str) -> None:
 # -- one signal -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("name", "target"), [("SIGINT", "arena"), ("SIGINT", "group"), ("SIGTERM", "arena"),
-                                              ("SIGHUP", "arena"), ("SIGHUP", "group")])
+@pytest.mark.parametrize(
+    ("name", "target"),
+    [
+        ("SIGINT", "arena"),
+        ("SIGINT", "group"),
+        ("SIGTERM", "arena"),
+        ("SIGHUP", "arena"),
+        ("SIGHUP", "group"),
+    ],
+)
 def test_one_signal_stops_the_run_records_every_finished_match_and_says_how_to_resume(
     tmp_path: Path, name: str, target: str
 ) -> None:
@@ -281,11 +334,15 @@ def test_one_signal_stops_the_run_records_every_finished_match_and_says_how_to_r
 
 
 @pytest.mark.parametrize("target", ["arena", "group"])
-def test_a_second_signal_stops_at_once_and_still_keeps_every_finished_match(tmp_path: Path, target: str) -> None:
+def test_a_second_signal_stops_at_once_and_still_keeps_every_finished_match(
+    tmp_path: Path, target: str
+) -> None:
     with arena_run(tmp_path, "--jobs", "2") as run:
         run.in_the_middle()
         _signal(run, signal.SIGINT, target)
-        _signal(run, signal.SIGINT, target)  # an impatient Ctrl-C Ctrl-C, or `timeout -s INT` and a user
+        _signal(
+            run, signal.SIGINT, target
+        )  # an impatient Ctrl-C Ctrl-C, or `timeout -s INT` and a user
         status, seconds = run.wait()
         assert status == 130, run.output()
         assert seconds < 15, f"took {seconds:.1f} s to stop"
@@ -300,7 +357,9 @@ def test_a_second_signal_stops_at_once_and_still_keeps_every_finished_match(tmp_
 # -- the arena's own death ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("reuse", "sandbox"), [(False, "none"), (True, "none"), (False, "bwrap"), (True, "bwrap")])
+@pytest.mark.parametrize(
+    ("reuse", "sandbox"), [(False, "none"), (True, "none"), (False, "bwrap"), (True, "bwrap")]
+)
 def test_sigkill_of_the_arena_takes_its_workers_and_participants_with_it(
     tmp_path: Path, reuse: bool, sandbox: str
 ) -> None:
@@ -309,14 +368,18 @@ def test_sigkill_of_the_arena_takes_its_workers_and_participants_with_it(
     with arena_run(tmp_path, "--jobs", "2", reuse=reuse, sandbox=sandbox) as run:
         run.in_the_middle(reuse=reuse)
         kinds = {_comm(pid) for pid in run.seen}
-        assert len([pid for pid in run.seen if _stat(pid) and _stat(pid)[1] == run.process.pid]) >= 2, kinds
+        assert (
+            len([pid for pid in run.seen if _stat(pid) and _stat(pid)[1] == run.process.pid]) >= 2
+        ), kinds
         killed = time.monotonic()
         run.process.kill()
         run.process.wait()
         left = run.left(10.0)
         seconds = time.monotonic() - killed
         assert left == [], f"left after 10 s: {[(pid, _comm(pid)) for pid in left]}"
-        print(f"\nSIGKILL of the arena: every one of {len(run.seen)} processes gone in {seconds:.3f} s")
+        print(
+            f"\nSIGKILL of the arena: every one of {len(run.seen)} processes gone in {seconds:.3f} s"
+        )
         _check_records(run, orphans_allowed=True)
 
 
@@ -333,7 +396,9 @@ def _comm(pid: int) -> str:
 def test_a_closed_stdout_costs_no_match_and_shows_no_traceback(tmp_path: Path) -> None:
     """`arena run config.toml --games 3 | head -1`."""
     reader, writer = os.pipe()
-    with arena_run(tmp_path, "--games", "3", "--jobs", "2", stdout=writer, games=3, delay=0.0) as run:
+    with arena_run(
+        tmp_path, "--games", "3", "--jobs", "2", stdout=writer, games=3, delay=0.0
+    ) as run:
         os.close(writer)
         with os.fdopen(reader, "rb") as pipe:
             first = pipe.readline()
@@ -350,11 +415,16 @@ def test_a_closed_stdout_costs_no_match_and_shows_no_traceback(tmp_path: Path) -
 @pytest.mark.parametrize("games", [1, 3])
 def test_a_full_stdout_costs_no_match_and_says_so_in_one_line(tmp_path: Path, games: int) -> None:
     """`arena run config.toml > /dev/full`."""
-    with open("/dev/full", "wb") as full, arena_run(tmp_path, "--jobs", "2", stdout=full, games=games, delay=0.0) as run:
+    with (
+        open("/dev/full", "wb") as full,
+        arena_run(tmp_path, "--jobs", "2", stdout=full, games=games, delay=0.0) as run,
+    ):
         status, _ = run.wait()
         assert status == 1, run.output()
         [line] = run.stderr().splitlines()
-        assert line.startswith("cannot write to stdout: No space left on device; every match is recorded")
+        assert line.startswith(
+            "cannot write to stdout: No space left on device; every match is recorded"
+        )
         assert run.left() == []
         assert sorted(line["game"] for line in _check_records(run)) == list(range(games))
 

@@ -50,8 +50,14 @@ def spy(script: str, *args: str) -> list[str]:
     return [sys.executable, str(SPIES / script), *args]
 
 
-def run(tmp_path: Path, seats: list[tuple[str, list[str] | None]], *, mode: str = MODE, games: int = 1,
-        config_text: str = "") -> Played:
+def run(
+    tmp_path: Path,
+    seats: list[tuple[str, list[str] | None]],
+    *,
+    mode: str = MODE,
+    games: int = 1,
+    config_text: str = "",
+) -> Played:
     """Play `games` matches of `seats` (name, command; None for the built-in random bot)
     through `arena run`; check that each ended normally with a valid replay."""
     folder = tmp_path / "organiser"
@@ -63,8 +69,16 @@ def run(tmp_path: Path, seats: list[tuple[str, list[str] | None]], *, mode: str 
     (folder / "config.toml").write_text(text)
     result = subprocess.run(
         [sys.executable, "-m", "arena", "run", "config.toml", "--quiet", "--jobs", "1"],
-        cwd=folder, capture_output=True, text=True, timeout=120, check=False,
-        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(Path.home()), "NO_COLOR": "1"},
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(Path.home()),
+            "NO_COLOR": "1",
+        },
     )
     assert result.returncode == 0, result.stderr
     paths = sorted((folder / "replays").glob("*-g*.json"))
@@ -108,7 +122,9 @@ def test_the_config_cannot_be_read_and_the_deal_not_rebuilt(tmp_path: Path, wher
 @needs_bwrap
 def test_the_replays_folder_cannot_be_listed(tmp_path: Path) -> None:
     replays = tmp_path / "organiser" / "replays"
-    played = run(tmp_path, [("spy", spy("lists_replays.py", str(replays))), ("random", None)], games=2)
+    played = run(
+        tmp_path, [("spy", spy("lists_replays.py", str(replays))), ("random", None)], games=2
+    )
     for match in range(2):  # the second match runs when the first one's replay is written
         assert played.report(match=match)["names"] == [], played.report(match=match)
 
@@ -121,8 +137,11 @@ def test_nothing_outside_its_temp_folder_can_be_written(tmp_path: Path) -> None:
     own = SPIES / "spy-was-here.txt"
     own.unlink(missing_ok=True)
     try:
-        played = run(tmp_path, [("spy", spy("writes_outside.py", str(results), str(target))), ("random", None)],
-                     games=2)
+        played = run(
+            tmp_path,
+            [("spy", spy("writes_outside.py", str(results), str(target))), ("random", None)],
+            games=2,
+        )
         assert not own.exists() and not (played.folder / "spy-was-here.txt").exists()
     finally:
         own.unlink(missing_ok=True)  # what an unsandboxed run of this test leaves
@@ -131,7 +150,9 @@ def test_nothing_outside_its_temp_folder_can_be_written(tmp_path: Path) -> None:
         assert found["wrote"] == [] and found["temp"] is True, found
     assert not list(target.iterdir())
     lines = [json.loads(line) for line in results.read_text().splitlines()]
-    assert [line["game"] for line in lines] == [0, 1] and all(line["tournament"] != "forged" for line in lines)
+    assert [line["game"] for line in lines] == [0, 1] and all(
+        line["tournament"] != "forged" for line in lines
+    )
 
 
 @needs_bwrap
@@ -163,7 +184,9 @@ def test_no_process_outside_can_be_signalled(tmp_path: Path) -> None:
 def test_other_processes_command_lines_are_out_of_sight(tmp_path: Path) -> None:
     played = run(tmp_path, [("spy", spy("reads_cmdlines.py")), ("random", None)])
     seen = played.report()["cmdlines"]
-    assert not [line for line in seen if "arena" in line or "config.toml" in line or str(tmp_path) in line], seen
+    assert not [
+        line for line in seen if "arena" in line or "config.toml" in line or str(tmp_path) in line
+    ], seen
 
 
 @needs_bwrap
@@ -172,7 +195,10 @@ def test_two_seats_cannot_pass_a_hand(tmp_path: Path) -> None:
     try:
         played = run(tmp_path, [("a", spy("colludes.py", tag)), ("b", spy("colludes.py", tag))])
     finally:
-        for leftover in [*Path("/tmp").glob(f"gofish-{tag}-*"), *Path("/dev/shm").glob(f"gofish-{tag}-*")]:
+        for leftover in [
+            *Path("/tmp").glob(f"gofish-{tag}-*"),
+            *Path("/dev/shm").glob(f"gofish-{tag}-*"),
+        ]:
             leftover.unlink()
     for name in ("a", "b"):
         assert played.report(name)["found"] == [], played.report(name)
@@ -213,11 +239,22 @@ def test_the_gallery_detects_an_unsandboxed_run(tmp_path: Path) -> None:
     """Without the sandbox the spies succeed: the tests above can fail."""
     tag = uuid.uuid4().hex[:12]
     try:
-        played = run(tmp_path, [("a", spy("reads_config.py", str(tmp_path / "organiser" / "config.toml"))),
-                                ("b", spy("colludes.py", tag)), ("c", spy("colludes.py", tag))],
-                     mode="none", config_text="[tournament]\nseats = 2\nduplicate = false\n", games=3)
+        played = run(
+            tmp_path,
+            [
+                ("a", spy("reads_config.py", str(tmp_path / "organiser" / "config.toml"))),
+                ("b", spy("colludes.py", tag)),
+                ("c", spy("colludes.py", tag)),
+            ],
+            mode="none",
+            config_text="[tournament]\nseats = 2\nduplicate = false\n",
+            games=3,
+        )
     finally:
-        for leftover in [*Path("/tmp").glob(f"gofish-{tag}-*"), *Path("/dev/shm").glob(f"gofish-{tag}-*")]:
+        for leftover in [
+            *Path("/tmp").glob(f"gofish-{tag}-*"),
+            *Path("/dev/shm").glob(f"gofish-{tag}-*"),
+        ]:
             leftover.unlink()
     spies = {name: found for reports in played.reports for name, found in reports.items()}
     assert spies["a"]["seed"] == "42" and spies["a"]["rebuilt"] is True

@@ -30,7 +30,9 @@ def test_with_wins_and_losses_only_it_is_walds_bernoulli_test() -> None:
     # Levels 0 and 1 alone leave one distribution per mean: the LLR is the classic one.
     wins, losses, s0, s1 = 37, 25, 0.5, 0.55
     expected = wins * math.log(s1 / s0) + losses * math.log((1 - s1) / (1 - s0))
-    assert llr({Fraction(1): wins, Fraction(0): losses}, s0, s1) == pytest.approx(expected, rel=1e-9)
+    assert llr({Fraction(1): wins, Fraction(0): losses}, s0, s1) == pytest.approx(
+        expected, rel=1e-9
+    )
 
 
 def _brute_force_loglik(counts: dict[Fraction, float], share: float) -> float:
@@ -53,21 +55,30 @@ def _brute_force_loglik(counts: dict[Fraction, float], share: float) -> float:
     return loglik((low + high) / 2)
 
 
-@pytest.mark.parametrize("counts", [
-    {Fraction(0): 30, HALF: 50, Fraction(1): 40},
-    {Fraction(0): 3, HALF: 90, Fraction(1): 7},
-    {Fraction(0): 12, HALF: 1, Fraction(1): 9},
-])
-def test_the_fits_are_the_maximum_likelihood_found_by_brute_force(counts: dict[Fraction, float]) -> None:
+@pytest.mark.parametrize(
+    "counts",
+    [
+        {Fraction(0): 30, HALF: 50, Fraction(1): 40},
+        {Fraction(0): 3, HALF: 90, Fraction(1): 7},
+        {Fraction(0): 12, HALF: 1, Fraction(1): 9},
+    ],
+)
+def test_the_fits_are_the_maximum_likelihood_found_by_brute_force(
+    counts: dict[Fraction, float],
+) -> None:
     expected = _brute_force_loglik(counts, 0.56) - _brute_force_loglik(counts, 0.5)
     assert llr(counts, 0.5, 0.56) == pytest.approx(expected, abs=1e-6)
 
 
 @given(
-    st.dictionaries(st.integers(0, 48).map(lambda n: Fraction(n, 48)), st.integers(1, 500), min_size=1),
+    st.dictionaries(
+        st.integers(0, 48).map(lambda n: Fraction(n, 48)), st.integers(1, 500), min_size=1
+    ),
     st.floats(0.02, 0.98),
 )
-def test_a_fit_is_a_distribution_with_the_asked_mean(counts: dict[Fraction, int], share: float) -> None:
+def test_a_fit_is_a_distribution_with_the_asked_mean(
+    counts: dict[Fraction, int], share: float
+) -> None:
     pdf = regularised(counts)
     q = fit(pdf, share)
     assert all(p > 0 for p in q)
@@ -76,7 +87,11 @@ def test_a_fit_is_a_distribution_with_the_asked_mean(counts: dict[Fraction, int]
 
 
 def test_a_fit_at_the_observed_mean_is_the_observed_distribution() -> None:
-    counts = {Fraction(0): 2, QUARTER: 3, HALF: 5}  # with 1 regularised: the mean is just above 0.275
+    counts = {
+        Fraction(0): 2,
+        QUARTER: 3,
+        HALF: 5,
+    }  # with 1 regularised: the mean is just above 0.275
     pdf = regularised(counts)
     mean = sum(level * c for level, c in pdf) / sum(c for _, c in pdf)
     assert fit(pdf, mean) == pytest.approx([c / sum(c for _, c in pdf) for _, c in pdf], abs=1e-12)
@@ -129,15 +144,19 @@ def test_wald_bounds() -> None:
     assert h.upper == pytest.approx(math.log(0.9 / 0.05))
 
 
-@pytest.mark.parametrize(("share0", "share1", "alpha", "beta", "message"), [
-    (0.55, 0.5, 0.05, 0.05, "share0 < share1"),
-    (0.0, 0.5, 0.05, 0.05, "share0 < share1"),
-    (0.5, 1.0, 0.05, 0.05, "share0 < share1"),
-    (0.5, 0.55, 0.0, 0.05, "alpha"),
-    (0.5, 0.55, 0.05, 0.7, "beta"),
-])
-def test_impossible_hypotheses_are_refused(share0: float, share1: float, alpha: float, beta: float,
-                                           message: str) -> None:
+@pytest.mark.parametrize(
+    ("share0", "share1", "alpha", "beta", "message"),
+    [
+        (0.55, 0.5, 0.05, 0.05, "share0 < share1"),
+        (0.0, 0.5, 0.05, 0.05, "share0 < share1"),
+        (0.5, 1.0, 0.05, 0.05, "share0 < share1"),
+        (0.5, 0.55, 0.0, 0.05, "alpha"),
+        (0.5, 0.55, 0.05, 0.7, "beta"),
+    ],
+)
+def test_impossible_hypotheses_are_refused(
+    share0: float, share1: float, alpha: float, beta: float, message: str
+) -> None:
     with pytest.raises(ValueError, match=message):
         Hypotheses(share0, share1, alpha, beta)
 
@@ -154,7 +173,10 @@ def test_estimate_of_a_fixed_run() -> None:
     e = estimate(counts, 0.5)
     sd = math.sqrt(0.6 * 0.4 * 100 / 99 / 100)
     assert (e.outcomes, e.mean) == (100, pytest.approx(0.6))
-    assert (e.low, e.high) == (pytest.approx(0.6 - 1.959964 * sd), pytest.approx(0.6 + 1.959964 * sd))
+    assert (e.low, e.high) == (
+        pytest.approx(0.6 - 1.959964 * sd),
+        pytest.approx(0.6 + 1.959964 * sd),
+    )
     assert e.los == pytest.approx(0.5 * math.erfc(-(0.1 / sd) / math.sqrt(2)))
     assert 0.97 < e.los < 1
     assert estimate({HALF: 10}, 0.5).los == 0.5  # no variance, no difference: nothing known

@@ -20,7 +20,9 @@ from arena.tournaments.standings import MatchResult, Standings, wilson, win_shar
         (2.5, 10, 0.080948, 0.557819),  # a split win counts as its share
     ],
 )
-def test_wilson_interval_matches_the_formula(wins: float, trials: int, low: float, high: float) -> None:
+def test_wilson_interval_matches_the_formula(
+    wins: float, trials: int, low: float, high: float
+) -> None:
     assert wilson(wins, trials) == pytest.approx((low, high), abs=1e-6)
 
 
@@ -37,7 +39,9 @@ def test_a_shared_first_place_splits_the_win() -> None:
 RESULTS = [
     MatchResult(0, ("ann", "bob"), (9, 4), (1, 2), ({}, {"timeout": 1}), (0, 2)),
     MatchResult(1, ("bob", "ann"), (6, 7), (2, 1), ({"exited": 1}, {}), (1, 0)),
-    MatchResult(2, ("ann", "bob", "cy"), (4, 4, 5), (2, 2, 1), ({}, {}, {"not-json": 3}), (0, 0, 4)),
+    MatchResult(
+        2, ("ann", "bob", "cy"), (4, 4, 5), (2, 2, 1), ({}, {}, {"not-json": 3}), (0, 0, 4)
+    ),
     MatchResult(3, ("cy", "ann", "bob"), (5, 5, 3), (1, 1, 3), ({"crashed": 1}, {}, {}), (0, 0, 0)),
 ]
 
@@ -58,7 +62,11 @@ def test_counts_split_wins_means_and_faults() -> None:
     assert rows["bob"].crashes == 1  # exited
     assert rows["cy"].crashes == 1  # crashed
     assert rows["cy"].faults == {"not-json": 3, "crashed": 1}
-    assert (rows["ann"].invalid_asks, rows["bob"].invalid_asks, rows["cy"].invalid_asks) == (0, 3, 4)
+    assert (rows["ann"].invalid_asks, rows["bob"].invalid_asks, rows["cy"].invalid_asks) == (
+        0,
+        3,
+        4,
+    )
 
 
 def test_pairwise_counts_placing_ahead_with_ties_half() -> None:
@@ -90,6 +98,11 @@ def test_json_holds_every_figure() -> None:
     assert ann["winShare95"] == [pytest.approx(v, abs=1e-6) for v in wilson(2.5, 4)]
     assert set(ann["rating"]) == {"mu", "sigma", "ordinal"}
     bob = next(p for p in document["participants"] if p["name"] == "bob")
-    assert bob["faults"] == {"timeouts": 1, "invalidAsks": 3, "crashes": 1, "byKind": {"exited": 1, "timeout": 1}}
+    assert bob["faults"] == {
+        "timeouts": 1,
+        "invalidAsks": 3,
+        "crashes": 1,
+        "byKind": {"exited": 1, "timeout": 1},
+    }
     pair = next(p for p in document["pairwise"] if (p["first"], p["second"]) == ("ann", "bob"))
     assert pair == {"first": "ann", "second": "bob", "matches": 4, "ahead": 3.5, "share": 0.875}

@@ -43,7 +43,9 @@ def test_every_seating_is_played_equally_often(players: int, seats: int) -> None
 
 
 @pytest.mark.parametrize(("players", "seats", "games"), [(6, 2, 37), (5, 3, 71), (7, 4, 100)])
-def test_a_partial_round_spreads_seatings_and_players_evenly(players: int, seats: int, games: int) -> None:
+def test_a_partial_round_spreads_seatings_and_players_evenly(
+    players: int, seats: int, games: int
+) -> None:
     schedule = Schedule(players, seats, seed=3)
     slots = [schedule.slot(game) for game in range(games)]
     counts = Counter(slot.seating for slot in slots)
@@ -62,7 +64,11 @@ def test_the_schedule_is_a_function_of_the_seed() -> None:
     other = [Schedule(6, 3, seed=43).slot(game) for game in range(120)]
     assert first == again
     assert [s.seating for s in first] != [s.seating for s in other]
-    assert first[0].seating == (0, 1, 2)  # the first match seats the config's first players in order
+    assert first[0].seating == (
+        0,
+        1,
+        2,
+    )  # the first match seats the config's first players in order
 
 
 def test_duplicate_groups_rotate_the_seats_over_one_deal() -> None:
@@ -105,10 +111,17 @@ def write_config(folder: Path, body: str, *, name: str = "config.toml") -> Path:
     return path
 
 
-def bots_config(folder: Path, levels: list[str], *, header: str = "", tournament_section: str = "",
-                env: str = "") -> Path:
+def bots_config(
+    folder: Path,
+    levels: list[str],
+    *,
+    header: str = "",
+    tournament_section: str = "",
+    env: str = "",
+) -> Path:
     participants = "".join(
-        f'[[participants]]\nname = "{level}{index}"\nbot = "{level}"\n{env}\n' for index, level in enumerate(levels)
+        f'[[participants]]\nname = "{level}{index}"\nbot = "{level}"\n{env}\n'
+        for index, level in enumerate(levels)
     )
     return write_config(folder, f"{header}\n[tournament]\n{tournament_section}\n{participants}")
 
@@ -161,7 +174,10 @@ def test_duplicate_deals_share_one_deck_across_rotations(tmp_path: Path) -> None
     plan = tournament.prepare(path, config, seats)
     report = tournament.run(plan, InlineExecutor, window=1)
     assert report.played == 6 and not report.interrupted
-    replays = {line["game"]: json.loads((plan.folder / line["replay"]).read_text()) for line in results(plan.folder)}
+    replays = {
+        line["game"]: json.loads((plan.folder / line["replay"]).read_text())
+        for line in results(plan.folder)
+    }
     for group in (0, 1):
         decks = [replays[3 * group + rotation]["deck"] for rotation in range(3)]
         assert decks[0] == decks[1] == decks[2]
@@ -169,13 +185,19 @@ def test_duplicate_deals_share_one_deck_across_rotations(tmp_path: Path) -> None
         # Every player holds every seat's hand once.
         for player in names[0]:
             assert sorted(seating.index(player) for seating in names) == [0, 1, 2]
-        assert [replays[3 * group + r]["seed"] for r in range(3)] == [5 + 3 * group + r for r in range(3)]
+        assert [replays[3 * group + r]["seed"] for r in range(3)] == [
+            5 + 3 * group + r for r in range(3)
+        ]
     assert replays[0]["deck"] != replays[3]["deck"]
 
 
 def test_results_lines_and_a_resume_that_plays_exactly_the_missing_matches(tmp_path: Path) -> None:
-    path = bots_config(tmp_path, ["random", "easy", "medium"], header="seed = 77\ngames = 16\n",
-                       tournament_section="seats = 2")
+    path = bots_config(
+        tmp_path,
+        ["random", "easy", "medium"],
+        header="seed = 77\ngames = 16\n",
+        tournament_section="seats = 2",
+    )
     config, seats = load(path)
     plan = tournament.prepare(path, config, seats)
 
@@ -194,7 +216,12 @@ def test_results_lines_and_a_resume_that_plays_exactly_the_missing_matches(tmp_p
     assert [line["game"] for line in first] == [0, 1, 2, 3, 4]
     line = first[1]
     assert line["tournament"] == plan.id == tournament.tournament_id(config, 77)
-    assert (line["run"], line["seed"], line["matchSeed"], line["dealSeed"]) == (plan.run, 77, 78, 77)
+    assert (line["run"], line["seed"], line["matchSeed"], line["dealSeed"]) == (
+        plan.run,
+        77,
+        78,
+        77,
+    )
     assert line["seating"] == [seats[i].name for i in line["seats"]] and line["rotation"] == 1
     assert line["outcome"] == "completed" and sum(line["scores"]) == 13
     assert len(line["faults"]) == len(line["invalidAsks"]) == 2
@@ -221,8 +248,12 @@ def test_results_lines_and_a_resume_that_plays_exactly_the_missing_matches(tmp_p
 
 
 def test_two_jobs_give_the_transcripts_of_one(tmp_path: Path) -> None:
-    path = bots_config(tmp_path, ["random", "easy", "hard", "expert"], header="seed = 1\ngames = 12\n",
-                       tournament_section="seats = 3")
+    path = bots_config(
+        tmp_path,
+        ["random", "easy", "hard", "expert"],
+        header="seed = 1\ngames = 12\n",
+        tournament_section="seats = 3",
+    )
     config, seats = load(path)
     one = tournament.prepare(path, config, seats)
     tournament.run(one, InlineExecutor, window=1)
@@ -238,9 +269,12 @@ def test_two_jobs_give_the_transcripts_of_one(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("levels", [("random", "easy", "medium"), ("hard", "expert", "easy")])
-def test_in_process_bots_give_the_very_transcript_of_their_subprocess_form(tmp_path: Path, levels: tuple[str, ...]) -> None:
+def test_in_process_bots_give_the_very_transcript_of_their_subprocess_form(
+    tmp_path: Path, levels: tuple[str, ...]
+) -> None:
     path = bots_config(tmp_path, list(levels), header="seed = 2024\n")
     config, seats = load(path)
+
     def played(in_process: bool) -> MatchPlayed:
         return play_task(MatchTask(config, tuple(seats), 0, 2024, 2024, in_process_bots=in_process))
 
@@ -263,7 +297,10 @@ def test_reused_participants_play_the_same_matches_in_fewer_processes(tmp_path: 
         folder = tmp_path / f"reuse-{reuse}-{jobs}"
         folder.mkdir()
         (folder / "kept.py").write_text(REUSE_BOT.format(root=str(ROOT)))
-        path = write_config(folder, f"seed = 8\ngames = 6\n[tournament]\nreuse = {str(reuse).lower()}\n{participants}")
+        path = write_config(
+            folder,
+            f"seed = 8\ngames = 6\n[tournament]\nreuse = {str(reuse).lower()}\n{participants}",
+        )
         config, seats = load(path)
         plan = tournament.prepare(path, config, seats)
         executor = InlineExecutor if jobs == 1 else (lambda: LocalExecutor(2))
@@ -273,7 +310,9 @@ def test_reused_participants_play_the_same_matches_in_fewer_processes(tmp_path: 
         for log in plan.folder.glob("*.stderr.log"):
             document = json.loads(log.with_name(log.name.split(".seat")[0] + ".json").read_text())
             deals.setdefault(log.read_text(), []).append(document["dealSeed"])
-        assert all(len(seeds) == len(set(seeds)) for seeds in deals.values()), deals  # never one deal twice
+        assert all(len(seeds) == len(set(seeds)) for seeds in deals.values()), (
+            deals
+        )  # never one deal twice
         runs[reuse, jobs] = (transcripts(plan.folder), len(pids))
         assert wait_for_no_process(marker) == []  # the kept ones too: closed at the end of the run
     assert runs[True, 1][0] == runs[False, 1][0] == runs[True, 2][0]
@@ -287,19 +326,38 @@ def test_reused_participants_play_the_same_matches_in_fewer_processes(tmp_path: 
 # --- the real CLI ---------------------------------------------------------------------------
 
 
-def arena(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=120, env=env, check=False)
+def arena(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
 
 
 def test_sigint_stops_every_match_and_resume_finishes_the_tournament(tmp_path: Path) -> None:
     marker = f"ARENA_TEST_{uuid.uuid4().hex}"
-    path = bots_config(tmp_path, ["random", "easy", "hard"], header="games = 14\n",
-                       tournament_section="seats = 2\ninProcessBots = false\nreuse = false",
-                       env=f'env = {{ MARK = "{marker}" }}')
+    path = bots_config(
+        tmp_path,
+        ["random", "easy", "hard"],
+        header="games = 14\n",
+        tournament_section="seats = 2\ninProcessBots = false\nreuse = false",
+        env=f'env = {{ MARK = "{marker}" }}',
+    )
     env = {**os.environ, "MARK": marker}
-    process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "--jobs", "2"],
-                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "run", str(path), "--jobs", "2"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     results_file = tmp_path / "replays" / "results.jsonl"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and process.poll() is None:
@@ -357,7 +415,10 @@ def test_a_bot_that_asks_for_reuse_then_exits_never_forfeits(tmp_path: Path) -> 
     )
     done = arena("run", str(config), "--jobs", "1", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    lines = [json.loads(line) for line in (tmp_path / "replays" / "results.jsonl").read_text().splitlines()]
+    lines = [
+        json.loads(line)
+        for line in (tmp_path / "replays" / "results.jsonl").read_text().splitlines()
+    ]
     assert len(lines) == 6
     for replay in (tmp_path / "replays").glob("*-g*.json"):
         data = json.loads(replay.read_text())

@@ -50,8 +50,20 @@ def test_replies_that_are_json(line: bytes, value: Any) -> None:
 
 @pytest.mark.parametrize(
     "line",
-    [b"", b"   ", b"NaN", b"Infinity", b"-Infinity", b"1 2", b"{", b"\xff", b"\xef\xbb\xbfnull",
-     b"9" * 5000, b"[" * 100_000, b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1)],
+    [
+        b"",
+        b"   ",
+        b"NaN",
+        b"Infinity",
+        b"-Infinity",
+        b"1 2",
+        b"{",
+        b"\xff",
+        b"\xef\xbb\xbfnull",
+        b"9" * 5000,
+        b"[" * 100_000,
+        b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1),
+    ],
 )
 def test_replies_that_are_not(line: bytes) -> None:
     with pytest.raises(ValueError):
@@ -89,7 +101,9 @@ def test_short_log_is_kept_whole() -> None:
 def _participant(tmp_path: Path, source: str, **options: Any) -> SubprocessParticipant:
     script = tmp_path / "bot.py"
     script.write_text(source)
-    return SubprocessParticipant([sys.executable, str(script)], tmp_path, dict(os.environ), **options)
+    return SubprocessParticipant(
+        [sys.executable, str(script)], tmp_path, dict(os.environ), **options
+    )
 
 
 @pytest.fixture
@@ -203,7 +217,10 @@ def test_has_ended_does_not_reap_and_kill_takes_the_whole_group(spawn: Any, tmp_
     participant.kill()  # again: harmless
     assert participant.proc.returncode == 0 and participant.exit_code == 0
     deadline = time.monotonic() + 2
-    while Path(f"/proc/{child}").exists() and "Z" not in Path(f"/proc/{child}/stat").read_text().split(")")[1][:3]:
+    while (
+        Path(f"/proc/{child}").exists()
+        and "Z" not in Path(f"/proc/{child}/stat").read_text().split(")")[1][:3]
+    ):
         assert time.monotonic() < deadline, "the forked child outlived the kill"
         time.sleep(0.01)
 
@@ -214,7 +231,10 @@ def test_start_failure_is_a_fault(tmp_path: Path) -> None:
     script.chmod(0o755)
     participant = SubprocessParticipant([str(script)], tmp_path, {})
     participant.start()
-    assert participant.start_fault is not None and participant.start_fault.kind is FaultKind.START_FAILED
+    assert (
+        participant.start_fault is not None
+        and participant.start_fault.kind is FaultKind.START_FAILED
+    )
     assert not participant.alive and not participant.exchange(b"1\n", 1.0).delivered
 
 
@@ -263,16 +283,23 @@ def _config(tmp_path: Path, body: str) -> Path:
     return path
 
 
-def test_participant_gets_only_the_documented_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_participant_gets_only_the_documented_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SECRET_TOKEN", "do-not-pass")
     monkeypatch.setenv("LANG", "C.UTF-8")
     script = tmp_path / "env.py"
-    script.write_text("import json, os, sys\nsys.stdin.readline()\nprint(json.dumps(dict(os.environ)), flush=True)\n")
-    path = _config(tmp_path, (
-        "[[participants]]\nname = 'e'\n"
-        f"command = [{json.dumps(sys.executable)}, 'env.py']\nenv = {{ EXTRA = 'yes' }}\n"
-        "[[participants]]\nname = 'r'\nbot = 'random'\n"
-    ))
+    script.write_text(
+        "import json, os, sys\nsys.stdin.readline()\nprint(json.dumps(dict(os.environ)), flush=True)\n"
+    )
+    path = _config(
+        tmp_path,
+        (
+            "[[participants]]\nname = 'e'\n"
+            f"command = [{json.dumps(sys.executable)}, 'env.py']\nenv = {{ EXTRA = 'yes' }}\n"
+            "[[participants]]\nname = 'r'\nbot = 'random'\n"
+        ),
+    )
     config, seats = config_module.load(path)
     [participant, _] = make_participants(seats, config.limits)
     assert isinstance(participant, SubprocessParticipant)
@@ -291,18 +318,26 @@ def test_participant_gets_only_the_documented_environment(tmp_path: Path, monkey
 
 def test_interrupt_mid_match_stops_everyone_and_the_record_verifies(tmp_path: Path) -> None:
     slow = Path(__file__).parent / "hostile" / "slow.py"
-    path = _config(tmp_path, (
-        "seed = 5\n"
-        f"[[participants]]\nname = 's'\ncommand = [{json.dumps(sys.executable)}, {json.dumps(str(slow))}, '0.01']\n"
-        "[[participants]]\nname = 'r'\nbot = 'random'\n"
-    ))
+    path = _config(
+        tmp_path,
+        (
+            "seed = 5\n"
+            f"[[participants]]\nname = 's'\ncommand = [{json.dumps(sys.executable)}, {json.dumps(str(slow))}, '0.01']\n"
+            "[[participants]]\nname = 'r'\nbot = 'random'\n"
+        ),
+    )
     config, seats = config_module.load(path)
     participants = make_participants(seats, config.limits)
     previous = signal.getsignal(signal.SIGALRM)
     _alarm_interrupt(0.8)
     try:
         with pytest.raises(MatchInterrupted) as stopped:
-            play_match(setup_for(config, ["s", "r"], 5), participants, config.limits, [s.command for s in seats])
+            play_match(
+                setup_for(config, ["s", "r"], 5),
+                participants,
+                config.limits,
+                [s.command for s in seats],
+            )
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
@@ -318,10 +353,13 @@ def test_interrupt_mid_match_stops_everyone_and_the_record_verifies(tmp_path: Pa
 
 def test_no_shell_ever(tmp_path: Path) -> None:
     (tmp_path / "bot.py").write_text("import sys\nsys.exit(0)\n")
-    path = _config(tmp_path, (
-        f"[[participants]]\nname = 'a'\ncommand = {json.dumps(sys.executable + ' bot.py; touch pwned')}\n"
-        "[[participants]]\nname = 'b'\nbot = 'random'\n"
-    ))
+    path = _config(
+        tmp_path,
+        (
+            f"[[participants]]\nname = 'a'\ncommand = {json.dumps(sys.executable + ' bot.py; touch pwned')}\n"
+            "[[participants]]\nname = 'b'\nbot = 'random'\n"
+        ),
+    )
     config, seats = config_module.load(path)
     assert seats[0].command == (sys.executable, "bot.py;", "touch", "pwned")
     participants = make_participants(seats, config.limits)
@@ -334,14 +372,16 @@ def test_no_shell_ever(tmp_path: Path) -> None:
     assert participants[0].proc.returncode == 2  # python: can't open file 'bot.py;'
 
 
-
 def test_internal_error_mid_match_still_stops_everyone(tmp_path: Path) -> None:
     """A bug of the arena (here: a participant wrapper that raises) propagates, processes stopped."""
     slow = Path(__file__).parent / "hostile" / "stubborn.py"
-    path = _config(tmp_path, (
-        f"[[participants]]\nname = 's'\ncommand = [{json.dumps(sys.executable)}, {json.dumps(str(slow))}]\n"
-        "[[participants]]\nname = 'r'\nbot = 'random'\n"
-    ))
+    path = _config(
+        tmp_path,
+        (
+            f"[[participants]]\nname = 's'\ncommand = [{json.dumps(sys.executable)}, {json.dumps(str(slow))}]\n"
+            "[[participants]]\nname = 'r'\nbot = 'random'\n"
+        ),
+    )
     config, seats = config_module.load(path)
     participants = make_participants(seats, config.limits)
     real = participants[1]
@@ -356,8 +396,12 @@ def test_internal_error_mid_match_still_stops_everyone(tmp_path: Path) -> None:
             return real.exchange(line, timeout)
 
     with pytest.raises(RuntimeError, match="a bug in the arena"):
-        play_match(setup_for(config, ["s", "r"], 1), [participants[0], Buggy(real)], config.limits,
-                  [s.command for s in seats])
+        play_match(
+            setup_for(config, ["s", "r"], 1),
+            [participants[0], Buggy(real)],
+            config.limits,
+            [s.command for s in seats],
+        )
     assert isinstance(participants[0], SubprocessParticipant) and participants[0].proc is not None
     assert participants[0].proc.returncode == -signal.SIGKILL  # the stubborn one: killed, reaped
     with pytest.raises(ProcessLookupError):

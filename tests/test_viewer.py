@@ -28,7 +28,7 @@ from arena.ui.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-HOSTILE = "<img src=x onerror=\"PWNED=1\"><script>PWNED=2</script>&amp;"  # ≤ 64
+HOSTILE = '<img src=x onerror="PWNED=1"><script>PWNED=2</script>&amp;'  # ≤ 64
 
 
 # -- the page without a browser ---------------------------------------------------------
@@ -45,15 +45,18 @@ def test_page_is_self_contained(tmp_path: Path) -> None:
     page = viewer.render(replay_module.read(path))
     assert page.count("</script>") == 2  # the data block and the viewer's own script
     assert HOSTILE not in page  # the name is in the page only in its escaped form
-    for remote in ("http://", "https://", "//cdn", "src=\"", "@import"):
-        assert remote not in page.replace('src=x onerror', '')
+    for remote in ("http://", "https://", "//cdn", 'src="', "@import"):
+        assert remote not in page.replace("src=x onerror", "")
     assert "Content-Security-Policy" in page and "default-src 'none'" in page
 
 
 def test_package_data_ships_the_viewer_assets() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     patterns = config["tool"]["setuptools"]["package-data"]["arena.ui"]
-    static = {p.relative_to(ROOT / "arena" / "ui").as_posix() for p in (ROOT / "arena" / "ui" / "static").iterdir()}
+    static = {
+        p.relative_to(ROOT / "arena" / "ui").as_posix()
+        for p in (ROOT / "arena" / "ui" / "static").iterdir()
+    }
     shipped = {name for name in static if any(Path(name).match(pattern) for pattern in patterns)}
     assert {"static/viewer.html", "static/viewer.js", "static/viewer.css"} <= shipped
 
@@ -73,8 +76,13 @@ def test_knights_give_fourteen_book_cells(tmp_path: Path) -> None:
 
 
 def test_the_page_knows_the_family_rules(tmp_path: Path) -> None:
-    path = make_replay(tmp_path, ["ann", "ben"], seed=2, bots=("hard", "expert"),
-                       rules='luckyDraw = true\nrefillEmptyHand = 7\ndealBySeats = true\n')
+    path = make_replay(
+        tmp_path,
+        ["ann", "ben"],
+        seed=2,
+        bots=("hard", "expert"),
+        rules="luckyDraw = true\nrefillEmptyHand = 7\ndealBySeats = true\n",
+    )
     data = viewer.page_data(replay_module.read(path))
     assert "lucky draw" in data["rules"] and "an empty hand draws 7 at once" in data["rules"]
     kinds = [step["kind"] for step in data["steps"]]
@@ -87,7 +95,9 @@ def test_cli_writes_the_page(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["replay", "html", str(path), "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
-    refused = CliRunner().invoke(app, ["replay", "html", str(tmp_path / "nope.json"), "-o", str(out)])
+    refused = CliRunner().invoke(
+        app, ["replay", "html", str(tmp_path / "nope.json"), "-o", str(out)]
+    )
     assert refused.exit_code == 1
 
 
@@ -109,11 +119,25 @@ class Browser:
 
         assert CHROMIUM is not None
         self.proc = subprocess.Popen(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-             "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
-             f"--user-data-dir={profile}", "--remote-debugging-pipe", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            close_fds=False, start_new_session=True,
+            [
+                CHROMIUM,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--disable-extensions",
+                f"--user-data-dir={profile}",
+                "--remote-debugging-pipe",
+                "about:blank",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            close_fds=False,
+            start_new_session=True,
             preexec_fn=wire,  # noqa: PLW1509 -- the test process runs no threads
         )
         os.close(to_chrome_r)
@@ -177,7 +201,9 @@ class Browser:
         """Navigate and wait for the load event; `also` enables more domains first (`Network`, `Log`)."""
         targets = self.send("Target.getTargets")["targetInfos"]
         page = next(t for t in targets if t["type"] == "page")
-        self.session = self.send("Target.attachToTarget", targetId=page["targetId"], flatten=True)["sessionId"]
+        self.session = self.send("Target.attachToTarget", targetId=page["targetId"], flatten=True)[
+            "sessionId"
+        ]
         for domain in ("Page", "Runtime", *also):
             self.send(f"{domain}.enable")
         self.send("Page.navigate", url=url)
@@ -190,7 +216,9 @@ class Browser:
 
     def key(self, key: str, code: int) -> None:
         for kind in ("keyDown", "keyUp"):
-            self.send("Input.dispatchKeyEvent", type=kind, key=key, code=key, windowsVirtualKeyCode=code)
+            self.send(
+                "Input.dispatchKeyEvent", type=kind, key=key, code=key, windowsVirtualKeyCode=code
+            )
 
     def click(self, element_id: str) -> None:
         self.js(f"document.getElementById({json.dumps(element_id)}).click()")
@@ -224,7 +252,9 @@ def _step(browser: Browser) -> tuple[int, int]:
     return int(shown), int(total)
 
 
-def test_the_page_steps_through_the_match_to_the_final_placings(tmp_path: Path, browser: Browser) -> None:
+def test_the_page_steps_through_the_match_to_the_final_placings(
+    tmp_path: Path, browser: Browser
+) -> None:
     page, data = _page(tmp_path, ["alice", "bob", "carol"], bots=("easy", "hard", "random"))
     browser.open(page.as_uri())
     assert browser.js("document.body.dataset.ready") == "1"
@@ -234,7 +264,9 @@ def test_the_page_steps_through_the_match_to_the_final_placings(tmp_path: Path, 
     assert browser.js("document.getElementById('placings').hidden") is True
     assert browser.js("document.querySelectorAll('#books .cell').length") == 13
     assert browser.js("document.querySelectorAll('#seats .seat').length") == 3
-    dealt = browser.js("[...document.querySelectorAll('#seats .seat')].map(s => s.querySelectorAll('.card').length)")
+    dealt = browser.js(
+        "[...document.querySelectorAll('#seats .seat')].map(s => s.querySelectorAll('.card').length)"
+    )
     assert dealt == [7, 7, 7]
 
     browser.click("next")
@@ -249,16 +281,22 @@ def test_the_page_steps_through_the_match_to_the_final_placings(tmp_path: Path, 
     assert _step(browser)[0] == 3
     assert browser.js("document.querySelectorAll('#log li.current').length") == 1
 
-    browser.js("const s = document.getElementById('slider'); s.value = '10'; s.dispatchEvent(new Event('input'))")
+    browser.js(
+        "const s = document.getElementById('slider'); s.value = '10'; s.dispatchEvent(new Event('input'))"
+    )
     assert _step(browser)[0] == 11
 
     browser.key("End", 35)
     assert _step(browser) == (total, total)
     assert browser.js("document.getElementById('placings').hidden") is False
-    placings = browser.js("[...document.querySelectorAll('#placing-list .placing')].map(li => li.textContent)")
+    placings = browser.js(
+        "[...document.querySelectorAll('#placing-list .placing')].map(li => li.textContent)"
+    )
     scores, ranks = data["result"]["scores"], data["result"]["ranks"]
     best = min(range(3), key=lambda seat: (ranks[seat], seat))
-    assert placings[0] == f"1st {data['players'][best]['name']} — {scores[best]} book" + ("" if scores[best] == 1 else "s")
+    assert placings[0] == f"1st {data['players'][best]['name']} — {scores[best]} book" + (
+        "" if scores[best] == 1 else "s"
+    )
     assert len(placings) == 3
     assert browser.js("window.scrollY") == 0  # only the log box scrolls to the current entry
     assert browser.js(
@@ -281,22 +319,34 @@ def test_the_page_steps_through_the_match_to_the_final_placings(tmp_path: Path, 
     assert _step(browser)[0] >= 2
     browser.click("play")
     assert "play" in browser.text("play")
-    assert not [e for e in browser.events if e["method"] in ("Runtime.exceptionThrown", "Page.javascriptDialogOpening")]
+    assert not [
+        e
+        for e in browser.events
+        if e["method"] in ("Runtime.exceptionThrown", "Page.javascriptDialogOpening")
+    ]
 
 
 def test_a_seat_view_hides_other_hands_and_their_draws(tmp_path: Path, browser: Browser) -> None:
     page, _ = _page(tmp_path, ["alice", "bob"])
     browser.open(page.as_uri())
     total_all = _step(browser)[1]
-    browser.js("const v = document.getElementById('view'); v.value = '0'; v.dispatchEvent(new Event('change'))")
+    browser.js(
+        "const v = document.getElementById('view'); v.value = '0'; v.dispatchEvent(new Event('change'))"
+    )
     total = _step(browser)[1]
     assert total <= total_all
-    cards = browser.js("[...document.querySelectorAll('#seats .seat')].map(s => s.querySelectorAll('.card').length)")
+    cards = browser.js(
+        "[...document.querySelectorAll('#seats .seat')].map(s => s.querySelectorAll('.card').length)"
+    )
     assert cards == [7, 0]
-    assert "hidden" in browser.js("document.querySelector('#seats .seat[data-seat=\"1\"] .backs').textContent")
+    assert "hidden" in browser.js(
+        "document.querySelector('#seats .seat[data-seat=\"1\"] .backs').textContent"
+    )
     log = browser.js("[...document.querySelectorAll('#log li')].map(li => li.textContent)")
     assert any(line == "bob went fishing" for line in log)
-    assert not any(line.startswith("bob picked up ") and line != "bob picked up a card" for line in log)
+    assert not any(
+        line.startswith("bob picked up ") and line != "bob picked up a card" for line in log
+    )
     browser.key("End", 35)
     assert browser.js("document.getElementById('placings').hidden") is False
 
@@ -309,11 +359,19 @@ def test_hostile_names_stay_text(tmp_path: Path, browser: Browser) -> None:
     assert browser.js("typeof window.PWNED") == "undefined"
     assert browser.js("document.querySelectorAll('img').length") == 0
     assert browser.js("document.scripts.length") == 2
-    names = browser.js("[...document.querySelectorAll('#seats .seat .name')].map(n => n.textContent)")
+    names = browser.js(
+        "[...document.querySelectorAll('#seats .seat .name')].map(n => n.textContent)"
+    )
     assert names == ["alice", HOSTILE]
-    placed = browser.js("[...document.querySelectorAll('#placing-list .who')].map(n => n.textContent)")
+    placed = browser.js(
+        "[...document.querySelectorAll('#placing-list .who')].map(n => n.textContent)"
+    )
     assert HOSTILE in placed
-    assert not [e for e in browser.events if e["method"] in ("Runtime.exceptionThrown", "Page.javascriptDialogOpening")]
+    assert not [
+        e
+        for e in browser.events
+        if e["method"] in ("Runtime.exceptionThrown", "Page.javascriptDialogOpening")
+    ]
 
 
 def test_faults_are_highlighted(tmp_path: Path, browser: Browser) -> None:
@@ -322,21 +380,29 @@ def test_faults_are_highlighted(tmp_path: Path, browser: Browser) -> None:
     faults = browser.js("[...document.querySelectorAll('#log li.fault')].map(li => li.textContent)")
     assert faults and any("not-json" in line for line in faults)
     assert any("invalid ask" in line for line in faults)
-    index = browser.js("[...document.querySelectorAll('#log li')].findIndex(li => li.classList.contains('fault'))")
+    index = browser.js(
+        "[...document.querySelectorAll('#log li')].findIndex(li => li.classList.contains('fault'))"
+    )
     browser.js(f"document.querySelectorAll('#log li')[{index}].click()")
     assert browser.js("document.getElementById('now').className") == "fault"
 
 
-def test_the_log_shows_no_future_step_and_the_placings_no_second_number(tmp_path: Path, browser: Browser) -> None:
+def test_the_log_shows_no_future_step_and_the_placings_no_second_number(
+    tmp_path: Path, browser: Browser
+) -> None:
     page, _ = _page(tmp_path, ["alice", "bob"])
     browser.open(page.as_uri())
-    shown = "[...document.querySelectorAll('#log li')].filter(li => li.offsetParent !== null).length"
+    shown = (
+        "[...document.querySelectorAll('#log li')].filter(li => li.offsetParent !== null).length"
+    )
     assert browser.js(shown) == 1  # step 1: the deal, and nothing that comes after it
     browser.click("next")
     browser.click("next")
     assert browser.js(shown) == 3
     browser.key("End", 35)
     assert browser.js(shown) == _step(browser)[1]
-    marker = browser.js("getComputedStyle(document.querySelector('#placing-list .placing')).listStyleType")
+    marker = browser.js(
+        "getComputedStyle(document.querySelector('#placing-list .placing')).listStyleType"
+    )
     assert marker == "none"  # "1st alice", not "1. 1st alice"
     assert browser.js("document.getElementById('placing-list').tagName") == "UL"

@@ -36,7 +36,11 @@ TURNS_PER_CARD = 4  # the default `maxTurns` is this many asks per card of the p
 class _Section(BaseModel):
     # defer_build: a model's validator is built at its first use, not at import (start-up).
     model_config = ConfigDict(
-        extra="forbid", strict=True, frozen=True, populate_by_name=True, allow_inf_nan=False,
+        extra="forbid",
+        strict=True,
+        frozen=True,
+        populate_by_name=True,
+        allow_inf_nan=False,
         defer_build=True,
     )
 
@@ -107,13 +111,17 @@ class LimitsSection(_Section):
     replyTimeout: Annotated[float, Field(gt=0, le=WEEK)] = 2.0
     # For the `init` reply. Default: 10 s, or `replyTimeout` if longer (see `_derived_defaults`).
     startupTimeout: Annotated[float, Field(gt=0, le=WEEK)] = 10.0
-    timeBank: Annotated[float, Field(ge=0, le=WEEK)] = 0.0  # extra seconds per match, for late replies
+    timeBank: Annotated[float, Field(ge=0, le=WEEK)] = (
+        0.0  # extra seconds per match, for late replies
+    )
     closeGrace: Annotated[float, Field(ge=0, le=60)] = 0.5  # after `match-end`, before the kill
     # Default: max(5000, TURNS_PER_CARD × the pack), filled in by `load` (see `_derived_defaults`).
     maxTurns: Annotated[int, Field(ge=1)] = DEFAULT_MAX_TURNS
     maxIdleTurns: Annotated[int, Field(ge=1)] = DEFAULT_MAX_IDLE_TURNS
     maxLineBytes: Annotated[int, Field(ge=64, le=64 << 20)] = 1 << 20
-    maxReplyBytes: Annotated[int, Field(ge=1024, le=1 << 30)] = 8 << 20  # all of a seat's replies in a match
+    maxReplyBytes: Annotated[int, Field(ge=1024, le=1 << 30)] = (
+        8 << 20
+    )  # all of a seat's replies in a match
     stderrBytes: Annotated[int, Field(ge=0, le=64 << 20)] = 1 << 20
     memoryMiB: Annotated[int | None, Field(ge=16, le=1 << 24)] = None
     cpuSeconds: Annotated[int | None, Field(ge=1, le=10**7)] = None
@@ -123,7 +131,11 @@ class LimitsSection(_Section):
 
     def match_options(self) -> dict[str, Any]:
         """What a `MatchSetup` takes from the limits: what seats are told, and the caps."""
-        return {"limits": self.told_to_seats(), "max_turns": self.maxTurns, "max_idle_turns": self.maxIdleTurns}
+        return {
+            "limits": self.told_to_seats(),
+            "max_turns": self.maxTurns,
+            "max_idle_turns": self.maxIdleTurns,
+        }
 
     def told_to_seats(self) -> dict[str, Any]:
         """The limits that apply to a participant, as sent in `init`."""
@@ -147,7 +159,9 @@ class TournamentSection(_Section):
     reuse: bool = True  # keep participants that ask for it alive between matches
     inProcessBots: bool = True  # run built-in bots inside the arena
     scheduler: str | None = None  # a Dask scheduler address
-    candidate: Annotated[str | None, Field(min_length=1)] = None  # a gauntlet: this one at every table
+    candidate: Annotated[str | None, Field(min_length=1)] = (
+        None  # a gauntlet: this one at every table
+    )
 
 
 class SprtSection(_Section):
@@ -305,7 +319,9 @@ def bot_command(level: str) -> tuple[str, ...]:
     return (sys.executable, "-m", "arena.bots", level)
 
 
-def load(path: Path, *, seed: int | None = None, games: int | None = None) -> tuple[Config, list[Seat]]:
+def load(
+    path: Path, *, seed: int | None = None, games: int | None = None
+) -> tuple[Config, list[Seat]]:
     """Read, check and resolve a config file. Creates nothing.
 
     Raises ConfigError (one line) for anything wrong with it, WriteError when its replays
@@ -367,11 +383,16 @@ def _with_hidden(path: Path, replays: Path, seats: list[Seat]) -> list[Seat]:
     """Each seat with what it must not see: the config, the replays folder (results and
     standings are in it), and every other participant's named files that are not its own."""
     config_file = str(path.resolve())
-    owned = [{str(file) for file in named_files(seat.command, seat.cwd)} if seat.bot is None else set()
-             for seat in seats]
+    owned = [
+        {str(file) for file in named_files(seat.command, seat.cwd)} if seat.bot is None else set()
+        for seat in seats
+    ]
     result = []
     for index, seat in enumerate(seats):
-        others = set().union(*(files for other, files in enumerate(owned) if other != index)) - owned[index]
+        others = (
+            set().union(*(files for other, files in enumerate(owned) if other != index))
+            - owned[index]
+        )
         hidden = (config_file, str(replays), *sorted(others))
         result.append(seat.model_copy(update={"hidden": hidden}))
     return result
@@ -398,7 +419,9 @@ def _check_consistency(path: Path, config: Config) -> None:
     names = [p.name for p in config.participants]
     for index, name in enumerate(names):
         if name in names[:index]:
-            raise ConfigError(f"{path}: participants[{index}].name: {name!r} is used twice; seat names must be unique")
+            raise ConfigError(
+                f"{path}: participants[{index}].name: {name!r} is used twice; seat names must be unique"
+            )
     seats = config.seats_per_match
     if seats > len(names):
         raise ConfigError(
@@ -406,9 +429,13 @@ def _check_consistency(path: Path, config: Config) -> None:
         )
     candidate = config.tournament.candidate
     if candidate is not None and candidate not in names:
-        raise ConfigError(f"{path}: tournament.candidate: {candidate!r} is not the name of a participant")
+        raise ConfigError(
+            f"{path}: tournament.candidate: {candidate!r} is not the name of a participant"
+        )
     if config.sprt is not None and candidate is None:
-        raise ConfigError(f"{path}: sprt: a sequential test needs tournament.candidate, the participant it tests")
+        raise ConfigError(
+            f"{path}: sprt: a sequential test needs tournament.candidate, the participant it tests"
+        )
     rules = config.engine_rules
     needed, pack = rules.cards_to_deal(seats), rules.pack_size
     if needed > pack:
@@ -424,22 +451,35 @@ def _resolve(path: Path, index: int, participant: ParticipantSection, replays: P
     key = f"participants[{index}].command"
     read_only = tuple(_read_only(path, index, participant, replays))
     if participant.bot is not None:
-        return Seat(name=participant.name, command=bot_command(participant.bot), cwd=folder,
-                    env=participant.env, bot=participant.bot, read_only=read_only)
+        return Seat(
+            name=participant.name,
+            command=bot_command(participant.bot),
+            cwd=folder,
+            env=participant.env,
+            bot=participant.bot,
+            read_only=read_only,
+        )
     command = participant.command
     if isinstance(command, str):
         try:
             command = shlex.split(command)  # split as a shell would, without running one
         except ValueError as error:
-            raise ConfigError(f"{path}: {key}: cannot split {participant.command!r}: {error}") from None
+            raise ConfigError(
+                f"{path}: {key}: cannot split {participant.command!r}: {error}"
+            ) from None
     if not command or not command[0].strip():
         raise ConfigError(f"{path}: {key}: the command is empty")
     try:
         program = resolve_program(command[0], folder)
     except ConfigError as error:
         raise ConfigError(f"{path}: {key}: {error}") from None
-    return Seat(name=participant.name, command=(program, *command[1:]), cwd=folder, env=participant.env,
-                read_only=read_only)
+    return Seat(
+        name=participant.name,
+        command=(program, *command[1:]),
+        cwd=folder,
+        env=participant.env,
+        read_only=read_only,
+    )
 
 
 def _read_only(path: Path, index: int, participant: ParticipantSection, replays: Path) -> list[str]:
@@ -457,9 +497,11 @@ def _read_only(path: Path, index: int, participant: ParticipantSection, replays:
             raise ConfigError(f"{path}: {key}: {given!r} not found (looked for {target})")
         real = target.resolve()
         for secret, what in ((config_file, "the config file"), (replays, "the replays folder")):
-            if (real == secret or secret.is_relative_to(real) or real.is_relative_to(secret)):
-                raise ConfigError(f"{path}: {key}: {given!r} overlaps {what} ({secret}); "
-                                  "a participant may never read it: give a folder beside it")
+            if real == secret or secret.is_relative_to(real) or real.is_relative_to(secret):
+                raise ConfigError(
+                    f"{path}: {key}: {given!r} overlaps {what} ({secret}); "
+                    "a participant may never read it: give a folder beside it"
+                )
         paths.append(str(target))
     return paths
 
@@ -486,9 +528,13 @@ def resolve_program(program: str, folder: Path) -> str:
 
 def _first_problem(error: ValidationError, data: dict[str, Any]) -> str:
     problem = error.errors(include_url=False)[0]
-    location = [part for part in problem["loc"] if not str(part).startswith(("function-", "union["))]
+    location = [
+        part for part in problem["loc"] if not str(part).startswith(("function-", "union["))
+    ]
     # A union (`command` as list or string) reports under its member types: keep the key only.
-    location = [part for part in location if part not in ("list[str]", "str", "int", "float", "none")]
+    location = [
+        part for part in location if part not in ("list[str]", "str", "int", "float", "none")
+    ]
     key = _dotted(location) or "(top level)"
     kind, message = problem["type"], problem["msg"]
     if kind == "missing":
@@ -529,12 +575,18 @@ def _did_you_mean(location: list[Any]) -> str:
     for part in location[:-1]:
         if isinstance(part, int) or model is None:
             continue
-        annotation = model.model_fields[str(part)].annotation if str(part) in model.model_fields else None
+        annotation = (
+            model.model_fields[str(part)].annotation if str(part) in model.model_fields else None
+        )
         model = _model_in(annotation)
     if model is None:
         return ""
     close = difflib.get_close_matches(str(location[-1]), list(model.model_fields), n=1)
-    return f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(model.model_fields)}"
+    return (
+        f"; did you mean {close[0]!r}?"
+        if close
+        else f"; known keys: {', '.join(model.model_fields)}"
+    )
 
 
 def _model_in(annotation: Any) -> type[BaseModel] | None:

@@ -73,7 +73,9 @@ def replace(path: Path, data: bytes) -> None:
     """Write `data` atomically over `path` (for files the arena owns and rewrites, e.g. standings)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".writing-", suffix=path.suffix)
+        handle, temporary = tempfile.mkstemp(
+            dir=path.parent, prefix=".writing-", suffix=path.suffix
+        )
         try:
             with os.fdopen(handle, "wb") as file:
                 file.write(data)

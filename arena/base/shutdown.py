@@ -133,7 +133,9 @@ def helpers_deaf() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    kept = {number: signal.signal(number, signal.SIG_IGN) for number in (signal.SIGTERM, signal.SIGHUP)}
+    kept = {
+        number: signal.signal(number, signal.SIG_IGN) for number in (signal.SIGTERM, signal.SIGHUP)
+    }
     try:
         yield
     finally:
@@ -153,7 +155,9 @@ def die_with(pid: int) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
         return
     except (OSError, AttributeError):  # no pidfd (an old kernel): look every half second
-        threading.Thread(target=_poll_for_death, args=(pid,), name="arena-watch", daemon=True).start()
+        threading.Thread(
+            target=_poll_for_death, args=(pid,), name="arena-watch", daemon=True
+        ).start()
         return
     threading.Thread(target=_wait_for_death, args=(pidfd,), name="arena-watch", daemon=True).start()
 
@@ -229,7 +233,9 @@ class _GuardedStream(io.TextIOBase):
 
 
 def _lose(stream: TextIO, error: OSError) -> None:
-    _lost.append("closed" if error.errno in (errno.EPIPE, errno.ECONNRESET) else error.strerror or str(error))
+    _lost.append(
+        "closed" if error.errno in (errno.EPIPE, errno.ECONNRESET) else error.strerror or str(error)
+    )
     # What is still buffered would fail again at exit ("Exception ignored ... BrokenPipeError"):
     # from now on the descriptor is /dev/null, and the buffer goes there.
     with contextlib.suppress(OSError, ValueError):

@@ -258,7 +258,9 @@ class ExpertBot(Bot):
 
     def on_start(self) -> None:
         decks = self._rule("deck", "numberOfDecks", 1)
-        self.count = CardCount(self.seat, self.hand_sizes, self.pond_size, self.refill_target, decks)
+        self.count = CardCount(
+            self.seat, self.hand_sizes, self.pond_size, self.refill_target, decks
+        )
 
     def on_ask_seen(self, seen: AskSeen) -> None:
         if max(seen.asker, seen.asked, self.seat) >= len(self.count.sizes):
@@ -403,4 +405,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     run(BOTS[args[0]]())
     return 0
-

@@ -81,7 +81,11 @@ class Result:
     places: tuple[int, ...]  # finishing order: 1 + how many seats laid more books
 
     def as_json(self) -> dict[str, Any]:
-        return {"outcome": str(self.outcome), "scores": list(self.scores), "ranks": list(self.places)}
+        return {
+            "outcome": str(self.outcome),
+            "scores": list(self.scores),
+            "ranks": list(self.places),
+        }
 
 
 @dataclass(frozen=True)
@@ -110,7 +114,9 @@ class MatchSetup:
 
 MatchFlow = Generator[Delivery, Any, Result]
 
-_NO_READABLE_ASK: Final = Refusal("no-reply", "no reply that could be read (see the transcript entry)")
+_NO_READABLE_ASK: Final = Refusal(
+    "no-reply", "no reply that could be read (see the transcript entry)"
+)
 
 
 class Match:
@@ -132,7 +138,9 @@ class Match:
             return self.result(Outcome.DID_NOT_START)
         table.deal(self.rules.hand_size(table.seats))
         for seat in seats:
-            yield self._tell(seat, views.init(seat, self.setup.names, self.rules, self.setup.limits))
+            yield self._tell(
+                seat, views.init(seat, self.setup.names, self.rules, self.setup.limits)
+            )
         for seat in seats:
             yield self._tell(seat, views.starting_hand(table, seat))
         yield from self._check_books_all()
@@ -176,7 +184,11 @@ class Match:
                 seat = (seat + 1) % seats
                 continue
             reply = yield self._deliver(seat, views.ask(table, seat))
-            ask = _NO_READABLE_ASK if reply is NO_REPLY else verify_ask(reply, seat, seats, table.hands[seat])
+            ask = (
+                _NO_READABLE_ASK
+                if reply is NO_REPLY
+                else verify_ask(reply, seat, seats, table.hands[seat])
+            )
             if isinstance(ask, Refusal):
                 self.events.append(AskRefused(self.sent - 1, seat, ask.reason, ask.detail))
                 idle += 1
@@ -232,7 +244,9 @@ class Match:
             while rank is not None:
                 found = True
                 book = table.lay_book(seat, rank)
-                self.events.append(BookLaid(self.sent - 1, seat, rank, tuple(c["id"] for c in book)))
+                self.events.append(
+                    BookLaid(self.sent - 1, seat, rank, tuple(c["id"] for c in book))
+                )
                 yield from self._refill(seat)
                 rank = table.next_book(seat, after=rank)
 

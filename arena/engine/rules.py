@@ -29,7 +29,9 @@ class NextPlayer(StrEnum):
     """Who asks after a miss."""
 
     ASKED = "Asked"  # the seat that was asked
-    CLOCKWISE = "Clockwise"  # the seat after the one asked (the reference arena's rule: not the asker's!)
+    CLOCKWISE = (
+        "Clockwise"  # the seat after the one asked (the reference arena's rule: not the asker's!)
+    )
     AFTER_ASKER = "After asker"  # the seat after the asker (the table rule most people know)
 
     def after_miss(self, asker: int, asked: int, seats: int) -> int:
@@ -87,8 +89,10 @@ class Rules:
         `refillEmptyHand` instead when that is more, at once or when its turn starts.
         """
         target = self.min_hand_size
-        if held == 0 and self.refill_empty_hand and (
-            turn_starts or self.refill_when is RefillWhen.AT_ONCE
+        if (
+            held == 0
+            and self.refill_empty_hand
+            and (turn_starts or self.refill_when is RefillWhen.AT_ONCE)
         ):
             target = max(target, self.refill_empty_hand)
         return target

@@ -15,7 +15,17 @@ from arena.seats.transport import ResourceLimits, SubprocessParticipant
 
 # The environment a participant gets: these variables of the arena's own, when set, and the
 # ARENA_* ones below; nothing else leaks to untrusted code. Config `env` adds to it.
-PASSED_ENVIRONMENT = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "USER", "LOGNAME")
+PASSED_ENVIRONMENT = (
+    "PATH",
+    "HOME",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TMPDIR",
+    "TZ",
+    "USER",
+    "LOGNAME",
+)
 
 
 def participant_env(seat: int, name: str, extra: Mapping[str, str]) -> dict[str, str]:

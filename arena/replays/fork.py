@@ -95,7 +95,9 @@ def parse_seat_option(text: str) -> tuple[int, SeatSpec]:
     """`K=LEVEL` or `K=COMMAND…` as `--seat` takes it. Raises ConfigError."""
     number, equals, who = text.partition("=")
     if not equals or not number.strip().isdigit():
-        raise ConfigError(f"--seat {text!r}: write SEAT=LEVEL or SEAT=COMMAND, e.g. 1=hard or '1=./mybot.py'")
+        raise ConfigError(
+            f"--seat {text!r}: write SEAT=LEVEL or SEAT=COMMAND, e.g. 1=hard or '1=./mybot.py'"
+        )
     return int(number), SeatSpec.of_text(who)
 
 
@@ -167,7 +169,9 @@ class StoppedSeat(Player):
         return self.cursor.recorded_answer(index) if index < self.cursor.point else GONE
 
 
-def stopped_before(recorded: Sequence[Exchange], faults: Sequence[Mapping[str, Any]], seat: int, point: int) -> bool:
+def stopped_before(
+    recorded: Sequence[Exchange], faults: Sequence[Mapping[str, Any]], seat: int, point: int
+) -> bool:
     """Whether the seat's participant was gone before message `point` of the recording."""
     for fault in faults:
         if fault.get("seat") == seat and fault.get("kind") == FaultKind.START_FAILED:
@@ -215,7 +219,14 @@ def fork(
     for seat, player in enumerate(players):
         spec = replaced.get(seat)
         if spec is None and stopped_before(recorded, faults, seat, point.index):
-            start = next((f for f in faults if f.get("seat") == seat and f.get("kind") == FaultKind.START_FAILED), None)
+            start = next(
+                (
+                    f
+                    for f in faults
+                    if f.get("seat") == seat and f.get("kind") == FaultKind.START_FAILED
+                ),
+                None,
+            )
             participants.append(StoppedSeat(cursor, Fault.from_json(start)))
             commands.append(list(player["command"]))
             continue
@@ -235,7 +246,9 @@ def fork(
     return Forked(record, origin)
 
 
-def fork_file(source: Path, at: str, seats: Sequence[str], output: Path, *, cwd: Path) -> tuple[Path, Forked]:
+def fork_file(
+    source: Path, at: str, seats: Sequence[str], output: Path, *, cwd: Path
+) -> tuple[Path, Forked]:
     """`arena replay fork`: read and verify `source`, fork it at `at` with `seats` replaced
     (`K=LEVEL` or `K=COMMAND`), and write the new replay as `output` (or `output-2`… when
     taken: nothing is overwritten), with its stderr logs beside it.
@@ -252,7 +265,12 @@ def fork_file(source: Path, at: str, seats: Sequence[str], output: Path, *, cwd:
     forked = fork(document, source, point, replaced, cwd=cwd, setup=setup)
     limits = LimitsSection.model_validate(document["config"]["limits"])
     kept: dict[str, Any] = {key: document[key] for key in ("game", "dealSeed") if key in document}
-    built = replay.build(forked.record, seed=document.get("seed"), limits=limits, extra={**kept, "fork": forked.origin})
+    built = replay.build(
+        forked.record,
+        seed=document.get("seed"),
+        limits=limits,
+        extra={**kept, "fork": forked.origin},
+    )
     stem = output.name.removesuffix(".json")
     path = replay.write(output.parent, stem, replay.dumps(built), forked.record.logs)
     return path, forked
@@ -287,7 +305,11 @@ def _recorded_level(player: Mapping[str, Any]) -> str | None:
 
 
 def _ignored(index: int, seat: int, answer: Answer) -> dict[str, Any]:
-    entry: dict[str, Any] = {"at": index, "seat": seat, "reply": None if answer.value is NO_REPLY else answer.value}
+    entry: dict[str, Any] = {
+        "at": index,
+        "seat": seat,
+        "reply": None if answer.value is NO_REPLY else answer.value,
+    }
     if not answer.delivered:
         entry["delivered"] = False
     if answer.fault is not None:
@@ -295,4 +317,12 @@ def _ignored(index: int, seat: int, answer: Answer) -> dict[str, Any]:
     return entry
 
 
-__all__ = ["ForkPoint", "Forked", "SeatSpec", "fork", "fork_file", "fork_point", "parse_seat_option"]
+__all__ = [
+    "ForkPoint",
+    "Forked",
+    "SeatSpec",
+    "fork",
+    "fork_file",
+    "fork_point",
+    "parse_seat_option",
+]

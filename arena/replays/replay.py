@@ -98,7 +98,13 @@ class ReplayModel(_Model):
     result: ResultModel
 
 
-def build(record: MatchRecord, *, seed: int | None, limits: LimitsSection, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+def build(
+    record: MatchRecord,
+    *,
+    seed: int | None,
+    limits: LimitsSection,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The replay document of a played match."""
     setup = record.setup
     return {
@@ -106,9 +112,7 @@ def build(record: MatchRecord, *, seed: int | None, limits: LimitsSection, extra
         "arena": f"gofish-arena {__version__}",
         "config": {**setup.rules.as_seed_names(), "limits": limits.model_dump()},
         "seed": seed,
-        "players": [
-            _player(record, seat, name) for seat, name in enumerate(setup.names)
-        ],
+        "players": [_player(record, seat, name) for seat, name in enumerate(setup.names)],
         "startingPlayer": setup.starting_player,
         **(extra or {}),
         "startedAt": record.started_at,
@@ -178,7 +182,9 @@ def write(folder: Path, stem: str, document: bytes, logs: Sequence[str]) -> Path
     path = write_new(folder, stem, ".json", document)
     for seat, log in enumerate(logs):
         if log:
-            write_new(folder, f"{path.stem}.seat{seat}", ".stderr.log", log.encode("utf-8", "replace"))
+            write_new(
+                folder, f"{path.stem}.seat{seat}", ".stderr.log", log.encode("utf-8", "replace")
+            )
     return path
 
 
@@ -205,7 +211,9 @@ def setup_of(replay: dict[str, Any]) -> MatchSetup:
     config = replay["config"]
     limits = LimitsSection.model_validate(config["limits"])
     return MatchSetup(
-        rules=engine_rules(RulesSection.model_validate(config["rules"]), DeckSection.model_validate(config["deck"])),
+        rules=engine_rules(
+            RulesSection.model_validate(config["rules"]), DeckSection.model_validate(config["deck"])
+        ),
         names=tuple(player["name"] for player in replay["players"]),
         deck=tuple(replay["deck"]),
         starting_player=replay["startingPlayer"],

@@ -132,13 +132,17 @@ class TimelineBuilder:
         size = rules.hand_size(self.seats)
         self.table.deal(size)
         starter = Who(self.setup.starting_player)
-        line: Line = (f"dealt {size} cards each, {len(self.table.pond)} left in the pond; first to ask: ", starter)
+        line: Line = (
+            f"dealt {size} cards each, {len(self.table.pond)} left in the pond; first to ask: ",
+            starter,
+        )
         seen = tuple(
             (Who(seat), f": dealt {self._names(self.table.hands[seat])}; first to ask: ", starter)
             for seat in range(self.seats)
         )
         moves = tuple(
-            Move(tuple(c["id"] for c in hand), "pond", "hand", seat_to=seat) for seat, hand in enumerate(self.table.hands)
+            Move(tuple(c["id"] for c in hand), "pond", "hand", seat_to=seat)
+            for seat, hand in enumerate(self.table.hands)
         )
         return self._add(StepKind.DEAL, 0, None, line, seen, moves)
 
@@ -159,7 +163,9 @@ class TimelineBuilder:
                 case NoOneToAsk():
                     return self._no_one_to_ask(event)
         except (KeyError, IndexError, TypeError, ValueError) as error:
-            raise ReplayError(f"event {event.as_json()} does not fit the table: {error!r}") from None
+            raise ReplayError(
+                f"event {event.as_json()} does not fit the table: {error!r}"
+            ) from None
         return None
 
     def fault(self, fault: Mapping[str, Any]) -> Step:
@@ -170,13 +176,23 @@ class TimelineBuilder:
         raw = fault.get("raw")
         if isinstance(raw, str) and raw:
             line += (f" (it wrote: {_cut(raw, 60)})",)
-        return self._add(StepKind.FAULT, int(fault.get("at", 0)), seat, line, self._only(seat, line), (), fault=True)
+        return self._add(
+            StepKind.FAULT,
+            int(fault.get("at", 0)),
+            seat,
+            line,
+            self._only(seat, line),
+            (),
+            fault=True,
+        )
 
     def end(self, result: Mapping[str, Any], at: int) -> Step:
         outcome = str(result.get("outcome", "?"))
         scores, places = list(result.get("scores") or []), list(result.get("ranks") or [])
         line: Line = (f"match over ({outcome}): ",)
-        for seat in sorted(range(len(scores)), key=lambda s: (places[s] if s < len(places) else 0, s)):
+        for seat in sorted(
+            range(len(scores)), key=lambda s: (places[s] if s < len(places) else 0, s)
+        ):
             place = places[seat] if seat < len(places) else "?"
             line += (Who(seat), f" {scores[seat]} books ({_place(place)})  ")
         return self._add(StepKind.END, at, None, line, (line,) * self.seats, ())
@@ -211,7 +227,10 @@ class TimelineBuilder:
         if isinstance(event, WentFishing):
             asked_for = self.last_ask.get(seat)
             lucky = asked_for == card["rank"]
-            line: Line = (Who(seat), f" went fishing and drew {name}" + (", the rank asked for" if lucky else ""))
+            line: Line = (
+                Who(seat),
+                f" went fishing and drew {name}" + (", the rank asked for" if lucky else ""),
+            )
             public: Line = line if lucky else (Who(seat), " went fishing")
         else:
             line = (Who(seat), f" picked up {name}")
@@ -253,7 +272,9 @@ class TimelineBuilder:
             if event.detail:
                 why += f": {event.detail}"
         line: Line = (Who(seat), f" made an invalid ask: {why}; the turn passes")
-        return self._add(StepKind.INVALID_ASK, at, seat, line, self._only(seat, line), (), fault=True)
+        return self._add(
+            StepKind.INVALID_ASK, at, seat, line, self._only(seat, line), (), fault=True
+        )
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -292,7 +313,9 @@ class TimelineBuilder:
 
 def rules_summary(rules: Rules, seats: int) -> str:
     """The settings of a match in a few words, for the viewers' headers."""
-    deal = f"{rules.hand_size(seats)} cards each" + (" (by table size)" if rules.deal_by_seats else "")
+    deal = f"{rules.hand_size(seats)} cards each" + (
+        " (by table size)" if rules.deal_by_seats else ""
+    )
     parts = [deal, f"refill to {rules.min_hand_size}"]
     if rules.next_player is NextPlayer.CLOCKWISE:
         parts.append("next: Clockwise (the seat after the one asked)")
@@ -348,7 +371,9 @@ def build(replay: Mapping[str, Any]) -> tuple[MatchSetup, list[Step]]:
         # A fault at message i happened before the events that message's reply caused
         # (their `at` is i too): sort faults first among equals.
         faults = [f for f in replay.get("faults") or [] if _is_fault(f, len(setup.names))]
-        timed: list[tuple[int, int, int]] = [(int(f.get("at", 0)), 0, n) for n, f in enumerate(faults)]
+        timed: list[tuple[int, int, int]] = [
+            (int(f.get("at", 0)), 0, n) for n, f in enumerate(faults)
+        ]
         timed += [(e.at, 1, n) for n, e in enumerate(events)]
         timed.sort()
         for _, is_event, n in timed:
@@ -363,8 +388,12 @@ def build(replay: Mapping[str, Any]) -> tuple[MatchSetup, list[Step]]:
 def _is_fault(fault: Any, seats: int) -> bool:
     """A fault of a seat of this match that is not already a step: a refused ask is shown by
     its `invalid-ask` event, with the reason."""
-    return (isinstance(fault, Mapping) and isinstance(fault.get("seat"), int)
-            and 0 <= fault["seat"] < seats and fault.get("kind") != "refused-ask")
+    return (
+        isinstance(fault, Mapping)
+        and isinstance(fault.get("seat"), int)
+        and 0 <= fault["seat"] < seats
+        and fault.get("kind") != "refused-ask"
+    )
 
 
 def _check_deck(setup: MatchSetup) -> None:

@@ -33,17 +33,37 @@ from arena.base.errors import ConfigError
 
 Confinement = Literal["bwrap", "none"]
 
-INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
-REACH_WITHOUT = ("participants will run unsandboxed: each can read the config (and its seed), the "
-                 "replays and results, signal the arena and use the network (see docs/sandbox.md)")
+INSTALL_HINT = (
+    "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
+)
+REACH_WITHOUT = (
+    "participants will run unsandboxed: each can read the config (and its seed), the "
+    "replays and results, signal the arena and use the network (see docs/sandbox.md)"
+)
 TMP_SIZE = 256 << 20  # bytes of the private /tmp (it is memory)
 HOME = "/tmp"  # inside the sandbox: HOME and TMPDIR
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # From /etc, only what programs need to start and to read time and text; never its secrets.
-ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/timezone",
-       "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/hosts", "/etc/host.conf",
-       "/etc/ssl", "/etc/ca-certificates", "/etc/alternatives", "/etc/locale.alias",
-       "/etc/mime.types", "/etc/os-release", "/etc/python3", "/etc/fonts")
+ETC = (
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/localtime",
+    "/etc/timezone",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+    "/etc/hosts",
+    "/etc/host.conf",
+    "/etc/ssl",
+    "/etc/ca-certificates",
+    "/etc/alternatives",
+    "/etc/locale.alias",
+    "/etc/mime.types",
+    "/etc/os-release",
+    "/etc/python3",
+    "/etc/fonts",
+)
 _SHIM_TOOLS = ("pyenv", "rbenv", "nodenv", "jenv", "goenv", "plenv")
 _PROBE_TIMEOUT = 10.0
 _HEAD = 512  # bytes read to tell a script (and its `#!` line) from a binary
@@ -66,8 +86,9 @@ def probe() -> str | None:
     true = shutil.which("true") or "/bin/true"
     argv = [bwrap, *_namespaces(), *_system_binds(), "--tmpfs", HOME, "--", true]
     try:
-        done = subprocess.run(argv, capture_output=True, timeout=_PROBE_TIMEOUT, check=False,
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            argv, capture_output=True, timeout=_PROBE_TIMEOUT, check=False, stdin=subprocess.DEVNULL
+        )
     except (OSError, subprocess.SubprocessError) as error:
         return f"bwrap cannot run: {error}"
     if done.returncode != 0:
@@ -130,24 +151,36 @@ def _through_shim(path: str, name: str, env: Mapping[str, str], cwd: Path) -> st
     if not head.startswith(b"#!"):
         return None
     text = head.decode("utf-8", "replace")
-    tool = next((t for t in _SHIM_TOOLS if f"/libexec/{t}\" exec" in text), None)
+    tool = next((t for t in _SHIM_TOOLS if f'/libexec/{t}" exec' in text), None)
     if tool is None:
         return None
     start = text.find('exec "') + len('exec "')
-    manager = text[start: text.find('"', start)]
+    manager = text[start : text.find('"', start)]
     return _which(manager, name, str(cwd), tuple(sorted(os.environ.items())))
 
 
 @functools.lru_cache(maxsize=64)
 def _which(manager: str, name: str, cwd: str, environ: tuple[tuple[str, str], ...]) -> str | None:
     try:
-        done = subprocess.run([manager, "which", name], capture_output=True, text=True, cwd=cwd,
-                              env=dict(environ), timeout=_PROBE_TIMEOUT, check=False,
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [manager, "which", name],
+            capture_output=True,
+            text=True,
+            cwd=cwd,
+            env=dict(environ),
+            timeout=_PROBE_TIMEOUT,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or not lines or not os.path.isabs(lines[-1]) or not os.path.isfile(lines[-1]):
+    if (
+        done.returncode != 0
+        or not lines
+        or not os.path.isabs(lines[-1])
+        or not os.path.isfile(lines[-1])
+    ):
         return None
     return lines[-1]
 
@@ -172,8 +205,13 @@ def _install_root(file: str) -> str:
     when it sits in one's `bin/`, else its own folder."""
     folder = os.path.dirname(file)
     parent = os.path.dirname(folder)
-    if os.path.basename(folder) in ("bin", "sbin") and parent != "/" and (
-        os.path.isdir(os.path.join(parent, "lib")) or os.path.isfile(os.path.join(parent, "pyvenv.cfg"))
+    if (
+        os.path.basename(folder) in ("bin", "sbin")
+        and parent != "/"
+        and (
+            os.path.isdir(os.path.join(parent, "lib"))
+            or os.path.isfile(os.path.join(parent, "pyvenv.cfg"))
+        )
     ):
         return parent
     return folder
@@ -230,7 +268,8 @@ class Jail:
         named = [str(path) for path in named_files(command, cwd)]
         # A path in the command means what it meant from the config's folder.
         arguments = tuple(
-            absolute if (absolute := os.path.abspath(cwd / part)) in named else part for part in command[1:]
+            absolute if (absolute := os.path.abspath(cwd / part)) in named else part
+            for part in command[1:]
         )
         runtime: list[str] = []
         path_first: list[str] = []
@@ -244,12 +283,18 @@ class Jail:
         readable = [*runtime, *named, *read_only, str(Path(arena.__file__).resolve().parent)]
         if own is not None:
             readable.append(own)
-        readable = [path for path in dict.fromkeys(readable) if path != "/" and not _is_system(path)
-                    and path not in hidden and os.path.exists(path)]
+        readable = [
+            path
+            for path in dict.fromkeys(readable)
+            if path != "/" and not _is_system(path) and path not in hidden and os.path.exists(path)
+        ]
         # What lies in a folder bound already comes with it (binding it again could fail: a
         # venv's `bin/python` is a link that only resolves inside).
-        readable = [path for path in readable
-                    if not any(other != path and _within(path, other) for other in readable)]
+        readable = [
+            path
+            for path in readable
+            if not any(other != path and _within(path, other) for other in readable)
+        ]
         inside = dict(env)
         inside["HOME"] = inside["TMPDIR"] = HOME
         folders = [folder for folder in dict.fromkeys(path_first) if not _is_system(folder)]
@@ -263,8 +308,11 @@ class Jail:
             argv += ["--ro-bind", path, path]
         for secret in sorted(self.hidden, key=_depth):
             # (A link is left alone: masking it would mask what it points to.)
-            if any(_within(secret, path) for path in self.readable) and os.path.exists(secret) \
-                    and not os.path.islink(secret):
+            if (
+                any(_within(secret, path) for path in self.readable)
+                and os.path.exists(secret)
+                and not os.path.islink(secret)
+            ):
                 if os.path.isdir(secret):
                     argv += ["--tmpfs", secret, "--remount-ro", secret]
                 else:
@@ -274,12 +322,16 @@ class Jail:
         return [*argv, "--chdir", self.cwd, "--", self.program, *self.arguments]
 
 
-def _own_folder(command: Sequence[str], program: str, named: list[str], cwd: Path, bot: bool) -> str | None:
+def _own_folder(
+    command: Sequence[str], program: str, named: list[str], cwd: Path, bot: bool
+) -> str | None:
     """Its folder: the program file's (the script of an interpreter command, the binary
     otherwise); for a command that names no file, the config's folder, where it ran before."""
     if bot:
         return None  # a built-in bot: the arena's code is readable; it needs no folder
-    if "/" in command[0] and _install_root(os.path.realpath(program)) == os.path.dirname(os.path.realpath(program)):
+    if "/" in command[0] and _install_root(os.path.realpath(program)) == os.path.dirname(
+        os.path.realpath(program)
+    ):
         return os.path.dirname(os.path.abspath(cwd / command[0]))  # its own binary or script
     scripts = [path for path in named if path != os.path.abspath(cwd / command[0])]
     return os.path.dirname(scripts[0]) if scripts else str(cwd)
@@ -295,8 +347,17 @@ def _within(path: str, folder: str) -> bool:
 
 def _namespaces() -> list[str]:
     # --unshare-all: user (where it can), ipc, pid, net (loopback included), uts, cgroup.
-    return ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-            "--proc", "/proc", "--dev", "/dev"]
+    return [
+        "--unshare-all",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+    ]
 
 
 @functools.cache

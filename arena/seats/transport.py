@@ -191,13 +191,25 @@ class SubprocessParticipant:
 
     def _start_sandboxed(self) -> None:
         bwrap = bwrap_path()
-        jail = Jail.of(self.command, self.cwd, self.env, bot=self.bot, read_only=self.read_only,
-                       hidden=self.hidden)
+        jail = Jail.of(
+            self.command,
+            self.cwd,
+            self.env,
+            bot=self.bot,
+            read_only=self.read_only,
+            hidden=self.hidden,
+        )
         # Known before spawning: a program that cannot start is a start failure, not an
         # exit of bwrap that would look like the program's own.
         if bwrap is None or jail is None or not _runnable(jail.program, self.env):
-            why = "bwrap (bubblewrap) is not installed" if bwrap is None else "not found or not executable"
-            self.start_fault = Fault(FaultKind.START_FAILED, f"could not start {self.command[0]!r}: {why}")
+            why = (
+                "bwrap (bubblewrap) is not installed"
+                if bwrap is None
+                else "not found or not executable"
+            )
+            self.start_fault = Fault(
+                FaultKind.START_FAILED, f"could not start {self.command[0]!r}: {why}"
+            )
             self._stopped = True
             return
         read_end, write_end = os.pipe()
@@ -223,7 +235,11 @@ class SubprocessParticipant:
         self._status_fd = read_end
 
     def _spawn(
-        self, argv: list[str], env: Mapping[str, str], setup: Callable[[], None] | None, cwd: str,
+        self,
+        argv: list[str],
+        env: Mapping[str, str],
+        setup: Callable[[], None] | None,
+        cwd: str,
         pass_fds: tuple[int, ...] = (),
     ) -> None:
         try:
@@ -243,7 +259,9 @@ class SubprocessParticipant:
                 preexec_fn=setup,  # noqa: PLW1509
             )
         except (OSError, ValueError, subprocess.SubprocessError) as error:
-            self.start_fault = Fault(FaultKind.START_FAILED, f"could not start {self.command[0]!r}: {error}")
+            self.start_fault = Fault(
+                FaultKind.START_FAILED, f"could not start {self.command[0]!r}: {error}"
+            )
             self._stopped = True
             self._remove_tmp()
             return
@@ -315,7 +333,9 @@ class SubprocessParticipant:
         if self.proc is None or self._reaped:
             return True
         try:
-            return os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+            return (
+                os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+            )
         except ChildProcessError:
             return True
 
@@ -385,8 +405,12 @@ class SubprocessParticipant:
     def sandbox_failed(self) -> bool:
         """Whether bwrap ended without starting the program: status 1, and its own error
         (`bwrap: …`) first on stderr. (A program that imitates it only hurts itself.)"""
-        return (self.sandbox == "bwrap" and self._reaped and self.exit_code == 1
-                and self.log.text().startswith("bwrap: "))
+        return (
+            self.sandbox == "bwrap"
+            and self._reaped
+            and self.exit_code == 1
+            and self.log.text().startswith("bwrap: ")
+        )
 
     # -- one message --------------------------------------------------------------------
 
@@ -419,7 +443,9 @@ class SubprocessParticipant:
             raw = cut(reply_line)
             self.kill()
             detail = f"more than {self.reply_cap} bytes of replies in this match; stopped for the rest of the match"
-            return Answer(NO_REPLY, seconds, self._fault(FaultKind.TOO_MUCH_OUTPUT, detail, raw), unsolicited)
+            return Answer(
+                NO_REPLY, seconds, self._fault(FaultKind.TOO_MUCH_OUTPUT, detail, raw), unsolicited
+            )
         return Answer(value, seconds, None, unsolicited)
 
     def _write(self, line: bytes, deadline: float, timeout: float) -> Fault | None:
@@ -582,7 +608,9 @@ class SubprocessParticipant:
     def _timeout(self, timeout: float, waiting: str) -> Fault:
         partial = bytes(self.buffer[: 4 * RAW_CUT])
         self.kill()
-        detail = f"no reply line within {timeout:g} s ({waiting}); stopped for the rest of the match"
+        detail = (
+            f"no reply line within {timeout:g} s ({waiting}); stopped for the rest of the match"
+        )
         if partial:
             # The commonest cause: a reply written without its newline, or not flushed in full.
             detail += f"; {len(self.buffer)} bytes came without a newline"
@@ -592,7 +620,9 @@ class SubprocessParticipant:
     def _too_long(self) -> Fault:
         raw = cut(bytes(self.buffer[: 4 * RAW_CUT]))
         self.kill()
-        detail = f"more than {self.line_cap} bytes without a newline; stopped for the rest of the match"
+        detail = (
+            f"more than {self.line_cap} bytes without a newline; stopped for the rest of the match"
+        )
         return self._fault(FaultKind.LINE_TOO_LONG, detail, raw)
 
     def _gone(self, what: str) -> Fault:
@@ -608,7 +638,9 @@ class SubprocessParticipant:
             detail = "the sandbox could not start it" + (f": {why[-1]}" if why else "")
             return self._fault(FaultKind.START_FAILED, detail)
         if not self.ended_by_itself or code is None:
-            return self._fault(FaultKind.EXITED, f"{what} but kept running; stopped for the rest of the match")
+            return self._fault(
+                FaultKind.EXITED, f"{what} but kept running; stopped for the rest of the match"
+            )
         if code < 0:
             try:
                 name = signal.Signals(-code).name

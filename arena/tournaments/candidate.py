@@ -41,7 +41,9 @@ class CandidateTest:
     seats: int
     hypotheses: Hypotheses | None = None
     sprt: SequentialTest | None = None
-    points: dict[int, dict[int, Fraction]] = field(default_factory=dict)  # group -> rotation -> point
+    points: dict[int, dict[int, Fraction]] = field(
+        default_factory=dict
+    )  # group -> rotation -> point
     outcomes: dict[Fraction, int] = field(default_factory=dict)  # every complete group counted
     next_group: int = 0  # the first group not yet counted
     seen: set[int] = field(default_factory=set)  # games already observed
@@ -74,7 +76,9 @@ class CandidateTest:
         if self.name not in names:
             return
         group, rotation = divmod(game, self.seats)
-        self.points.setdefault(group, {})[rotation] = match_point(places[names.index(self.name)], places)
+        self.points.setdefault(group, {})[rotation] = match_point(
+            places[names.index(self.name)], places
+        )
         while len(self.points.get(self.next_group, ())) == self.seats:
             self._count(self.points.pop(self.next_group))
             self.next_group += 1
@@ -125,7 +129,9 @@ class CandidateTest:
 
     def history(self) -> list[list[float]]:
         """[[groups, llr], …] after each counted group: the test's path."""
-        return [[groups, round(value, 6)] for groups, value in (self.sprt.history if self.sprt else [])]
+        return [
+            [groups, round(value, 6)] for groups, value in (self.sprt.history if self.sprt else [])
+        ]
 
 
 def against_each(standings: Standings, name: str) -> list[dict[str, Any]]:
@@ -136,6 +142,13 @@ def against_each(standings: Standings, name: str) -> list[dict[str, Any]]:
         pair = standings.pair(name, row.name)
         if row.name != name and pair.matches:
             low, high = wilson(pair.ahead, pair.matches)
-            rows.append({"opponent": row.name, "matches": pair.matches, "ahead": round(pair.ahead, 6),
-                         "score": round(pair.share, 6), "score95": [round(low, 6), round(high, 6)]})
+            rows.append(
+                {
+                    "opponent": row.name,
+                    "matches": pair.matches,
+                    "ahead": round(pair.ahead, 6),
+                    "score": round(pair.share, 6),
+                    "score95": [round(low, 6), round(high, 6)],
+                }
+            )
     return rows

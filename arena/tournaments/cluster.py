@@ -88,8 +88,13 @@ class Need:
 
     def describe(self) -> str:
         owner = f"participant {self.participant!r}" if self.participant else "the arena"
-        what = {"arena": "", "folder": f": folder {self.target}", "program": f": program {self.target}",
-                "file": f": file {self.target}", "sandbox": ": the participants' sandbox"}[self.kind]
+        what = {
+            "arena": "",
+            "folder": f": folder {self.target}",
+            "program": f": program {self.target}",
+            "file": f": file {self.target}",
+            "sandbox": ": the participants' sandbox",
+        }[self.kind]
         return owner + what
 
 
@@ -104,7 +109,9 @@ def _fingerprint(path: Path) -> str:
     return f"sha256 {digest}{executable}"
 
 
-def needs_of(seats: Sequence[Seat], *, in_process_bots: bool, sandbox: str = "none") -> tuple[Need, ...]:
+def needs_of(
+    seats: Sequence[Seat], *, in_process_bots: bool, sandbox: str = "none"
+) -> tuple[Need, ...]:
     """Everything the participants of `seats` need on a worker, in a stable order.
 
     With `sandbox="bwrap"`, every worker must be able to build the sandbox.
@@ -146,7 +153,9 @@ def observe_all(needs: tuple[Need, ...]) -> tuple[str, ...]:
     return tuple(need.observe() for need in needs)
 
 
-def first_mismatch(worker: str, needs: tuple[Need, ...], expected: tuple[str, ...], seen: tuple[str, ...]) -> str | None:
+def first_mismatch(
+    worker: str, needs: tuple[Need, ...], expected: tuple[str, ...], seen: tuple[str, ...]
+) -> str | None:
     """The first need a worker lacks, as one line naming the worker and the program; or None."""
     for need, want, got in zip(needs, expected, seen, strict=True):
         if want != got:
@@ -172,7 +181,9 @@ def _check_here(needs: tuple[Need, ...], expected: tuple[str, ...]) -> None:
         raise ClusterError(problem)
 
 
-def run_checked(needs: tuple[Need, ...], expected: tuple[str, ...], fn: Callable[..., Any], *args: Any) -> Any:
+def run_checked(
+    needs: tuple[Need, ...], expected: tuple[str, ...], fn: Callable[..., Any], *args: Any
+) -> Any:
     """A task on a worker: check (once per worker process) what the participants need, then run."""
     _check_here(needs, expected)
     return fn(*args)
@@ -207,7 +218,9 @@ class DaskExecutor(cf.Executor):
         with self._lock:
             if self._shut:
                 raise RuntimeError("cannot schedule new futures after shutdown")
-            task = self._client.submit(run_checked, self._needs, self._expected, fn, *args, pure=False)
+            task = self._client.submit(
+                run_checked, self._needs, self._expected, fn, *args, pure=False
+            )
             mine: cf.Future[Any] = cf.Future()
             self._pending[task] = mine
         what = _describe(args)
@@ -281,7 +294,11 @@ def _translate(error: BaseException | None, what: str) -> BaseException:
             f"{what}: every worker that ran it died ({error}); "
             "see the workers' logs (memory limits?), then run again with --resume"
         )
-    return error if error is not None else ArenaError(f"{what}: failed on the cluster without an error")
+    return (
+        error
+        if error is not None
+        else ArenaError(f"{what}: failed on the cluster without an error")
+    )
 
 
 @dataclass
@@ -345,14 +362,18 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> Client:
     try:
         from distributed import Client as DaskClient
     except ImportError:
-        raise ClusterError(f"--scheduler needs Dask, which is not installed: {INSTALL_HINT}") from None
+        raise ClusterError(
+            f"--scheduler needs Dask, which is not installed: {INSTALL_HINT}"
+        ) from None
     from distributed.comm.addressing import get_address_host_port
 
     try:
         # Checked first: a Client given a malformed address fails, then hangs 20 s on exit.
         get_address_host_port(address)
     except ValueError as error:
-        raise ClusterError(f"{address!r} is not a Dask scheduler address (tcp://HOST:PORT): {error}") from None
+        raise ClusterError(
+            f"{address!r} is not a Dask scheduler address (tcp://HOST:PORT): {error}"
+        ) from None
     try:
         client: Client = DaskClient(address, timeout=timeout, set_as_default=False)  # type: ignore[no-untyped-call]
         return client
@@ -362,13 +383,19 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> Client:
 
 
 def check_workers(
-    client: Client, address: str, needs: tuple[Need, ...], expected: tuple[str, ...], worker_wait: float
+    client: Client,
+    address: str,
+    needs: tuple[Need, ...],
+    expected: tuple[str, ...],
+    worker_wait: float,
 ) -> list[str]:
     """Check every worker now connected; the workers' addresses. Raises ClusterError."""
     try:
         client.wait_for_workers(1, timeout=worker_wait)
     except TimeoutError:
-        raise ClusterError(f"the Dask scheduler at {address} has no worker (waited {worker_wait:g} s)") from None
+        raise ClusterError(
+            f"the Dask scheduler at {address} has no worker (waited {worker_wait:g} s)"
+        ) from None
     seen: dict[str, Any] = client.run(observe_all, needs, on_error="return")
     for worker in sorted(seen):
         observed = seen[worker]
@@ -383,4 +410,13 @@ def check_workers(
     return sorted(seen)
 
 
-__all__ = ["Cluster", "ClusterError", "DaskExecutor", "MatchLost", "Need", "cluster_executor", "needs_of", "open_cluster"]
+__all__ = [
+    "Cluster",
+    "ClusterError",
+    "DaskExecutor",
+    "MatchLost",
+    "Need",
+    "cluster_executor",
+    "needs_of",
+    "open_cluster",
+]

@@ -110,8 +110,12 @@ class LocalExecutor(ProcessPoolExecutor):
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["arena.tournaments.runner", "arena.tournaments.executors"])
         with shutdown.helpers_deaf():
-            super().__init__(max_workers=jobs, mp_context=context, initializer=_worker_started,
-                             initargs=(os.getpid(),))
+            super().__init__(
+                max_workers=jobs,
+                mp_context=context,
+                initializer=_worker_started,
+                initargs=(os.getpid(),),
+            )
             multiprocessing.forkserver.ensure_running()
             multiprocessing.resource_tracker.ensure_running()
 

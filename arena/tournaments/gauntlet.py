@@ -33,13 +33,19 @@ from arena.tournaments.schedule import (
 class Gauntlet:
     """The seatings and seeds of every match of a gauntlet. Raises ValueError for no table."""
 
-    def __init__(self, participants: int, seats: int, seed: int, candidate: int, *,
-                 duplicate: bool = True) -> None:
+    def __init__(
+        self, participants: int, seats: int, seed: int, candidate: int, *, duplicate: bool = True
+    ) -> None:
         if not 2 <= seats <= participants:
             raise ValueError(f"{seats} seats for {participants} participants")
         if not 0 <= candidate < participants:
             raise ValueError(f"no participant {candidate}")
-        self.participants, self.seats, self.seed, self.duplicate = participants, seats, seed, duplicate
+        self.participants, self.seats, self.seed, self.duplicate = (
+            participants,
+            seats,
+            seed,
+            duplicate,
+        )
         self.candidate = candidate
         self.others = [index for index in range(participants) if index != candidate]
         self.combinations = math.comb(len(self.others), seats - 1)
@@ -67,7 +73,10 @@ class Gauntlet:
         key = self._keys.get(combination)
         if key is None:
             rng = random.Random(f"gofish-arena gauntlet cyclic {self.seed} {combination}")
-            key = _coprime(self.cyclic_orders, rng), 0 if position == 0 else rng.randrange(self.cyclic_orders)
+            key = (
+                _coprime(self.cyclic_orders, rng),
+                0 if position == 0 else rng.randrange(self.cyclic_orders),
+            )
             self._keys[combination] = key
         index = _affine_index(cycle % self.cyclic_orders, self.cyclic_orders, key)
         others = [self.others[i] for i in combination]

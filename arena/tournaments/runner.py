@@ -140,8 +140,9 @@ class KeptParticipants:
             return None
         return None
 
-    def give(self, key: tuple[Any, ...], participant: Participant, grace: float,
-             deal: int | None = None) -> None:
+    def give(
+        self, key: tuple[Any, ...], participant: Participant, grace: float, deal: int | None = None
+    ) -> None:
         if deal is not None:
             self.deals.setdefault(participant, set()).add(deal)
         self.idle[id(participant)] = (key, participant)
@@ -177,8 +178,15 @@ def close_kept() -> None:
 
 def _reuse_key(seat: Seat, config: Config) -> tuple[Any, ...]:
     limits = config.limits
-    return (seat.name, seat.command, str(seat.cwd), tuple(sorted(seat.env.items())),
-            limits.maxLineBytes, limits.stderrBytes, limits.memoryMiB)
+    return (
+        seat.name,
+        seat.command,
+        str(seat.cwd),
+        tuple(sorted(seat.env.items())),
+        limits.maxLineBytes,
+        limits.stderrBytes,
+        limits.memoryMiB,
+    )
 
 
 def play_task(task: MatchTask) -> MatchPlayed:
@@ -230,7 +238,11 @@ def _play_once(
     kept_seats: frozenset[int] = frozenset()
     try:
         record = play_match(
-            setup, participants, config.limits, [s.command for s in task.seats], reuse=pool is not None,
+            setup,
+            participants,
+            config.limits,
+            [s.command for s in task.seats],
+            reuse=pool is not None,
             should_stop=shutdown.should_stop,
         )
         kept_seats = frozenset(record.kept)
@@ -300,12 +312,26 @@ def play_game(
     can share one. Raises GameInterrupted (replay written) on Ctrl-C, WriteError if the
     replay cannot be written.
     """
-    task = MatchTask(config, tuple(seats), game, seed, seed if deal_seed is None else deal_seed,
-                     in_process_bots=in_process_bots)
+    task = MatchTask(
+        config,
+        tuple(seats),
+        game,
+        seed,
+        seed if deal_seed is None else deal_seed,
+        in_process_bots=in_process_bots,
+    )
     played = play_task(task)
     path = write_replay(folder, stamp, played)
-    summary = PlayedGame(played.game, played.seed, played.names, played.outcome, played.scores,
-                         played.places, played.fault_counts, path)
+    summary = PlayedGame(
+        played.game,
+        played.seed,
+        played.names,
+        played.outcome,
+        played.scores,
+        played.places,
+        played.fault_counts,
+        path,
+    )
     if played.interrupted:
         raise GameInterrupted(summary)
     return summary

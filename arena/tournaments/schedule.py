@@ -46,10 +46,17 @@ class Schedule:
     def __init__(self, participants: int, seats: int, seed: int, *, duplicate: bool = True) -> None:
         if not 2 <= seats <= participants:
             raise ValueError(f"{seats} seats for {participants} participants")
-        self.participants, self.seats, self.seed, self.duplicate = participants, seats, seed, duplicate
+        self.participants, self.seats, self.seed, self.duplicate = (
+            participants,
+            seats,
+            seed,
+            duplicate,
+        )
         self.combinations = math.comb(participants, seats)
         self.cyclic_orders = math.factorial(seats - 1)
-        self._order = _BalancedOrder(participants, seats, random.Random(f"gofish-arena schedule {seed}"))
+        self._order = _BalancedOrder(
+            participants, seats, random.Random(f"gofish-arena schedule {seed}")
+        )
         self._keys: dict[tuple[int, ...], tuple[int, int]] = {}
 
     @property

@@ -66,7 +66,9 @@ class Hypotheses:
 
     def __post_init__(self) -> None:
         if not 0 < self.share0 < self.share1 < 1:
-            raise ValueError(f"need 0 < share0 < share1 < 1, got share0 {self.share0} and share1 {self.share1}")
+            raise ValueError(
+                f"need 0 < share0 < share1 < 1, got share0 {self.share0} and share1 {self.share1}"
+            )
         for name in ("alpha", "beta"):
             if not 0 < getattr(self, name) < 0.5:
                 raise ValueError(f"{name} must be between 0 and 0.5, got {getattr(self, name)}")
@@ -185,7 +187,9 @@ class Estimate:
     los: float  # P(true mean > share), normal approximation; 0.5 without data
 
 
-def estimate(counts: Mapping[Fraction, int] | Iterable[tuple[Fraction, int]], share: float) -> Estimate:
+def estimate(
+    counts: Mapping[Fraction, int] | Iterable[tuple[Fraction, int]], share: float
+) -> Estimate:
     """The mean of outcome counts against `share` (for runs of fixed length)."""
     pairs = list(counts.items()) if isinstance(counts, Mapping) else list(counts)
     n = sum(count for _, count in pairs)

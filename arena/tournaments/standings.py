@@ -62,7 +62,9 @@ def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]
     share = successes / trials
     z2 = z * z
     centre = (share + z2 / (2 * trials)) / (1 + z2 / trials)
-    half = z * math.sqrt(share * (1 - share) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
+    half = (
+        z * math.sqrt(share * (1 - share) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
+    )
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
@@ -124,7 +126,11 @@ class Row:
             "winShare95": [round(low, 6), round(high, 6)],
             "meanBooks": round(self.mean_books, 6),
             "meanPlace": round(self.mean_place, 6),
-            "rating": {"mu": round(self.mu, 6), "sigma": round(self.sigma, 6), "ordinal": round(self.ordinal, 6)},
+            "rating": {
+                "mu": round(self.mu, 6),
+                "sigma": round(self.sigma, 6),
+                "ordinal": round(self.ordinal, 6),
+            },
             "faults": {
                 "timeouts": self.fault("timeout"),
                 "invalidAsks": self.invalid_asks,
@@ -211,8 +217,13 @@ class Standings:
             "matches": self.matches,
             "participants": [row.as_json() for row in ranked],
             "pairwise": [
-                {"first": a.name, "second": b.name, "matches": pair.matches,
-                 "ahead": round(pair.ahead, 6), "share": round(pair.share, 6)}
+                {
+                    "first": a.name,
+                    "second": b.name,
+                    "matches": pair.matches,
+                    "ahead": round(pair.ahead, 6),
+                    "share": round(pair.share, 6),
+                }
                 for a in ranked
                 for b in ranked
                 if a is not b and (pair := self.pair(a.name, b.name)).matches

@@ -37,7 +37,9 @@ RATING_POINTS = 300  # about this many points of each rating's path are kept (at
 SPRT_POINTS = 2000  # at most this many points of an LLR path are drawn
 NAME_LIMIT = 64  # characters of a participant's name, as a config allows
 MOST_BOOKS = 1000  # a score above this is not a Go Fish score (64 decks with knights: 896 books)
-MOST_PARTICIPANTS = 1000  # beyond this many names a file is not a tournament's: later names are skipped
+MOST_PARTICIPANTS = (
+    1000  # beyond this many names a file is not a tournament's: later names are skipped
+)
 HEATMAP_MOST = 60  # participants beyond which the pairwise table is left to standings.json
 FAULT_KINDS_SHOWN = 12  # the most frequent fault kinds shown; the rest are summed as "other"
 _FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.json")  # a replay the page may link to
@@ -57,8 +59,11 @@ class Entry:
 
 
 def _ints(value: object, size: int, low: int = 0, high: int = 1 << 62) -> tuple[int, ...] | None:
-    if (isinstance(value, list) and len(value) == size
-            and all(type(item) is int and low <= item <= high for item in value)):
+    if (
+        isinstance(value, list)
+        and len(value) == size
+        and all(type(item) is int and low <= item <= high for item in value)
+    ):
         return tuple(value)
     return None
 
@@ -70,7 +75,10 @@ def _text(value: object, limit: int, default: str) -> str:
 def _fault_counts(value: object) -> dict[str, int] | None:
     if not (isinstance(value, dict) and len(value) <= 32):
         return None
-    if all(isinstance(k, str) and 0 < len(k) <= 40 and type(v) is int and 0 <= v <= 1 << 40 for k, v in value.items()):
+    if all(
+        isinstance(k, str) and 0 < len(k) <= 40 and type(v) is int and 0 <= v <= 1 << 40
+        for k, v in value.items()
+    ):
         return value
     return None
 
@@ -78,14 +86,20 @@ def _fault_counts(value: object) -> dict[str, int] | None:
 def entry(line: Mapping[str, Any]) -> Entry | None:
     """A results line as the report needs it, or None when it is not shaped like one."""
     names, game, run = line.get("seating"), line.get("game"), line.get("run")
-    if not (isinstance(names, list) and 2 <= len(names) <= 64
-            and all(isinstance(n, str) and 0 < len(n) <= NAME_LIMIT for n in names)
-            and len(set(names)) == len(names)):
+    if not (
+        isinstance(names, list)
+        and 2 <= len(names) <= 64
+        and all(isinstance(n, str) and 0 < len(n) <= NAME_LIMIT for n in names)
+        and len(set(names)) == len(names)
+    ):
         return None
     if type(game) is not int or game < 0 or not isinstance(run, str) or len(run) > 100:
         return None
     size = len(names)
-    scores, places = _ints(line.get("scores"), size, 0, MOST_BOOKS), _ints(line.get("ranks"), size, 1, size)
+    scores, places = (
+        _ints(line.get("scores"), size, 0, MOST_BOOKS),
+        _ints(line.get("ranks"), size, 1, size),
+    )
     if scores is None or places is None:
         return None
     faults_value = line.get("faults") or [{}] * size
@@ -97,7 +111,9 @@ def entry(line: Mapping[str, Any]) -> Entry | None:
         return None
     deal_seed = line.get("dealSeed")
     return Entry(
-        result=MatchResult(game, tuple(names), scores, places, tuple(c or {} for c in faults), invalid),
+        result=MatchResult(
+            game, tuple(names), scores, places, tuple(c or {} for c in faults), invalid
+        ),
         run=run,
         stamp=_text(line.get("stamp"), 40, ""),
         deal=("deal", deal_seed) if type(deal_seed) is int else ("match", run, game),
@@ -125,7 +141,9 @@ class Selection:
     repeated: int  # lines of a match already counted
 
 
-def select(lines: Sequence[Mapping[str, Any]], tournament: str, run: str | None = None) -> Selection:
+def select(
+    lines: Sequence[Mapping[str, Any]], tournament: str, run: str | None = None
+) -> Selection:
     """The matches of one tournament (and one run of it, if given), each counted once."""
     seen: set[tuple[str, int]] = set()
     names: set[str] = set()
@@ -136,7 +154,9 @@ def select(lines: Sequence[Mapping[str, Any]], tournament: str, run: str | None 
         if line.get("tournament") != tournament or (run is not None and line.get("run") != run):
             continue
         checked = entry(line)
-        if checked is None or (len(names) >= MOST_PARTICIPANTS and not names.issuperset(checked.result.names)):
+        if checked is None or (
+            len(names) >= MOST_PARTICIPANTS and not names.issuperset(checked.result.names)
+        ):
             skipped += 1
             continue
         key = (checked.run, checked.result.game)
@@ -171,7 +191,9 @@ def grouped_interval(groups: Iterable[tuple[float, float]], z: float = Z95) -> t
 def _wilson(share: float, trials: float, z: float) -> tuple[float, float]:
     z2 = z * z
     centre = (share + z2 / (2 * trials)) / (1 + z2 / trials)
-    half = z * math.sqrt(share * (1 - share) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
+    half = (
+        z * math.sqrt(share * (1 - share) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
+    )
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
@@ -180,14 +202,21 @@ def sprt_of(document: object) -> dict[str, Any] | None:
     if not isinstance(document, dict) or not isinstance(sprt := document.get("sprt"), dict):
         return None
     numbers = {key: sprt.get(key) for key in ("llr", "lower", "upper")}
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in numbers.values()):
+    if not all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+        for v in numbers.values()
+    ):
         return None
     history = sprt.get("history")
     points = [
         [float(point[0]), float(point[1])]
         for point in (history if isinstance(history, list) else [])
-        if isinstance(point, list) and len(point) == 2
-        and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in point)
+        if isinstance(point, list)
+        and len(point) == 2
+        and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+            for v in point
+        )
     ]
     if len(points) > SPRT_POINTS:
         step = math.ceil(len(points) / SPRT_POINTS)
@@ -209,7 +238,9 @@ class Summary:
         self.names: list[str] = []
         self.index: dict[str, int] = {}
         self.standings = Standings(())
-        self.wins_by_deal: list[dict[object, list[float]]] = []  # per participant: deal -> wins, matches
+        self.wins_by_deal: list[
+            dict[object, list[float]]
+        ] = []  # per participant: deal -> wins, matches
         self.books: list[Counter[int]] = []  # per participant: books laid in a match -> matches
         self.seat_counts: list[list[int]] = []  # per participant: matches in each seat
         self.seat_wins: list[dict[object, list[float]]] = []  # per seat: deal -> wins, matches
@@ -304,12 +335,18 @@ class Summary:
         standings = self.standings
         rows = [standings.rows[name] for name in self.names]
         ranked = [self.index[row.name] for row in standings.ranked() if row.name in self.index]
-        path = self.path if self.path[-1][0] == self.matches else [*self.path, (self.matches, self._ratings())]
+        path = (
+            self.path
+            if self.path[-1][0] == self.matches
+            else [*self.path, (self.matches, self._ratings())]
+        )
         totals: Counter[str] = Counter()
         for row in rows:
             totals.update(row.faults)
         kinds = sorted(kind for kind, _ in totals.most_common(FAULT_KINDS_SHOWN))
-        others = [sum(count for kind, count in row.faults.items() if kind not in kinds) for row in rows]
+        others = [
+            sum(count for kind, count in row.faults.items() if kind not in kinds) for row in rows
+        ]
         extra = ["other"] if any(others) else []
         most_books = max((max(c) for c in self.books if c), default=0)
         seats = max((len(c) for c in self.seat_counts), default=0)
@@ -323,32 +360,56 @@ class Summary:
             "rows": [
                 {
                     **row.as_json(),
-                    "interval": [round(v, 6) for v in grouped_interval(
-                        (wins, trials) for wins, trials in self.wins_by_deal[i].values())],
+                    "interval": [
+                        round(v, 6)
+                        for v in grouped_interval(
+                            (wins, trials) for wins, trials in self.wins_by_deal[i].values()
+                        )
+                    ],
                     "deals": len(self.wins_by_deal[i]),
                 }
                 for i, row in enumerate(rows)
             ],
-            "pairwise": None if len(self.names) > HEATMAP_MOST else [
-                [None if a == b or not (pair := standings.pair(a, b)).matches
-                 else [round(pair.share, 4), pair.matches] for b in self.names]
+            "pairwise": None
+            if len(self.names) > HEATMAP_MOST
+            else [
+                [
+                    None
+                    if a == b or not (pair := standings.pair(a, b)).matches
+                    else [round(pair.share, 4), pair.matches]
+                    for b in self.names
+                ]
                 for a in self.names
             ],
             "ratingPath": {
                 "matches": [point[0] for point in path],
-                "mu": [[round(point[1][i][0], 3) if i < len(point[1]) else None for point in path]
-                       for i in range(len(self.names))],
-                "sigma": [[round(point[1][i][1], 3) if i < len(point[1]) else None for point in path]
-                          for i in range(len(self.names))],
+                "mu": [
+                    [round(point[1][i][0], 3) if i < len(point[1]) else None for point in path]
+                    for i in range(len(self.names))
+                ],
+                "sigma": [
+                    [round(point[1][i][1], 3) if i < len(point[1]) else None for point in path]
+                    for i in range(len(self.names))
+                ],
             },
             "faultKinds": [*kinds, *extra, "invalid-ask"],
-            "faults": [[row.fault(kind) for kind in kinds] + [other][:len(extra)] + [row.invalid_asks]
-                       for row, other in zip(rows, others)],
+            "faults": [
+                [row.fault(kind) for kind in kinds] + [other][: len(extra)] + [row.invalid_asks]
+                for row, other in zip(rows, others)
+            ],
             "books": [[counts[b] for b in range(most_books + 1)] for counts in self.books],
             "seatWins": [
-                {"share": round(sum(w for w, _ in deals.values()) / max(1, sum(n for _, n in deals.values())), 6),
-                 "matches": sum(n for _, n in deals.values()),
-                 "interval": [round(v, 6) for v in grouped_interval((w, n) for w, n in deals.values())]}
+                {
+                    "share": round(
+                        sum(w for w, _ in deals.values())
+                        / max(1, sum(n for _, n in deals.values())),
+                        6,
+                    ),
+                    "matches": sum(n for _, n in deals.values()),
+                    "interval": [
+                        round(v, 6) for v in grouped_interval((w, n) for w, n in deals.values())
+                    ],
+                }
                 for deals in self.seat_wins
             ],
             "seatCounts": [counts + [0] * (seats - len(counts)) for counts in self.seat_counts],
@@ -376,7 +437,7 @@ def _file_part(replay: str, stamp: str) -> str:
     if not linkable(replay):
         return ""
     stem = replay[: -len(".json")]
-    return stem[len(stamp):] if stamp and stem.startswith(stamp) else "/" + stem
+    return stem[len(stamp) :] if stamp and stem.startswith(stamp) else "/" + stem
 
 
 def _names_in_config_order(entries: Sequence[Entry]) -> list[str]:

@@ -187,7 +187,17 @@ class Tournament:
             deal_seed=slot.deal_seed,
             in_process_bots=settings.inProcessBots,
             reuse=settings.reuse and reuse,
-            extra=(("tournament", {"id": self.id, "run": self.run, "group": slot.group, "rotation": slot.rotation}),),
+            extra=(
+                (
+                    "tournament",
+                    {
+                        "id": self.id,
+                        "run": self.run,
+                        "group": slot.group,
+                        "rotation": slot.rotation,
+                    },
+                ),
+            ),
         )
 
     def line(self, played: MatchPlayed, replay: Path) -> dict[str, Any]:
@@ -215,26 +225,37 @@ class Tournament:
 
     def standings(self) -> Standings:
         """The standings of every match of this run so far, in game order."""
-        results = [MatchResult.from_line(line) for game, line in self.done.items() if game < self.games]
+        results = [
+            MatchResult.from_line(line) for game, line in self.done.items() if game < self.games
+        ]
         return Standings.of([seat.name for seat in self.seats], results)
 
     def write_standings(self) -> Path:
         """standings.json beside the replays, replaced atomically. Raises WriteError."""
         standings = self.standings()
         document = standings.as_json(
-            tournament=self.id, run=self.run, seed=self.seed, games=self.games,
-            complete=not self.missing(), seats=self.schedule.seats, duplicate=self.schedule.duplicate,
+            tournament=self.id,
+            run=self.run,
+            seed=self.seed,
+            games=self.games,
+            complete=not self.missing(),
+            seats=self.schedule.seats,
+            duplicate=self.schedule.duplicate,
         )
         if self.candidate is not None:  # issue 14
             document["candidate"] = self.candidate.name
             document["againstEach"] = against_each(standings, self.candidate.name)
             if (test := self.candidate.as_json()) is not None:
                 document["sprt"] = {**test, "history": self.candidate.history()}
-        files.replace(self.standings_path, orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
+        files.replace(
+            self.standings_path, orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n"
+        )
         return self.standings_path
 
 
-def prepare(config_path: Path, config: Config, seats: list[Seat], *, resume: bool = False) -> Tournament:
+def prepare(
+    config_path: Path, config: Config, seats: list[Seat], *, resume: bool = False
+) -> Tournament:
     """The tournament a config asks for: a new run, or with `resume` the last one to go on.
 
     Raises ConfigError when `resume` finds nothing to go on from and the config has no seed.
@@ -245,7 +266,9 @@ def prepare(config_path: Path, config: Config, seats: list[Seat], *, resume: boo
     seed, drawn = config.seed, False
     if seed is None and resume:
         for line in reversed(lines):
-            if isinstance(line.get("seed"), int) and line["tournament"] == tournament_id(config, line["seed"]):
+            if isinstance(line.get("seed"), int) and line["tournament"] == tournament_id(
+                config, line["seed"]
+            ):
                 seed = line["seed"]
                 break
         else:
@@ -267,11 +290,32 @@ def prepare(config_path: Path, config: Config, seats: list[Seat], *, resume: boo
         for line in ours:
             if line["run"] == run_id and isinstance(line["game"], int):
                 done.setdefault(line["game"], line)
-        return Tournament(config, seats, seed, identity, run_id, stamp, folder, schedule, done, resumed=True,
-                          candidate=candidate)
+        return Tournament(
+            config,
+            seats,
+            seed,
+            identity,
+            run_id,
+            stamp,
+            folder,
+            schedule,
+            done,
+            resumed=True,
+            candidate=candidate,
+        )
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    return Tournament(config, seats, seed, identity, f"{stamp}-{secrets.token_hex(3)}", stamp, folder,
-                      schedule, seed_drawn=drawn, candidate=candidate)
+    return Tournament(
+        config,
+        seats,
+        seed,
+        identity,
+        f"{stamp}-{secrets.token_hex(3)}",
+        stamp,
+        folder,
+        schedule,
+        seed_drawn=drawn,
+        candidate=candidate,
+    )
 
 
 def _schedule(config: Config, seats: list[Seat], seed: int) -> Schedule | Gauntlet:
@@ -279,7 +323,9 @@ def _schedule(config: Config, seats: list[Seat], seed: int) -> Schedule | Gauntl
     if name is None:
         return Schedule(len(seats), config.seats_per_match, seed, duplicate=config.duplicate_deals)
     index = [seat.name for seat in seats].index(name)
-    return Gauntlet(len(seats), config.seats_per_match, seed, index, duplicate=config.duplicate_deals)
+    return Gauntlet(
+        len(seats), config.seats_per_match, seed, index, duplicate=config.duplicate_deals
+    )
 
 
 def _candidate(config: Config) -> CandidateTest | None:
@@ -287,7 +333,11 @@ def _candidate(config: Config) -> CandidateTest | None:
     if name is None:
         return None
     test = config.sprt
-    hypotheses = None if test is None else Hypotheses(test.share0, test.share1, test.alpha, test.beta, test.minGroups)
+    hypotheses = (
+        None
+        if test is None
+        else Hypotheses(test.share0, test.share1, test.alpha, test.beta, test.minGroups)
+    )
     return CandidateTest(name, config.seats_per_match, hypotheses)
 
 
@@ -333,7 +383,9 @@ def run(
     try:
         # Once a sequential test has its answer (issue 14), no match starts: those in flight finish.
         while ((todo and not plan.decided) or in_flight) and not shutdown.should_stop():
-            while todo and len(in_flight) < window and not plan.decided and not shutdown.should_stop():
+            while (
+                todo and len(in_flight) < window and not plan.decided and not shutdown.should_stop()
+            ):
                 game = todo.pop()
                 task = plan.task(game, reuse=executor.keeps_participants)
                 in_flight[executor.submit(play_task, task)] = game
@@ -383,7 +435,11 @@ def run(
 def _lines_of(plan: Tournament) -> dict[int, dict[str, Any]]:
     done: dict[int, dict[str, Any]] = {}
     for line in read_results(plan.results_path):
-        if line["tournament"] == plan.id and line["run"] == plan.run and isinstance(line["game"], int):
+        if (
+            line["tournament"] == plan.id
+            and line["run"] == plan.run
+            and isinstance(line["game"], int)
+        ):
             done.setdefault(line["game"], line)
     return done
 
@@ -402,7 +458,9 @@ class TaskEnd(Enum):
     UNPLAYED = auto()  # its worker was stopping: the match never began
 
 
-def _collect(future: Future[MatchPlayed], game: int, recorder: _Recorder, report: RunReport) -> TaskEnd:
+def _collect(
+    future: Future[MatchPlayed], game: int, recorder: _Recorder, report: RunReport
+) -> TaskEnd:
     """Hand a finished future's match to the recorder; say whether it must be played again."""
     try:
         played = future.result()
@@ -415,7 +473,9 @@ def _collect(future: Future[MatchPlayed], game: int, recorder: _Recorder, report
     except ArenaError:
         raise
     except Exception as error:
-        raise ArenaError(f"game {game + 1}: a worker failed: {type(error).__name__}: {error}") from error
+        raise ArenaError(
+            f"game {game + 1}: a worker failed: {type(error).__name__}: {error}"
+        ) from error
     if played.interrupted:
         report.interrupted = True
     recorder.record(played)
@@ -460,9 +520,9 @@ class _Recorder:
     def __init__(self, plan: Tournament) -> None:
         self.plan = plan
         self.inbox: queue.SimpleQueue[MatchPlayed | None] = queue.SimpleQueue()
-        self.outbox: queue.SimpleQueue[tuple[MatchPlayed, Path, dict[str, Any] | None] | BaseException] = (
-            queue.SimpleQueue()
-        )
+        self.outbox: queue.SimpleQueue[
+            tuple[MatchPlayed, Path, dict[str, Any] | None] | BaseException
+        ] = queue.SimpleQueue()
         self.files = ThreadPoolExecutor(max_workers=4, thread_name_prefix="arena-replay")
         self.given = self.taken = 0  # matches handed over, and accounted for since
         self.thread = threading.Thread(target=self._work, name="arena-recorder", daemon=True)
@@ -483,8 +543,12 @@ class _Recorder:
             if not played:
                 continue
             try:
-                paths = list(self.files.map(lambda p: write_replay(plan.folder, plan.stamp, p), played))
-                lines = [None if p.interrupted else plan.line(p, path) for p, path in zip(played, paths)]
+                paths = list(
+                    self.files.map(lambda p: write_replay(plan.folder, plan.stamp, p), played)
+                )
+                lines = [
+                    None if p.interrupted else plan.line(p, path) for p, path in zip(played, paths)
+                ]
                 append_results(plan.results_path, [line for line in lines if line is not None])
             except BaseException as error:  # noqa: BLE001 - handed to the main thread
                 self.outbox.put(error)
@@ -492,13 +556,17 @@ class _Recorder:
             for item in zip(played, paths, lines):
                 self.outbox.put(item)
 
-    def deliver(self, report: RunReport, on_played: OnPlayed | None, *, backlog: int | None = None) -> None:
+    def deliver(
+        self, report: RunReport, on_played: OnPlayed | None, *, backlog: int | None = None
+    ) -> None:
         """In the caller's thread: account for what has been written; raise its write error.
 
         With `backlog`, first wait until no more than that many matches wait to be written: a
         run whose matches outpace the disk must not hold them all in memory.
         """
-        while not self.outbox.empty() or (backlog is not None and self.given - self.taken > backlog):
+        while not self.outbox.empty() or (
+            backlog is not None and self.given - self.taken > backlog
+        ):
             item = self.outbox.get()
             if isinstance(item, BaseException):
                 raise item

@@ -58,14 +58,29 @@ STDERR_SHOWN: Final = 1200  # characters of stderr shown for a scenario that fai
 STOPPED: Final = "stopped"  # the outcome of a scenario whose program was gone before the end
 # What a program's stderr says when the sandbox stopped it, and what to do instead.
 SANDBOX_HINTS: Final = (
-    (("Read-only file system",),
-     ("it tried to write outside its temporary folder: in the sandbox only $TMPDIR (= $HOME, a private "
-      "folder emptied when the process ends) is writable; write there, and keep what it must read in its "
-      "own folder or in a readOnly path the organiser gives it (docs/sandbox.md)")),
-    (("Network is unreachable", "Temporary failure in name resolution", "Name or service not known",
-      "ECONNREFUSED", "ENETUNREACH", "EAI_AGAIN", "Connection refused"),
-     ("it tried to use the network, which a participant never has in the sandbox (not even loopback): "
-      "everything it needs must come with it, in its folder or a readOnly path (docs/sandbox.md)")),
+    (
+        ("Read-only file system",),
+        (
+            "it tried to write outside its temporary folder: in the sandbox only $TMPDIR (= $HOME, a private "
+            "folder emptied when the process ends) is writable; write there, and keep what it must read in its "
+            "own folder or in a readOnly path the organiser gives it (docs/sandbox.md)"
+        ),
+    ),
+    (
+        (
+            "Network is unreachable",
+            "Temporary failure in name resolution",
+            "Name or service not known",
+            "ECONNREFUSED",
+            "ENETUNREACH",
+            "EAI_AGAIN",
+            "Connection refused",
+        ),
+        (
+            "it tried to use the network, which a participant never has in the sandbox (not even loopback): "
+            "everything it needs must come with it, in its folder or a readOnly path (docs/sandbox.md)"
+        ),
+    ),
 )
 
 
@@ -206,8 +221,6 @@ def pond_index_problem(reply: Any) -> tuple[str, str] | None:
     return "pond-index-not-a-number", f"a pond index is a number, got {_show(reply)} (counts as 0)"
 
 
-
-
 def answer_problems(message: dict[str, Any], answer: Answer, at: int, seats: int) -> list[Problem]:
     """Everything wrong with one exchange with the checked seat."""
     kind = message["type"]
@@ -234,10 +247,12 @@ def answer_problems(message: dict[str, Any], answer: Answer, at: int, seats: int
         if fault.kind is FaultKind.NOT_JSON:
             why += "; one JSON value per line, debug prints go to stderr"
         if fault.kind is FaultKind.TIMEOUT:
-            why += ("; every message wants one reply line, even those that need no decision. "
-                    + ("`arena check --startup-timeout SECONDS` allows a slower start-up"
-                       if kind == "init" else "`arena check --timeout SECONDS` allows more time "
-                       "per reply (in a config: limits.replyTimeout, limits.timeBank)"))
+            why += "; every message wants one reply line, even those that need no decision. " + (
+                "`arena check --startup-timeout SECONDS` allows a slower start-up"
+                if kind == "init"
+                else "`arena check --timeout SECONDS` allows more time "
+                "per reply (in a config: limits.replyTimeout, limits.timeBank)"
+            )
         found.append(Problem(name, why, kind, at, fault.raw))
         return found
     if answer.value is NO_REPLY:
@@ -283,8 +298,10 @@ def run_checks(
     return CheckReport(list(command), reports, sandbox)
 
 
-REUSE_ABOUT: Final = ("asked for reuse: a second match (3 seats, 5 cards each, another deal) in the "
-                      "same process; its messages are numbered from 0 again")
+REUSE_ABOUT: Final = (
+    "asked for reuse: a second match (3 seats, 5 cards each, another deal) in the "
+    "same process; its messages are numbered from 0 again"
+)
 
 
 def reuse_setups(limits: LimitsSection) -> tuple[MatchSetup, MatchSetup]:
@@ -292,8 +309,9 @@ def reuse_setups(limits: LimitsSection) -> tuple[MatchSetup, MatchSetup]:
     from the first (the hand, the seat count, the memory of asks) shows up as invalid replies."""
     told = limits.told_to_seats()
     first = MatchSetup.from_seed(7, ("you", "random-1"), Rules(), limits=told)
-    second = MatchSetup.from_seed(8, ("you", "random-1", "random-2"), Rules(starting_hand_size=5),
-                                  limits=told)
+    second = MatchSetup.from_seed(
+        8, ("you", "random-1", "random-2"), Rules(starting_hand_size=5), limits=told
+    )
     return first, second
 
 
@@ -304,17 +322,22 @@ def run_reuse(
     `arena run` plays them, every reply of both judged. None for a program that does not ask."""
     first, second = reuse_setups(limits)
     report = ScenarioReport("reuse", REUSE_ABOUT)
-    process = SubprocessParticipant(command, cwd, participant_env(CHECKED_SEAT, first.names[0], {}),
-                                    sandbox=sandbox)
-    record = _play_checked(process, Scenario("reuse", REUSE_ABOUT, first), limits, report, reuse=True)
+    process = SubprocessParticipant(
+        command, cwd, participant_env(CHECKED_SEAT, first.names[0], {}), sandbox=sandbox
+    )
+    record = _play_checked(
+        process, Scenario("reuse", REUSE_ABOUT, first), limits, report, reuse=True
+    )
     init = next((e for e in record.transcript if e.seat == CHECKED_SEAT), None)
     asked = init is not None and isinstance(init.reply, dict) and init.reply.get("reuse") is True
     if not asked:
         return None
     if CHECKED_SEAT not in record.kept:
         if record.unsent is None and not report.problems:
-            report.warnings.append('asked for reuse ({"reuse": true}) but ended after match-end: '
-                                   "arena run then starts it afresh for every match")
+            report.warnings.append(
+                'asked for reuse ({"reuse": true}) but ended after match-end: '
+                "arena run then starts it afresh for every match"
+            )
         else:
             report.verdict = Verdict.FAILED
         report.outcome = STOPPED if record.unsent is not None else str(record.result.outcome)
@@ -327,10 +350,15 @@ def run_reuse(
     if not report.problems and record.unsent is None:
         # The same second match with a fresh process: a program that starts afresh at `init`
         # answers it exactly the same way.
-        fresh = SubprocessParticipant(command, cwd, participant_env(CHECKED_SEAT, second.names[0], {}),
-                                      sandbox=sandbox)
-        again = _play_checked(fresh, Scenario("reuse", REUSE_ABOUT, second), limits,
-                              ScenarioReport("reuse", REUSE_ABOUT))
+        fresh = SubprocessParticipant(
+            command, cwd, participant_env(CHECKED_SEAT, second.names[0], {}), sandbox=sandbox
+        )
+        again = _play_checked(
+            fresh,
+            Scenario("reuse", REUSE_ABOUT, second),
+            limits,
+            ScenarioReport("reuse", REUSE_ABOUT),
+        )
         kept = _first_difference(record, again)
         if kept is not None:
             report.problems.append(kept)
@@ -359,8 +387,12 @@ def _first_difference(reused: MatchRecord, fresh: MatchRecord) -> Problem | None
 
 
 def _play_checked(
-    process: SubprocessParticipant, scenario: Scenario, limits: LimitsSection, report: ScenarioReport,
-    *, reuse: bool = False,
+    process: SubprocessParticipant,
+    scenario: Scenario,
+    limits: LimitsSection,
+    report: ScenarioReport,
+    *,
+    reuse: bool = False,
 ) -> MatchRecord:
     """One match of `process` on seat 0 against in-process random bots, every reply judged."""
     setup = scenario.setup
@@ -368,19 +400,31 @@ def _play_checked(
     numbering = _Numbering()
     checked = _Checked(process, scenario, clocks[CHECKED_SEAT], report, numbering)
     opponents = [InProcessParticipant(BOTS["random"]().handle) for _ in setup.names[1:]]
-    return play_match(setup, [checked, *opponents], limits, clocks=clocks, observer=numbering,
-                      should_stop=lambda: not process.alive, close_grace=EXIT_GRACE, reuse=reuse)
+    return play_match(
+        setup,
+        [checked, *opponents],
+        limits,
+        clocks=clocks,
+        observer=numbering,
+        should_stop=lambda: not process.alive,
+        close_grace=EXIT_GRACE,
+        reuse=reuse,
+    )
 
 
 def run_scenario(
-    scenario: Scenario, command: Sequence[str], cwd: Path, limits: LimitsSection,
+    scenario: Scenario,
+    command: Sequence[str],
+    cwd: Path,
+    limits: LimitsSection,
     sandbox: Confinement = "none",
 ) -> ScenarioReport:
     """Play one scenario with a new process on seat 0 (the match loop stops and reaps it)."""
     report = ScenarioReport(scenario.name, scenario.about)
     setup = scenario.setup
-    process = SubprocessParticipant(command, cwd, participant_env(CHECKED_SEAT, setup.names[0], {}),
-                                    sandbox=sandbox)
+    process = SubprocessParticipant(
+        command, cwd, participant_env(CHECKED_SEAT, setup.names[0], {}), sandbox=sandbox
+    )
     clocks = [SeatClock.of(limits) for _ in setup.names]
     numbering = _Numbering()
     checked = _Checked(process, scenario, clocks[CHECKED_SEAT], report, numbering)
@@ -432,7 +476,11 @@ class _Checked(Wrapped):
     """The checked program's seat: every answer judged, and the unknown message slipped in."""
 
     def __init__(
-        self, inner: SubprocessParticipant, scenario: Scenario, clock: SeatClock, report: ScenarioReport,
+        self,
+        inner: SubprocessParticipant,
+        scenario: Scenario,
+        clock: SeatClock,
+        report: ScenarioReport,
         numbering: _Numbering,
     ) -> None:
         super().__init__(inner)
@@ -453,7 +501,9 @@ class _Checked(Wrapped):
         self._judge(message, answer)
         if self.scenario.unknown_message and message["type"] == "starting-hand" and self.alive:
             extra = self.clock.allowed(UNKNOWN_MESSAGE["type"])
-            unknown = super().exchange(orjson.dumps(UNKNOWN_MESSAGE, option=orjson.OPT_APPEND_NEWLINE), extra)
+            unknown = super().exchange(
+                orjson.dumps(UNKNOWN_MESSAGE, option=orjson.OPT_APPEND_NEWLINE), extra
+            )
             if unknown.delivered:
                 self.clock.charge(UNKNOWN_MESSAGE["type"], unknown.seconds)
             self._judge(UNKNOWN_MESSAGE, unknown)
@@ -463,7 +513,9 @@ class _Checked(Wrapped):
         report = self.report
         kind = message["type"]
         report.messages += 1
-        replied = answer.delivered and (answer.fault is None or answer.fault.kind is FaultKind.NOT_JSON)
+        replied = answer.delivered and (
+            answer.fault is None or answer.fault.kind is FaultKind.NOT_JSON
+        )
         if replied:  # a line came back, even one that is not JSON: it has started and answers
             if kind == "init":
                 report.startup = time.monotonic() - self.spawned
@@ -526,10 +578,15 @@ _VERDICT_STYLE: Final = {
 
 def render(report: CheckReport) -> list[RenderableType]:
     """The report as rich renderables, to be printed in order."""
-    confined = ("in the sandbox (bwrap), as `arena run` runs it" if report.sandbox == "bwrap"
-                else "unsandboxed")
+    confined = (
+        "in the sandbox (bwrap), as `arena run` runs it"
+        if report.sandbox == "bwrap"
+        else "unsandboxed"
+    )
     parts: list[RenderableType] = [
-        Text("arena check: ").append_text(inert(" ".join(report.command), 200)).append(f"  ({confined})")
+        Text("arena check: ")
+        .append_text(inert(" ".join(report.command), 200))
+        .append(f"  ({confined})")
     ]
     checks = Table(title="checks", title_justify="left")
     for column in ("check", "result", "messages", "median reply", "max reply", "what happened"):
@@ -541,7 +598,9 @@ def render(report: CheckReport) -> list[RenderableType]:
         if scenario.verdict is Verdict.SKIPPED:
             happened = Text(f"not run: {scenario.outcome}")
         elif scenario.outcome == STOPPED:
-            happened = Text(f"{scenario.about}\nstopped early: the program ended or was stopped (see below)")
+            happened = Text(
+                f"{scenario.about}\nstopped early: the program ended or was stopped (see below)"
+            )
         else:
             happened = Text(f"{scenario.about}\noutcome: {scenario.outcome}")
         if scenario.note:

@@ -41,7 +41,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="gofish-arena: run Go Fish matches between bots written in any language.",
 )
-replay_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, help="Check and look at replay files.")
+replay_app = typer.Typer(
+    no_args_is_help=True, rich_markup_mode=None, help="Check and look at replay files."
+)
 app.add_typer(replay_app, name="replay")
 
 
@@ -103,7 +105,10 @@ def _check_stdout(config: Path) -> None:
     """Exit 1 if stdout stopped taking output other than by its reader leaving (`| head`)."""
     lost = shutdown.stdout_lost()
     if lost is not None and lost != "closed":
-        fail(f"cannot write to stdout: {lost}; every match is recorded in the replays folder of {config}", 1)
+        fail(
+            f"cannot write to stdout: {lost}; every match is recorded in the replays folder of {config}",
+            1,
+        )
 
 
 def _place(rank: int) -> str:
@@ -123,8 +128,11 @@ def _print_game(played: MatchPlayed, replay: Path, cwd: Path) -> None:
     for seat, name in enumerate(played.names):
         line.append_text(inert(name, 24))
         faults = sum(played.fault_counts[seat].values())
-        line.append(f" {_count(played.scores[seat], 'book')} ({_place(played.places[seat])}"
-                     + (f", {_count(faults, 'fault')}" if faults else "") + ")")
+        line.append(
+            f" {_count(played.scores[seat], 'book')} ({_place(played.places[seat])}"
+            + (f", {_count(faults, 'fault')}" if faults else "")
+            + ")"
+        )
         if seat < len(played.names) - 1:
             line.append("  ")
     out.print(line)
@@ -135,7 +143,9 @@ def _print_game(played: MatchPlayed, replay: Path, cwd: Path) -> None:
         from arena.ui import seat_faults
 
         document = orjson.loads(played.document)
-        for note in seat_faults.notes(document, replay, played.logs, lambda path: _relative(path, cwd)):
+        for note in seat_faults.notes(
+            document, replay, played.logs, lambda path: _relative(path, cwd)
+        ):
             out.print(note)
 
 
@@ -150,12 +160,41 @@ def _relative(path: Path, cwd: Path) -> str:
 def run(
     ctx: typer.Context,
     config: Annotated[Path, typer.Argument(metavar="CONFIG", help="The config.toml to run.")],
-    seed: Annotated[int | None, typer.Option(metavar="N", help="Seed of the first match (overrides the config).")] = None,
-    games: Annotated[int | None, typer.Option(metavar="N", help="Number of matches (overrides the config).")] = None,
-    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, metavar="N", help="Matches played at once, each in a worker process [default: the number of cores].")] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="Continue the last run of this tournament: play only its missing matches.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress or tables; errors only.")] = False,
-    scheduler: Annotated[str | None, typer.Option("--scheduler", metavar="tcp://HOST:PORT", help="Play the matches on the Dask cluster at this address (overrides the config's tournament.scheduler; needs gofish-arena[dask]; see docs/cluster.md).")] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(metavar="N", help="Seed of the first match (overrides the config)."),
+    ] = None,
+    games: Annotated[
+        int | None, typer.Option(metavar="N", help="Number of matches (overrides the config).")
+    ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            metavar="N",
+            help="Matches played at once, each in a worker process [default: the number of cores].",
+        ),
+    ] = None,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="Continue the last run of this tournament: play only its missing matches.",
+        ),
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress or tables; errors only.")
+    ] = False,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            metavar="tcp://HOST:PORT",
+            help="Play the matches on the Dask cluster at this address (overrides the config's tournament.scheduler; needs gofish-arena[dask]; see docs/cluster.md).",
+        ),
+    ] = None,
 ) -> None:
     """Play the matches of CONFIG and write one replay per match, results.jsonl and standings."""
     from arena.base import config as config_module
@@ -166,14 +205,35 @@ def run(
         fail(str(error), 2)
     except ArenaError as error:
         fail(f"arena error: {error}", 1)
-    _run_loaded(ctx, config, settings, seats, jobs=jobs, resume=resume, quiet=quiet, scheduler=scheduler,
-                again=lambda extra: _command(config, {"--seed": seed, "--games": games, "--jobs": jobs,
-                                                      "--scheduler": scheduler}) + extra)
+    _run_loaded(
+        ctx,
+        config,
+        settings,
+        seats,
+        jobs=jobs,
+        resume=resume,
+        quiet=quiet,
+        scheduler=scheduler,
+        again=lambda extra: (
+            _command(
+                config, {"--seed": seed, "--games": games, "--jobs": jobs, "--scheduler": scheduler}
+            )
+            + extra
+        ),
+    )
 
 
 def _run_loaded(
-    ctx: typer.Context, config: Path, settings: Config, seats: list[Seat], *,
-    jobs: int | None, resume: bool, quiet: bool, scheduler: str | None, again: Callable[[str], str],
+    ctx: typer.Context,
+    config: Path,
+    settings: Config,
+    seats: list[Seat],
+    *,
+    jobs: int | None,
+    resume: bool,
+    quiet: bool,
+    scheduler: str | None,
+    again: Callable[[str], str],
 ) -> None:
     """`arena run` once its config is loaded (`arena sprt` builds one from its options)."""
     from rich.text import Text
@@ -187,7 +247,9 @@ def _run_loaded(
             err.print(f"warning: {config}: {warning}", markup=False, soft_wrap=True)
         address = scheduler or settings.tournament.scheduler  # matches on a Dask cluster
         if address is not None and jobs is not None:
-            raise ConfigError("--jobs and --scheduler: give one (a cluster plays as many matches at once as it has worker threads)")
+            raise ConfigError(
+                "--jobs and --scheduler: give one (a cluster plays as many matches at once as it has worker threads)"
+            )
         settings = _decide_sandbox(config, settings)
         plan = tournament.prepare(config, settings, seats, resume=resume)
     except ConfigError as error:
@@ -211,8 +273,13 @@ def _run_loaded(
     if not quiet:
         _print_header(plan, workers, missing)
         if cluster is not None:
-            out.print(Text(f"  on the Dask cluster at {cluster.address}: {len(cluster.workers)} workers checked, "
-                           f"{cluster.slots} threads", style="dim"))
+            out.print(
+                Text(
+                    f"  on the Dask cluster at {cluster.address}: {len(cluster.workers)} workers checked, "
+                    f"{cluster.slots} threads",
+                    style="dim",
+                )
+            )
     elif plan.seed_drawn:
         err.print(f"seed {plan.seed} (drawn)")
     from arena.ui.report import LiveReport  # report.html beside standings.json
@@ -229,13 +296,20 @@ def _run_loaded(
     if not quiet:
         _print_standings(plan, report, path, cwd)
     if report.interrupted:
-        _say_stopped(f"interrupted: {len(plan.done)} of {plan.games} matches played; `{hint}` plays the rest", quiet)
+        _say_stopped(
+            f"interrupted: {len(plan.done)} of {plan.games} matches played; `{hint}` plays the rest",
+            quiet,
+        )
         raise typer.Exit(shutdown.exit_status())
     _check_stdout(config)
 
 
 def _run_single(
-    plan: Tournament, cwd: Path, quiet: bool, executor: Callable[[], MatchExecutor] | None, again: str
+    plan: Tournament,
+    cwd: Path,
+    quiet: bool,
+    executor: Callable[[], MatchExecutor] | None,
+    again: str,
 ) -> None:
     """One match: today's output, a game line and the replay's path."""
     from arena.tournaments import tournament
@@ -243,8 +317,12 @@ def _run_single(
 
     shown: list[tuple[MatchPlayed, Path]] = []
     try:
-        report = tournament.run(plan, executor or InlineExecutor, window=1,
-                                on_played=lambda line, played: shown.append((played, plan.folder / line["replay"])))
+        report = tournament.run(
+            plan,
+            executor or InlineExecutor,
+            window=1,
+            on_played=lambda line, played: shown.append((played, plan.folder / line["replay"])),
+        )
     except ConfigError as error:  # a worker that failed its check
         fail(str(error), 2)
     except ArenaError as error:
@@ -253,8 +331,15 @@ def _run_single(
         if not quiet:
             _print_game(played, path, cwd)
     if report.interrupted:
-        where = "; replay: " + _relative(report.interrupted_replays[0], cwd) if report.interrupted_replays else ""
-        _say_stopped(f"interrupted: the match in progress was stopped{where}; `{again}` plays it again", quiet)
+        where = (
+            "; replay: " + _relative(report.interrupted_replays[0], cwd)
+            if report.interrupted_replays
+            else ""
+        )
+        _say_stopped(
+            f"interrupted: the match in progress was stopped{where}; `{again}` plays it again",
+            quiet,
+        )
         raise typer.Exit(shutdown.exit_status())
 
 
@@ -272,7 +357,9 @@ def _decide_sandbox(path: Path, settings: Config) -> Config:
         raise ConfigError(f"{path}: {error}") from None
     if warning is not None:
         err.print(warning, markup=False, highlight=False, soft_wrap=True)
-    return settings.model_copy(update={"limits": settings.limits.model_copy(update={"sandbox": mode})})
+    return settings.model_copy(
+        update={"limits": settings.limits.model_copy(update={"sandbox": mode})}
+    )
 
 
 def _open_cluster(ctx: typer.Context, address: str, settings: Any, seats: Any) -> Cluster:
@@ -281,8 +368,12 @@ def _open_cluster(ctx: typer.Context, address: str, settings: Any, seats: Any) -
 
     try:
         cluster: Cluster = ctx.with_resource(
-            open_cluster(address, seats, in_process_bots=settings.tournament.inProcessBots,
-                         sandbox=settings.limits.sandbox)
+            open_cluster(
+                address,
+                seats,
+                in_process_bots=settings.tournament.inProcessBots,
+                sandbox=settings.limits.sandbox,
+            )
         )
     except ClusterError as error:
         fail(str(error), 2)
@@ -296,15 +387,27 @@ def _print_header(plan: Tournament, workers: int, missing: int) -> None:
     seed_note = " (drawn: pass --seed to play it again)" if plan.seed_drawn else ""
     out.print(Text(f"tournament {plan.id}  seed {plan.seed}{seed_note}"))
     duplicate = "duplicate deals" if schedule.duplicate else "a fresh deal per match"
-    out.print(Text(f"  {plan.games} matches of {schedule.seats} seats over {schedule.seatings} seatings, "
-                   f"{duplicate}, {workers} {'job' if workers == 1 else 'jobs'}", style="dim"))
+    out.print(
+        Text(
+            f"  {plan.games} matches of {schedule.seats} seats over {schedule.seatings} seatings, "
+            f"{duplicate}, {workers} {'job' if workers == 1 else 'jobs'}",
+            style="dim",
+        )
+    )
     if plan.resumed:
-        out.print(Text(f"  resuming run {plan.run}: {plan.games - missing} of {plan.games} already played",
-                       style="dim"))
+        out.print(
+            Text(
+                f"  resuming run {plan.run}: {plan.games - missing} of {plan.games} already played",
+                style="dim",
+            )
+        )
 
 
 def _run_with_progress(
-    plan: Tournament, workers: int, quiet: bool, executor: Callable[[], MatchExecutor],
+    plan: Tournament,
+    workers: int,
+    quiet: bool,
+    executor: Callable[[], MatchExecutor],
     recorded: Callable[[dict[str, Any]], None],
 ) -> RunReport:
     from rich.console import Group
@@ -317,18 +420,25 @@ def _run_with_progress(
 
     window = 1 if workers == 1 else 2 * workers
     if quiet or not out.is_terminal:
-        return tournament.run(plan, executor, window=window, on_played=lambda line, played: recorded(line))
+        return tournament.run(
+            plan, executor, window=window, on_played=lambda line, played: recorded(line)
+        )
     standings = plan.standings()
     progress = progress_bar()
     done = len(plan.done)
-    task = progress.add_task("playing", total=plan.games, completed=done, start=True, start_count=done)
-    test = plan.candidate if plan.candidate is not None and plan.candidate.sprt is not None else None  # issue 14
+    task = progress.add_task(
+        "playing", total=plan.games, completed=done, start=True, start_count=done
+    )
+    test = (
+        plan.candidate if plan.candidate is not None and plan.candidate.sprt is not None else None
+    )  # issue 14
     shown = [0.0]
 
     def view() -> Group:
         return Group(progress, standings_table(standings, title="live standings", limit=10))
 
     with Live(view(), console=out.console, refresh_per_second=4, transient=True) as live:
+
         def on_played(line: dict[str, Any], played: MatchPlayed) -> None:
             recorded(line)
             standings.add(MatchResult.from_line(line))
@@ -358,18 +468,50 @@ def _print_standings(plan: Tournament, report: RunReport, path: Path, cwd: Path)
     if plan.candidate is not None:  # issue 14: the gauntlet's candidate and its test
         _print_candidate(plan, standings, report)
     retried = f", {report.retries} retried after a worker died" if report.retries else ""
-    out.print(Text(f"{report.played} matches played in {report.seconds:.1f} s ({rate:.1f}/s){retried}", style="dim"))
-    out.print(Text(f"replays and {plan.results_path.name} in {_relative(plan.folder, cwd)}; "
-                   f"standings: {_relative(path, cwd)}; report: {_relative(path.parent / 'report.html', cwd)}",
-                   style="dim"))
+    out.print(
+        Text(
+            f"{report.played} matches played in {report.seconds:.1f} s ({rate:.1f}/s){retried}",
+            style="dim",
+        )
+    )
+    out.print(
+        Text(
+            f"replays and {plan.results_path.name} in {_relative(plan.folder, cwd)}; "
+            f"standings: {_relative(path, cwd)}; report: {_relative(path.parent / 'report.html', cwd)}",
+            style="dim",
+        )
+    )
 
 
 @app.command()
 def report(
-    folder: Annotated[Path, typer.Argument(metavar="FOLDER", help="A tournament's replays folder (the one with results.jsonl).")],
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="The page to write [default: FOLDER/report.html].")] = None,
-    view: Annotated[list[int] | None, typer.Option("--view", metavar="GAME", min=1, help="Also build the viewer page of game GAME (as `arena run` numbers them), beside its replay, and link it; repeatable.")] = None,
-    tournament_id: Annotated[str | None, typer.Option("--tournament", metavar="ID", help="The tournament to report when the folder holds several [default: the last one written].")] = None,
+    folder: Annotated[
+        Path,
+        typer.Argument(
+            metavar="FOLDER", help="A tournament's replays folder (the one with results.jsonl)."
+        ),
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="The page to write [default: FOLDER/report.html]."),
+    ] = None,
+    view: Annotated[
+        list[int] | None,
+        typer.Option(
+            "--view",
+            metavar="GAME",
+            min=1,
+            help="Also build the viewer page of game GAME (as `arena run` numbers them), beside its replay, and link it; repeatable.",
+        ),
+    ] = None,
+    tournament_id: Annotated[
+        str | None,
+        typer.Option(
+            "--tournament",
+            metavar="ID",
+            help="The tournament to report when the folder holds several [default: the last one written].",
+        ),
+    ] = None,
 ) -> None:
     """One self-contained page of a tournament: standings, plots, every match linked to its replay."""
     from rich.text import Text
@@ -377,15 +519,18 @@ def report(
     from arena.ui import report as report_module
 
     try:
-        built = report_module.build(folder, output, tournament=tournament_id, views=view or (),
-                                    folder_arg=str(folder))
+        built = report_module.build(
+            folder, output, tournament=tournament_id, views=view or (), folder_arg=str(folder)
+        )
     except ConfigError as error:
         fail(str(error), 2)
     except ArenaError as error:
         fail(f"arena error: {error}", 1)
     for page in built.views:
         out.print(Text(f"wrote {page}"))
-    out.print(Text(f"wrote {built.path} ({built.matches} {'match' if built.matches == 1 else 'matches'})"))
+    out.print(
+        Text(f"wrote {built.path} ({built.matches} {'match' if built.matches == 1 else 'matches'})")
+    )
 
 
 def _print_candidate(plan: Tournament, standings: Any, report: RunReport) -> None:
@@ -402,22 +547,62 @@ def _print_candidate(plan: Tournament, standings: Any, report: RunReport) -> Non
 @app.command(context_settings={"allow_interspersed_args": False})
 def sprt(
     ctx: typer.Context,
-    command: Annotated[list[str], typer.Argument(metavar="COMMAND", help="The candidate's program and its arguments, after `--`.")],
-    vs: Annotated[list[str], typer.Option("--vs", metavar="LEVEL|COMMAND", help="An opponent: a built-in level (random, easy, medium, hard, expert) or a command line; repeat for more.")],
-    seats: Annotated[int, typer.Option(min=2, help="Players per match: the candidate and seats-1 opponents.")] = 2,
-    share0: Annotated[float | None, typer.Option(help="The candidate's expected match point under H0 [default: 1/seats].")] = None,
-    share1: Annotated[float | None, typer.Option(help="… under H1 [default: share0 + 0.05].")] = None,
-    alpha: Annotated[float, typer.Option(help="The chance of accepting H1 when H0 is true.")] = 0.05,
+    command: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="COMMAND", help="The candidate's program and its arguments, after `--`."
+        ),
+    ],
+    vs: Annotated[
+        list[str],
+        typer.Option(
+            "--vs",
+            metavar="LEVEL|COMMAND",
+            help="An opponent: a built-in level (random, easy, medium, hard, expert) or a command line; repeat for more.",
+        ),
+    ],
+    seats: Annotated[
+        int, typer.Option(min=2, help="Players per match: the candidate and seats-1 opponents.")
+    ] = 2,
+    share0: Annotated[
+        float | None,
+        typer.Option(help="The candidate's expected match point under H0 [default: 1/seats]."),
+    ] = None,
+    share1: Annotated[
+        float | None, typer.Option(help="… under H1 [default: share0 + 0.05].")
+    ] = None,
+    alpha: Annotated[
+        float, typer.Option(help="The chance of accepting H1 when H0 is true.")
+    ] = 0.05,
     beta: Annotated[float, typer.Option(help="The chance of accepting H0 when H1 is true.")] = 0.05,
-    min_groups: Annotated[int, typer.Option(min=1, help="Duplicate groups before any decision.")] = 20,
-    games: Annotated[int | None, typer.Option(min=1, help="The cap: at most this many matches [default: 20000].")] = None,
-    seed: Annotated[int | None, typer.Option(min=0, help="Seed of the first match (default: drawn).")] = None,
-    name: Annotated[str | None, typer.Option(help="The candidate's name [default: its program's name].")] = None,
-    replays: Annotated[str, typer.Option(help="Folder for replays, results.jsonl and standings.json.")] = "replays",
+    min_groups: Annotated[
+        int, typer.Option(min=1, help="Duplicate groups before any decision.")
+    ] = 20,
+    games: Annotated[
+        int | None, typer.Option(min=1, help="The cap: at most this many matches [default: 20000].")
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option(min=0, help="Seed of the first match (default: drawn).")
+    ] = None,
+    name: Annotated[
+        str | None, typer.Option(help="The candidate's name [default: its program's name].")
+    ] = None,
+    replays: Annotated[
+        str, typer.Option(help="Folder for replays, results.jsonl and standings.json.")
+    ] = "replays",
     timeout: Annotated[float, typer.Option(help="Seconds allowed for each reply.")] = 2.0,
-    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Matches played at once [default: the number of cores].")] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="Continue the last run of this same test.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress or tables; errors only.")] = False,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs", "-j", min=1, help="Matches played at once [default: the number of cores]."
+        ),
+    ] = None,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue the last run of this same test.")
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress or tables; errors only.")
+    ] = False,
 ) -> None:
     """Is my bot better? A sequential test against opponents, on duplicate deals, stopping at the answer."""
     from arena.base import config as config_module
@@ -425,27 +610,58 @@ def sprt(
 
     try:
         data = sprt_command.config_data(
-            command, vs, seats=seats, share0=share0, share1=share1, alpha=alpha, beta=beta,
-            min_groups=min_groups, games=games, seed=seed, name=name, replays=replays, timeout=timeout)
+            command,
+            vs,
+            seats=seats,
+            share0=share0,
+            share1=share1,
+            alpha=alpha,
+            beta=beta,
+            min_groups=min_groups,
+            games=games,
+            seed=seed,
+            name=name,
+            replays=replays,
+            timeout=timeout,
+        )
         # As if from a config file in the current folder: the base of relative paths.
         settings, participants = config_module.validate(Path("arena sprt"), data)
     except ConfigError as error:
         fail(sprt_command.in_options(str(error)), 2)
     except ArenaError as error:
         fail(f"arena error: {error}", 1)
-    options = sys.argv[1:sys.argv.index("--")] if "--" in sys.argv else ["sprt", *(f"--vs={v}" for v in vs)]
+    options = (
+        sys.argv[1 : sys.argv.index("--")]
+        if "--" in sys.argv
+        else ["sprt", *(f"--vs={v}" for v in vs)]
+    )
     rest = " -- " + " ".join(shlex.quote(part) for part in command)
 
     def again(extra: str) -> str:
         return sprt_command.again(options) + extra + rest
 
-    _run_loaded(ctx, Path("arena sprt"), settings, participants, jobs=jobs, resume=resume, quiet=quiet,
-                scheduler=None, again=again)
+    _run_loaded(
+        ctx,
+        Path("arena sprt"),
+        settings,
+        participants,
+        jobs=jobs,
+        resume=resume,
+        quiet=quiet,
+        scheduler=None,
+        again=again,
+    )
 
 
 @replay_app.command("verify")
 def replay_verify(
-    paths: Annotated[list[Path], typer.Argument(metavar="FILE_OR_FOLDER...", help="Replay files, and folders whose replays (*.json but standings.json) are all verified.")],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="FILE_OR_FOLDER...",
+            help="Replay files, and folders whose replays (*.json but standings.json) are all verified.",
+        ),
+    ],
 ) -> None:
     """Play replays' recorded replies again with the engine; exit 1 if any differs from its record."""
     from arena.replays import replay as replay_module
@@ -453,7 +669,9 @@ def replay_verify(
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found = sorted(p for p in path.glob("*.json") if p.name != "standings.json" and p.is_file())
+            found = sorted(
+                p for p in path.glob("*.json") if p.name != "standings.json" and p.is_file()
+            )
             if not found:
                 fail(f"{path}: no replay (*.json) in this folder", 2)
             files += found
@@ -475,9 +693,14 @@ def replay_verify(
             failed += 1
             _say(problem, error=True)
         else:
-            _say(f"{file}: ok ({len(data['transcript'])} messages, outcome {data['result']['outcome']})")
+            _say(
+                f"{file}: ok ({len(data['transcript'])} messages, outcome {data['result']['outcome']})"
+            )
     if len(files) > 1:
-        _say(f"{len(files)} replays: {len(files) - failed} ok" + (f", {failed} not" if failed else ""))
+        _say(
+            f"{len(files)} replays: {len(files) - failed} ok"
+            + (f", {failed} not" if failed else "")
+        )
     if failed:
         raise typer.Exit(1)
 
@@ -493,7 +716,9 @@ def _say(line: str, *, error: bool = False) -> None:
 @replay_app.command("show")
 def replay_show(
     file: Annotated[Path, typer.Argument(metavar="FILE", help="A replay JSON file.")],
-    seat: Annotated[int | None, typer.Option(metavar="K", help="Show only what this seat saw.")] = None,
+    seat: Annotated[
+        int | None, typer.Option(metavar="K", help="Show only what this seat saw.")
+    ] = None,
 ) -> None:
     """The match as a timeline: the deal, every ask, draw, book and fault, the final table."""
     from arena.replays import replay as replay_module
@@ -514,9 +739,24 @@ def replay_show(
 @replay_app.command("fork")
 def replay_fork(
     file: Annotated[Path, typer.Argument(help="The replay to fork.")],
-    at: Annotated[str, typer.Option(help="Where live play starts: a message index as `replay show` prints it (57), or a turn (turn:7).")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="The new replay (never overwritten: OUT-2.json if taken).")],
-    seat: Annotated[list[str] | None, typer.Option(help="SEAT=LEVEL or SEAT=COMMAND: who plays that seat from the point on; repeat for more seats (default: the recorded participant).")] = None,
+    at: Annotated[
+        str,
+        typer.Option(
+            help="Where live play starts: a message index as `replay show` prints it (57), or a turn (turn:7)."
+        ),
+    ],
+    output: Annotated[
+        Path,
+        typer.Option(
+            "--output", "-o", help="The new replay (never overwritten: OUT-2.json if taken)."
+        ),
+    ],
+    seat: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="SEAT=LEVEL or SEAT=COMMAND: who plays that seat from the point on; repeat for more seats (default: the recorded participant)."
+        ),
+    ] = None,
 ) -> None:
     """Continue a match from one of its messages, with the same or other participants."""
     from arena.replays import fork
@@ -529,7 +769,10 @@ def replay_fork(
     except ArenaError as error:
         fail(str(error), 1)
     result = forked.record.result
-    scores = ", ".join(f"{name} {score}" for name, score in zip(forked.record.setup.names, result.scores, strict=False))
+    scores = ", ".join(
+        f"{name} {score}"
+        for name, score in zip(forked.record.setup.names, result.scores, strict=False)
+    )
     out.print(inert(f"forked at message {forked.origin['at']}: {result.outcome} ({scores})", 200))
     out.print(inert(f"  replay: {path}", 400))
 
@@ -537,7 +780,9 @@ def replay_fork(
 @replay_app.command("html")
 def replay_html(
     file: Annotated[Path, typer.Argument(metavar="FILE", help="A replay JSON file.")],
-    output: Annotated[Path, typer.Option("--output", "-o", metavar="OUT.html", help="The page to write.")],
+    output: Annotated[
+        Path, typer.Option("--output", "-o", metavar="OUT.html", help="The page to write.")
+    ],
 ) -> None:
     """One self-contained page that steps through the match (works offline, from file://)."""
     from rich.text import Text
@@ -562,13 +807,30 @@ def replay_html(
 
 @app.command()
 def play(
-    opponents: Annotated[int, typer.Option(min=1, max=3, metavar="1-3", help="Bots at the table.")] = 1,
-    level: Annotated[str, typer.Option(metavar="LEVEL", help="Bot level: easy, medium, hard or expert.")] = "easy",
-    seed: Annotated[int | None, typer.Option(min=0, metavar="N", help="The deal (default: a new one).")] = None,
-    delay: Annotated[float, typer.Option(min=0, metavar="SECONDS", help="Seconds of pause before each bot move.")] = 0.4,
-    replays: Annotated[Path, typer.Option(metavar="DIR", help="Folder for the replay.")] = Path("replays"),
+    opponents: Annotated[
+        int, typer.Option(min=1, max=3, metavar="1-3", help="Bots at the table.")
+    ] = 1,
+    level: Annotated[
+        str, typer.Option(metavar="LEVEL", help="Bot level: easy, medium, hard or expert.")
+    ] = "easy",
+    seed: Annotated[
+        int | None, typer.Option(min=0, metavar="N", help="The deal (default: a new one).")
+    ] = None,
+    delay: Annotated[
+        float, typer.Option(min=0, metavar="SECONDS", help="Seconds of pause before each bot move.")
+    ] = 0.4,
+    replays: Annotated[Path, typer.Option(metavar="DIR", help="Folder for the replay.")] = Path(
+        "replays"
+    ),
     name: Annotated[str, typer.Option(metavar="NAME", help="Your seat's name.")] = "you",
-    rules: Annotated[str | None, typer.Option("--rules", metavar="NAME|FILE", help="The rules: classic, family-two, family-table, or the rules of a config file (default: the classic rules, 7 cards each for two players, 5 for more).")] = None,
+    rules: Annotated[
+        str | None,
+        typer.Option(
+            "--rules",
+            metavar="NAME|FILE",
+            help="The rules: classic, family-two, family-table, or the rules of a config file (default: the classic rules, 7 cards each for two players, 5 for more).",
+        ),
+    ] = None,
 ) -> None:
     """Play Go Fish at the terminal against the built-in bots; the match is saved as a replay."""
     from arena.ui import play as play_module
@@ -580,8 +842,14 @@ def play(
     except ConfigError as error:
         fail(str(error), 2)
     options = play_module.PlayOptions(
-        opponents=opponents, level=level, seed=play_module.new_seed() if seed is None else seed,
-        delay=delay, replays=replays, name=name, rules=chosen, rules_choice=rules,
+        opponents=opponents,
+        level=level,
+        seed=play_module.new_seed() if seed is None else seed,
+        delay=delay,
+        replays=replays,
+        name=name,
+        rules=chosen,
+        rules_choice=rules,
     )
     try:
         status = play_module.play(options, out.console)
@@ -592,7 +860,10 @@ def play(
 
 @app.command()
 def schema(
-    out_dir: Annotated[Path | None, typer.Option("--out", metavar="DIR", help="Write one file per schema into this folder.")] = None,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out", metavar="DIR", help="Write one file per schema into this folder."),
+    ] = None,
 ) -> None:
     """Print the JSON Schema of every message, every reply and the replay file (one document)."""
     import json
@@ -608,7 +879,9 @@ def schema(
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         for name, document in files.items():
-            (out_dir / name).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            (out_dir / name).write_text(
+                json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+            )
     except OSError as error:
         fail(f"cannot write schemas to {out_dir}: {error}", 1)
     out.print(Text(f"wrote {len(files)} schemas to {out_dir}"))
@@ -616,10 +889,25 @@ def schema(
 
 @app.command(context_settings={"allow_interspersed_args": False})
 def check(
-    command: Annotated[list[str], typer.Argument(metavar="COMMAND", help="The participant's program and its arguments, after `--`.")],
-    timeout: Annotated[float, typer.Option(metavar="SECONDS", help="Seconds allowed for each reply.")] = 2.0,
-    startup_timeout: Annotated[float, typer.Option(metavar="SECONDS", help="Seconds from start to the init reply.")] = 10.0,
-    sandbox: Annotated[str, typer.Option(metavar="auto|bwrap|none", help="Run it confined as `arena run` would (docs/sandbox.md).")] = "auto",
+    command: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="COMMAND", help="The participant's program and its arguments, after `--`."
+        ),
+    ],
+    timeout: Annotated[
+        float, typer.Option(metavar="SECONDS", help="Seconds allowed for each reply.")
+    ] = 2.0,
+    startup_timeout: Annotated[
+        float, typer.Option(metavar="SECONDS", help="Seconds from start to the init reply.")
+    ] = 10.0,
+    sandbox: Annotated[
+        str,
+        typer.Option(
+            metavar="auto|bwrap|none",
+            help="Run it confined as `arena run` would (docs/sandbox.md).",
+        ),
+    ] = "auto",
 ) -> None:
     """Check a participant program against the protocol; exit 0 only if it is compliant."""
     from arena.base import config as config_module

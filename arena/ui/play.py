@@ -47,8 +47,24 @@ from arena.ui.show import Names, book_strip, hand_text, seat_style
 HUMAN = 0
 BOT_NAMES = ("Pip", "Wren", "Olly")
 LEVELS = tuple(level for level in Level if level is not Level.RANDOM)
-RANK_WORDS = {"a": 0, "ace": 0, "aces": 0, "j": 10, "jack": 10, "jacks": 10, "c": 11, "knight": 11,
-              "knights": 11, "q": 12, "queen": 12, "queens": 12, "k": 13, "king": 13, "kings": 13, "t": 9}
+RANK_WORDS = {
+    "a": 0,
+    "ace": 0,
+    "aces": 0,
+    "j": 10,
+    "jack": 10,
+    "jacks": 10,
+    "c": 11,
+    "knight": 11,
+    "knights": 11,
+    "q": 12,
+    "queen": 12,
+    "queens": 12,
+    "k": 13,
+    "king": 13,
+    "kings": 13,
+    "t": 9,
+}
 
 
 # The kitchen table's game: the reference arena's rules, dealt by table size.
@@ -73,8 +89,13 @@ def new_seed() -> int:
 
 def make_setup(options: PlayOptions) -> MatchSetup:
     """The match of `options`: by default 7 cards each for two players, 5 each for three or four."""
-    names = [options.name, *(n if n != options.name else f"{n}-bot" for n in BOT_NAMES[: options.opponents])]
-    return MatchSetup.from_seed(options.seed, names, options.rules, limits=LimitsSection().told_to_seats())
+    names = [
+        options.name,
+        *(n if n != options.name else f"{n}-bot" for n in BOT_NAMES[: options.opponents]),
+    ]
+    return MatchSetup.from_seed(
+        options.seed, names, options.rules, limits=LimitsSection().told_to_seats()
+    )
 
 
 def chosen_rules(choice: str | None, seats: int) -> Rules:
@@ -137,10 +158,20 @@ class Spectator(Unobserved):
 # -- keys ------------------------------------------------------------------------------
 
 _SEQUENCES = {
-    b"\x1b[D": "left", b"\x1b[C": "right", b"\x1b[A": "up", b"\x1b[B": "down",
-    b"\x1b[H": "home", b"\x1b[F": "end", b"\x1b[1~": "home", b"\x1b[4~": "end",
-    b"\x1b[7~": "home", b"\x1b[8~": "end", b"\x1bOD": "left", b"\x1bOC": "right",
-    b"\x1bOH": "home", b"\x1bOF": "end",
+    b"\x1b[D": "left",
+    b"\x1b[C": "right",
+    b"\x1b[A": "up",
+    b"\x1b[B": "down",
+    b"\x1b[H": "home",
+    b"\x1b[F": "end",
+    b"\x1b[1~": "home",
+    b"\x1b[4~": "end",
+    b"\x1b[7~": "home",
+    b"\x1b[8~": "end",
+    b"\x1bOD": "left",
+    b"\x1bOC": "right",
+    b"\x1bOH": "home",
+    b"\x1bOF": "end",
 }
 
 
@@ -222,7 +253,13 @@ class Keys:
             pass
         raw, self.buffer = self.buffer[:size], self.buffer[size:]
         char = raw.decode("utf-8", "replace")
-        special = {"\r": "enter", "\n": "enter", "\x7f": "backspace", "\x08": "backspace", "\x04": "eof"}
+        special = {
+            "\r": "enter",
+            "\n": "enter",
+            "\x7f": "backspace",
+            "\x08": "backspace",
+            "\x04": "eof",
+        }
         if char in special:
             return special[char]
         if char == "\x03":
@@ -246,7 +283,9 @@ def parse_rank(word: str) -> int | None:
 class AskPrompt:
     """One ask being chosen: a rank by arrow keys or by name, then a seat by number or name."""
 
-    def __init__(self, hand: Sequence[Card], sizes: Sequence[int | None], names: Sequence[str], human: int) -> None:
+    def __init__(
+        self, hand: Sequence[Card], sizes: Sequence[int | None], names: Sequence[str], human: int
+    ) -> None:
         self.hand = list(hand)
         self.held = sorted({card["rank"] for card in hand})
         self.sizes = list(sizes)
@@ -272,7 +311,13 @@ class AskPrompt:
         elif key in ("left", "right", "home", "end", "up", "down") and not self.buffer:
             last = len(self.held) - 1
             step = {"left": -1, "up": -1, "right": 1, "down": 1}.get(key, 0)
-            self.cursor = 0 if key == "home" else last if key == "end" else max(0, min(last, self.cursor + step))
+            self.cursor = (
+                0
+                if key == "home"
+                else last
+                if key == "end"
+                else max(0, min(last, self.cursor + step))
+            )
             self.chosen = None
         elif key == "enter":
             if self.buffer.strip():
@@ -295,8 +340,10 @@ class AskPrompt:
         if words[0].lower() in ("quit", "exit"):  # not "q": that is Queens, as in "q 1"
             raise QuitGame
         if words[0].lower() in ("h", "help", "?"):
-            self.note = ('type RANK WHO, e.g. "7 1" or "q pip" (ask seat 1 for 7s), or choose a rank '
-                         "with ←/→ and Enter, then press the seat's number; Esc lets go; quit leaves the game")
+            self.note = (
+                'type RANK WHO, e.g. "7 1" or "q pip" (ask seat 1 for 7s), or choose a rank '
+                "with ←/→ and Enter, then press the seat's number; Esc lets go; quit leaves the game"
+            )
             return None
         if words[0].lower() == "ask":
             words = words[1:]
@@ -318,7 +365,9 @@ class AskPrompt:
     def _ask(self, rank: int, who: str) -> tuple[int, int] | None:
         seat = self._seat(who)
         if seat is None:
-            self.note = f"{who!r} is not a seat: " + ", ".join(f"{s} {self.names[s]}" for s in self.opponents())
+            self.note = f"{who!r} is not a seat: " + ", ".join(
+                f"{s} {self.names[s]}" for s in self.opponents()
+            )
             return None
         if seat == self.human:
             self.note = "that is you: ask another seat"
@@ -362,7 +411,9 @@ class AskPrompt:
 class TerminalUI:
     """What the person sees and types: the human seat's `Chooser` and the step printer."""
 
-    def __init__(self, console: Console, keys: Keys, setup: MatchSetup, delay: float, spectator: Spectator) -> None:
+    def __init__(
+        self, console: Console, keys: Keys, setup: MatchSetup, delay: float, spectator: Spectator
+    ) -> None:
         self.console = console
         self.keys = keys
         self.setup = setup
@@ -394,7 +445,9 @@ class TerminalUI:
         sizes[HUMAN] = len(hand)
         pond = message.get("pond")
         self._table(hand, sizes, len(pond) if isinstance(pond, list) else 0)
-        prompt = AskPrompt(hand, sizes, [self.names.of(s).plain for s in range(len(self.setup.names))], HUMAN)
+        prompt = AskPrompt(
+            hand, sizes, [self.names.of(s).plain for s in range(len(self.setup.names))], HUMAN
+        )
         prompt.names[HUMAN] = "you"
         self._prompt(prompt)
         try:
@@ -447,29 +500,43 @@ class TerminalUI:
 
     def welcome(self, options: PlayOptions) -> None:
         self.console.rule("Go Fish", style="bold")
-        line = Text(f"seed {options.seed} · {options.opponents} opponent(s), level {options.level}: ")
+        line = Text(
+            f"seed {options.seed} · {options.opponents} opponent(s), level {options.level}: "
+        )
         for seat in range(1, len(self.setup.names)):
             line.append_text(self.names.of(seat)).append(" ")
         self.say(line)
-        self.say(Text(f"rules: {rules_summary(self.setup.rules, len(self.setup.names))}", style="dim"))
-        self.say(Text("Ask for a rank you hold; four of a rank make a book; most books wins. "
-                      'Type RANK WHO (e.g. "7 1") or use ←/→, Enter and the seat number. "help"; "quit" leaves.',
-                      style="dim"))
+        self.say(
+            Text(f"rules: {rules_summary(self.setup.rules, len(self.setup.names))}", style="dim")
+        )
+        self.say(
+            Text(
+                "Ask for a rank you hold; four of a rank make a book; most books wins. "
+                'Type RANK WHO (e.g. "7 1") or use ←/→, Enter and the seat number. "help"; "quit" leaves.',
+                style="dim",
+            )
+        )
 
     def finish(self, record: MatchRecord, path: Path, options: PlayOptions) -> None:
         result = record.result
         self.show_steps([self.spectator.builder.end(result.as_json(), len(record.transcript))])
         finished = result.outcome is not Outcome.INTERRUPTED
         # A match left before its end has no places: books so far are not a result.
-        title = "final placings" if finished else "books so far (the match was not finished: no places)"
+        title = (
+            "final placings" if finished else "books so far (the match was not finished: no places)"
+        )
         table = RichTable(title=title, title_justify="left")
         for column in ("place", "seat", "books", "ranks booked"):
             table.add_column(column)
         order = sorted(range(len(result.scores)), key=lambda s: (result.places[s], s))
         books = self.spectator.builder.booked
         for seat in order:
-            table.add_row(_place(result.places[seat]) if finished else "-", self.names.of(seat),
-                          str(result.scores[seat]), " ".join(rank_name(r) for r in books[seat]) or "-")
+            table.add_row(
+                _place(result.places[seat]) if finished else "-",
+                self.names.of(seat),
+                str(result.scores[seat]),
+                " ".join(rank_name(r) for r in books[seat]) or "-",
+            )
         if result.scores:
             self.console.print(table)
         self.say(Text(f"replay: {_relative(path)}"))

@@ -75,7 +75,13 @@ def _header(document: Mapping[str, Any] | None, tournament: str) -> dict[str, An
     if document is None or document.get("tournament") != tournament:
         return {}
     header: dict[str, Any] = {}
-    for key, kind in (("games", int), ("seed", int), ("seats", int), ("complete", bool), ("duplicate", bool)):
+    for key, kind in (
+        ("games", int),
+        ("seed", int),
+        ("seats", int),
+        ("complete", bool),
+        ("duplicate", bool),
+    ):
         value = document.get(key)
         if type(value) is kind:
             header[key] = value
@@ -126,7 +132,9 @@ def build(
     if not folder.is_dir():
         raise ConfigError(f"{folder}: no such folder")
     if not results.is_file():
-        raise ConfigError(f"{folder}: no {RESULTS} in it (is it the replays folder of a tournament?)")
+        raise ConfigError(
+            f"{folder}: no {RESULTS} in it (is it the replays folder of a tournament?)"
+        )
     lines = read_results(results)
     known = summary_module.tournaments_in(lines)
     if not known:
@@ -134,7 +142,9 @@ def build(
     if tournament is None:
         tournament = known[-1]
     elif tournament not in known:
-        raise ConfigError(f"--tournament {tournament}: not in {results} (it has {', '.join(known[-5:])})")
+        raise ConfigError(
+            f"--tournament {tournament}: not in {results} (it has {', '.join(known[-5:])})"
+        )
     selection = summary_module.select(lines, tournament)
     del lines
     output = output if output is not None else folder / REPORT
@@ -192,7 +202,11 @@ def _pages(folder: Path, summary: Summary, entries: Sequence[Entry]) -> list[int
         return []
     if not pages:
         return []
-    return [m for m, item in enumerate(entries) if item.replay[:-5] + ".html" in pages and summary.files[m]]
+    return [
+        m
+        for m, item in enumerate(entries)
+        if item.replay[:-5] + ".html" in pages and summary.files[m]
+    ]
 
 
 # -- the report of a running tournament --------------------------------------------------------
@@ -249,9 +263,15 @@ class LiveReport:
         plan = self.plan
         document = _standings_document(plan.standings_path) if not live else None
         data = self.summary.as_json(
-            sprt=summary_module.sprt_of(document) if document and document.get("run") == plan.run else None,
-            tournament=plan.id, games=plan.games, seed=plan.seed, seats=plan.schedule.seats,
-            duplicate=plan.schedule.duplicate, complete=not plan.missing() if not live else False,
+            sprt=summary_module.sprt_of(document)
+            if document and document.get("run") == plan.run
+            else None,
+            tournament=plan.id,
+            games=plan.games,
+            seed=plan.seed,
+            seats=plan.schedule.seats,
+            duplicate=plan.schedule.duplicate,
+            complete=not plan.missing() if not live else False,
             **_page_facts(plan.folder, self.path, str(plan.folder)),
             live=live,
         )

@@ -87,27 +87,45 @@ class RulesSettings(_Wire):
         one_of(NextPlayer),
     ]
     # The family rules: sent only when they are on (absent, never null or false).
-    luckyDraw: Annotated[
-        Literal[True],
-        Field(description="Go fish and draw the asked rank: `lucky-draw`, and ask again."),
-    ] | SkipJsonSchema[None] = None
-    refillEmptyHand: Annotated[
-        int, Field(ge=1, description="A hand that empties draws until it holds this many.")
-    ] | SkipJsonSchema[None] = None
-    refillWhen: Annotated[
-        RefillWhen, Field(strict=False), one_of(RefillWhen)
-    ] | SkipJsonSchema[None] = None
-    drawWhenNoOneToAsk: Annotated[
-        Literal[True],
-        Field(description="When no other seat holds a card you draw (`go-fish`) instead of asking."),
-    ] | SkipJsonSchema[None] = None
-    dealBySeats: Annotated[
-        Literal[True],
-        Field(description="startingHandSize is 7 for two seats, 5 for three or more."),
-    ] | SkipJsonSchema[None] = None
+    luckyDraw: (
+        Annotated[
+            Literal[True],
+            Field(description="Go fish and draw the asked rank: `lucky-draw`, and ask again."),
+        ]
+        | SkipJsonSchema[None]
+    ) = None
+    refillEmptyHand: (
+        Annotated[
+            int, Field(ge=1, description="A hand that empties draws until it holds this many.")
+        ]
+        | SkipJsonSchema[None]
+    ) = None
+    refillWhen: (
+        Annotated[RefillWhen, Field(strict=False), one_of(RefillWhen)] | SkipJsonSchema[None]
+    ) = None
+    drawWhenNoOneToAsk: (
+        Annotated[
+            Literal[True],
+            Field(
+                description="When no other seat holds a card you draw (`go-fish`) instead of asking."
+            ),
+        ]
+        | SkipJsonSchema[None]
+    ) = None
+    dealBySeats: (
+        Annotated[
+            Literal[True],
+            Field(description="startingHandSize is 7 for two seats, 5 for three or more."),
+        ]
+        | SkipJsonSchema[None]
+    ) = None
 
     @field_validator(
-        "luckyDraw", "refillEmptyHand", "refillWhen", "drawWhenNoOneToAsk", "dealBySeats",
+        "luckyDraw",
+        "refillEmptyHand",
+        "refillWhen",
+        "drawWhenNoOneToAsk",
+        "dealBySeats",
         mode="before",
     )
     @classmethod

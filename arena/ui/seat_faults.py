@@ -45,9 +45,12 @@ def notes(
         own = [f for f in faults if f.get("seat") == seat]
         stop = next((f for f in own if f.get("kind") in STOPPING), None)
         if stop is not None:
-            yield _who(name).append_text(inert(
-                f"{stop.get('kind')} at message {_message(stop, transcript)}: {stop.get('detail', '')}",
-                limit=600))
+            yield _who(name).append_text(
+                inert(
+                    f"{stop.get('kind')} at message {_message(stop, transcript)}: {stop.get('detail', '')}",
+                    limit=600,
+                )
+            )
             log = logs[seat] if seat < len(logs) else ""
             tail = [line for line in log.splitlines() if line.strip()][-STDERR_LINES:]
             if tail:
@@ -62,8 +65,10 @@ def notes(
             if same:
                 first = same[0]
                 one, many = NOUNS[kind]
-                text = (f"{len(same)} {one if len(same) == 1 else many}; the first, at message "
-                        f"{_message(first, transcript)}: {first.get('detail', '')}")
+                text = (
+                    f"{len(same)} {one if len(same) == 1 else many}; the first, at message "
+                    f"{_message(first, transcript)}: {first.get('detail', '')}"
+                )
                 yield _who(name).append_text(inert(text, limit=600))
 
 

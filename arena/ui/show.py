@@ -30,8 +30,16 @@ from arena.replays.timeline import (
 )
 from arena.ui.terminal import inert
 
-SEAT_STYLES = ("bold cyan", "bold magenta", "bold yellow", "bold green", "bold blue", "bold red",
-               "bold bright_cyan", "bold bright_magenta")
+SEAT_STYLES = (
+    "bold cyan",
+    "bold magenta",
+    "bold yellow",
+    "bold green",
+    "bold blue",
+    "bold red",
+    "bold bright_cyan",
+    "bold bright_magenta",
+)
 NAME_LIMIT = 24
 
 
@@ -117,7 +125,9 @@ def _header(replay: Mapping[str, Any], setup: MatchSetup, names: Names, seat: in
     fork = _fork_of(replay)
     if fork is not None:
         text.append("\n")
-        text.append_text(inert(f"forked from {fork.get('source')} at message {fork.get('at')}", 200))
+        text.append_text(
+            inert(f"forked from {fork.get('source')} at message {fork.get('at')}", 200)
+        )
     text.append("\nseats: ")
     for s in range(len(setup.names)):
         text.append(f"{s} ")
@@ -127,18 +137,29 @@ def _header(replay: Mapping[str, Any], setup: MatchSetup, names: Names, seat: in
         text.append("\nas seen by seat ")
         text.append(f"{seat} ")
         text.append_text(names.of(seat))
-        text.append(": other hands show as sizes, their draws only when the rank asked for", style="dim")
+        text.append(
+            ": other hands show as sizes, their draws only when the rank asked for", style="dim"
+        )
     return text
 
 
 def _timeline(
-    setup: MatchSetup, steps: Sequence[Step], names: Names, seat: int | None, fork: Mapping[str, Any] | None
+    setup: MatchSetup,
+    steps: Sequence[Step],
+    names: Names,
+    seat: int | None,
+    fork: Mapping[str, Any] | None,
 ) -> Iterator[RenderableType]:
     cards = {card["id"]: card for card in setup.deck}
     turns = {at: number for number, at in enumerate(turn_starts(steps), 1)}
     fork_at = fork.get("at") if fork is not None else None
     for step in steps:
-        if fork is not None and isinstance(fork_at, int) and step.kind is not StepKind.END and step.at >= fork_at:
+        if (
+            fork is not None
+            and isinstance(fork_at, int)
+            and step.kind is not StepKind.END
+            and step.at >= fork_at
+        ):
             yield Rule(_fork_title(fork), style="yellow")
             fork_at = None
         line = step.line if seat is None else step.seen[seat]
@@ -147,8 +168,12 @@ def _timeline(
             yield names.line(step.line if seat is None else (line or ()))
             for s, hand in enumerate(step.hands):
                 if seat is None or s == seat:
-                    yield Text("  ").append_text(names.of(s)).append(": ").append_text(
-                        hand_text([cards[i] for i in hand]))
+                    yield (
+                        Text("  ")
+                        .append_text(names.of(s))
+                        .append(": ")
+                        .append_text(hand_text([cards[i] for i in hand]))
+                    )
                 else:
                     yield Text("  ").append_text(names.of(s)).append(f": {len(hand)} cards")
             yield Rule("play", style="dim")
@@ -174,15 +199,23 @@ def _timeline(
 
 
 def _final_table(
-    replay: Mapping[str, Any], setup: MatchSetup, steps: Sequence[Step], names: Names, seat: int | None
+    replay: Mapping[str, Any],
+    setup: MatchSetup,
+    steps: Sequence[Step],
+    names: Names,
+    seat: int | None,
 ) -> RenderableType:
     last = steps[-1]
     cards = {card["id"]: card for card in setup.deck}
     result = replay["result"]
     counts = replay.get("faultCounts")
-    table = RichTable(title=f"the final table ({result.get('outcome')}, pond {last.pond})", title_justify="left")
+    table = RichTable(
+        title=f"the final table ({result.get('outcome')}, pond {last.pond})", title_justify="left"
+    )
     for column in ("seat", "name", "books", "place", "booked ranks", "hand", "faults"):
-        table.add_column(column, justify="right" if column in ("seat", "books", "place", "faults") else "left")
+        table.add_column(
+            column, justify="right" if column in ("seat", "books", "place", "faults") else "left"
+        )
     places = result.get("ranks") or []
     for s in range(len(setup.names)):
         hand = last.hands[s]

@@ -52,8 +52,10 @@ def config_data(
     if not opponents:
         raise ConfigError("arena sprt: --vs: give at least one opponent (a level or a command)")
     if not 2 <= seats <= 1 + len(opponents):
-        raise ConfigError(f"--seats {seats}: the candidate and {len(opponents)} "
-                          f"{'opponent' if len(opponents) == 1 else 'opponents'} fill 2 to {1 + len(opponents)} seats")
+        raise ConfigError(
+            f"--seats {seats}: the candidate and {len(opponents)} "
+            f"{'opponent' if len(opponents) == 1 else 'opponents'} fill 2 to {1 + len(opponents)} seats"
+        )
     low = 1 / seats if share0 is None else share0
     high = low + DEFAULT_MARGIN if share1 is None else share1
     participants: list[dict[str, Any]] = []
@@ -85,7 +87,13 @@ def config_data(
         "replays": replays,
         "limits": {"replyTimeout": timeout},
         "tournament": {"seats": seats, "candidate": candidate},
-        "sprt": {"share0": low, "share1": high, "alpha": alpha, "beta": beta, "minGroups": min_groups},
+        "sprt": {
+            "share0": low,
+            "share1": high,
+            "alpha": alpha,
+            "beta": beta,
+            "minGroups": min_groups,
+        },
         "participants": participants,
     }
     if seed is not None:
@@ -98,15 +106,24 @@ def again(argv: Sequence[str]) -> str:
     return shlex.join(["arena", *(part for part in argv if part != "--resume")])
 
 
-_OPTIONS = {"sprt.share0": "--share0", "sprt.share1": "--share1", "sprt.alpha": "--alpha",
-            "sprt.beta": "--beta", "limits.replyTimeout": "--timeout", "games": "--games", "seed": "--seed",
-            "participants[0].name": "--name", "replays": "--replays", "sprt": "--share1",
-            "participants[0].command": "the candidate's command"}
+_OPTIONS = {
+    "sprt.share0": "--share0",
+    "sprt.share1": "--share1",
+    "sprt.alpha": "--alpha",
+    "sprt.beta": "--beta",
+    "limits.replyTimeout": "--timeout",
+    "games": "--games",
+    "seed": "--seed",
+    "participants[0].name": "--name",
+    "replays": "--replays",
+    "sprt": "--share1",
+    "participants[0].command": "the candidate's command",
+}
 
 
 def in_options(message: str) -> str:
     """A config error in the words of the command line: `arena sprt: --share1: …`."""
     for key, option in _OPTIONS.items():
         if message.startswith(f"arena sprt: {key}:"):
-            return "arena sprt: " + option + message[len("arena sprt: ") + len(key):]
+            return "arena sprt: " + option + message[len("arena sprt: ") + len(key) :]
     return message if message.startswith("arena sprt") else f"arena sprt: {message}"

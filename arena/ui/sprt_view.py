@@ -29,37 +29,57 @@ def progress_note(test: CandidateTest) -> str:
 
 def candidate_table(standings: Standings, test: CandidateTest) -> Table:
     """The candidate against each opponent: how often it placed ahead, with a 95 % interval."""
-    table = Table(title=f"{inert(test.name, 32)} against each opponent", title_justify="left",
-                  box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, show_edge=False)
+    table = Table(
+        title=f"{inert(test.name, 32)} against each opponent",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+        show_edge=False,
+    )
     table.add_column("opponent")
     for column in ("matches", "ahead", "score", "95% CI"):
         table.add_column(column, justify="right", no_wrap=True)
     for row in against_each(standings, test.name):
         low, high = row["score95"]
-        table.add_row(inert(row["opponent"], 32), str(row["matches"]), f"{row['ahead']:g}",
-                      f"{row['score']:.3f}", f"{low:.2f}–{high:.2f}")
+        table.add_row(
+            inert(row["opponent"], 32),
+            str(row["matches"]),
+            f"{row['ahead']:g}",
+            f"{row['score']:.3f}",
+            f"{low:.2f}–{high:.2f}",
+        )
     table.caption = "score: matches placed ahead of that opponent, an equal place counting half"
     return table
 
 
-def verdict(test: CandidateTest, opponents: list[str], *, cap: int, interrupted: bool) -> list[Text]:
+def verdict(
+    test: CandidateTest, opponents: list[str], *, cap: int, interrupted: bool
+) -> list[Text]:
     """The answer with its figures: H1, H0, or no decision (by the cap, or yet)."""
     lines: list[Text] = []
     estimate = test.estimate()
     k = test.seats
     if estimate.outcomes:
-        lines.append(Text(
-            f"{test.name}'s mean point per duplicate group: {estimate.mean:.3f} "
-            f"(95% {estimate.low:.3f}–{estimate.high:.3f}; an equal share is {1 / k:.3f}; "
-            f"LOS {100 * estimate.los:.1f}%) over {estimate.outcomes} groups of {k}"))
+        lines.append(
+            Text(
+                f"{test.name}'s mean point per duplicate group: {estimate.mean:.3f} "
+                f"(95% {estimate.low:.3f}–{estimate.high:.3f}; an equal share is {1 / k:.3f}; "
+                f"LOS {100 * estimate.los:.1f}%) over {estimate.outcomes} groups of {k}"
+            )
+        )
     sprt, h = test.sprt, test.hypotheses
     if sprt is None or h is None:
         return lines
-    field = inert(_listed(opponents) if len(opponents) <= 3 else f"the field of {len(opponents)}", 200)
+    field = inert(
+        _listed(opponents) if len(opponents) <= 3 else f"the field of {len(opponents)}", 200
+    )
     name = inert(test.name, 64)
-    figures = (f"LLR {sprt.llr:+.2f}, bounds [{h.lower:.2f}, {h.upper:.2f}], {sprt.groups} groups "
-               f"({sprt.groups * k} matches); share0 {h.share0:g}, share1 {h.share1:g}, "
-               f"alpha {h.alpha:g}, beta {h.beta:g}")
+    figures = (
+        f"LLR {sprt.llr:+.2f}, bounds [{h.lower:.2f}, {h.upper:.2f}], {sprt.groups} groups "
+        f"({sprt.groups * k} matches); share0 {h.share0:g}, share1 {h.share1:g}, "
+        f"alpha {h.alpha:g}, beta {h.beta:g}"
+    )
     if sprt.decision is Decision.H1:
         head = f"H1 accepted: {name} is better than {field} (share ≥ {h.share1:g} rather than {h.share0:g})"
     elif sprt.decision is Decision.H0:
@@ -72,14 +92,22 @@ def verdict(test: CandidateTest, opponents: list[str], *, cap: int, interrupted:
     lines.append(Text("  " + figures, style="dim"))
     if sprt.degenerate and sprt.decision is not None:
         (only,) = sprt.counts
-        lines.append(Text(
-            f"  every group scored exactly {_fraction(only)}: the data have no variance, so the verdict "
-            "rests on the regularised extremes and the minimum of groups; with deterministic bots it "
-            "says the candidate played these deals no differently, not that it is equal elsewhere",
-            style="dim"))
+        lines.append(
+            Text(
+                f"  every group scored exactly {_fraction(only)}: the data have no variance, so the verdict "
+                "rests on the regularised extremes and the minimum of groups; with deterministic bots it "
+                "says the candidate played these deals no differently, not that it is equal elsewhere",
+                style="dim",
+            )
+        )
     if test.later:
-        lines.append(Text(f"  {test.later} {'match' if test.later == 1 else 'matches'} in flight at the "
-                          "decision finished after it: in the standings, not in the verdict", style="dim"))
+        lines.append(
+            Text(
+                f"  {test.later} {'match' if test.later == 1 else 'matches'} in flight at the "
+                "decision finished after it: in the standings, not in the verdict",
+                style="dim",
+            )
+        )
     return lines
 
 

@@ -10,7 +10,9 @@ if TYPE_CHECKING:
 
 # C0 and C1 control characters (ESC among them), DEL, bidirectional marks and overrides, and
 # the Unicode line and paragraph separators.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
 
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 

@@ -51,8 +51,14 @@ def progress_bar(console_width: int | None = None) -> Progress:
 
 def standings_table(standings: Standings, *, title: str, limit: int | None = None) -> Table:
     """One row per participant, best first."""
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
-                  collapse_padding=True, show_edge=False)
+    table = Table(
+        title=title,
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+        show_edge=False,
+    )
     table.add_column("#", justify="right")
     table.add_column("participant", min_width=8)
     for column in ("matches", "wins", "win share", "95% CI", "rating", "±σ", "books", "place"):
@@ -82,15 +88,26 @@ def faults_table(standings: Standings) -> Table | None:
     rows = [row for row in standings.ranked() if row.faults or row.invalid_asks]
     if not rows:
         return None
-    table = Table(title="faults", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
-                  collapse_padding=True, show_edge=False)
+    table = Table(
+        title="faults",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+        show_edge=False,
+    )
     table.add_column("participant")
     for column in ("timeouts", "invalid asks", "crashes", "all faults by kind"):
         table.add_column(column, justify="right" if column != "all faults by kind" else "left")
     for row in rows:
         kinds = ", ".join(f"{kind} {count}" for kind, count in sorted(row.faults.items()))
-        table.add_row(inert(row.name, 32), str(row.fault("timeout")), str(row.invalid_asks),
-                      str(row.crashes), kinds)
+        table.add_row(
+            inert(row.name, 32),
+            str(row.fault("timeout")),
+            str(row.invalid_asks),
+            str(row.crashes),
+            kinds,
+        )
     return table
 
 
@@ -110,5 +127,10 @@ def pairwise_table(standings: Standings) -> Group | None:
             cells.append("" if first is second or not pair.matches else f"{pair.share:.2f}")
         table.add_row(*cells)
     # The title above, not in, the table: a narrow table would wrap it.
-    return Group(Text("pairwise: how often the row placed ahead of the column (ties count half)",
-                      style="italic"), table)
+    return Group(
+        Text(
+            "pairwise: how often the row placed ahead of the column (ties count half)",
+            style="italic",
+        ),
+        table,
+    )

@@ -76,7 +76,11 @@ def _fork(fork: Any) -> dict[str, Any] | None:
     if not isinstance(fork, dict) or not isinstance(fork.get("at"), int):
         return None
     replaced = [r.get("seat") for r in fork.get("replaced") or [] if isinstance(r, dict)]
-    return {"at": fork["at"], "source": str(fork.get("source")), "replaced": [s for s in replaced if isinstance(s, int)]}
+    return {
+        "at": fork["at"],
+        "source": str(fork.get("source")),
+        "replaced": [s for s in replaced if isinstance(s, int)],
+    }
 
 
 def script_json(data: Any) -> str:
@@ -92,7 +96,11 @@ def script_json(data: Any) -> str:
 
 
 def _hash(source: str) -> str:
-    return "'sha256-" + base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode() + "'"
+    return (
+        "'sha256-"
+        + base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode()
+        + "'"
+    )
 
 
 def render(replay: Mapping[str, Any], title: str = "Go Fish replay") -> str:
@@ -132,4 +140,6 @@ def _split_keep(text: str, key: str) -> list[str]:
 
 
 def _escape_html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    return (
+        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    )

@@ -30,8 +30,17 @@ RECORDED = HERE / "recorded"
 
 # Keys whose values depend on the clock, the machine, the run's stamp or are prose.
 TIMING_KEYS = {
-    "arena", "startedAt", "durationSeconds", "timings", "run", "stamp", "seconds", "replay",
-    "detail", "stderrTail", "logs",
+    "arena",
+    "startedAt",
+    "durationSeconds",
+    "timings",
+    "run",
+    "stamp",
+    "seconds",
+    "replay",
+    "detail",
+    "stderrTail",
+    "logs",
 }
 
 
@@ -51,18 +60,37 @@ def play(name: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "golden"
         shutil.copytree(CONFIGS, work / "configs")
-        shutil.copytree(HERE / "fakes", work / "fakes", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(
+            HERE / "fakes", work / "fakes", ignore=shutil.ignore_patterns("__pycache__")
+        )
         env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
         done = subprocess.run(
-            [sys.executable, "-m", "arena", "run", str(work / "configs" / f"{name}.toml"), "--jobs", "1", "--quiet"],
-            capture_output=True, text=True, env=env, timeout=300, check=False,
+            [
+                sys.executable,
+                "-m",
+                "arena",
+                "run",
+                str(work / "configs" / f"{name}.toml"),
+                "--jobs",
+                "1",
+                "--quiet",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+            check=False,
         )
         if done.returncode != 0:
             raise AssertionError(f"{name}: exit {done.returncode}\n{done.stdout}\n{done.stderr}")
         replays = work / "configs" / "replays"
         folder = str(work)
         documents = sorted(
-            (json.loads(p.read_text(encoding="utf-8")) for p in replays.glob("*.json") if p.name != "standings.json"),
+            (
+                json.loads(p.read_text(encoding="utf-8"))
+                for p in replays.glob("*.json")
+                if p.name != "standings.json"
+            ),
             key=lambda d: d.get("game", 0),
         )
         played: dict[str, Any] = {"replays": [normalise(d, folder) for d in documents]}
@@ -72,7 +100,9 @@ def play(name: str) -> dict[str, Any]:
             played["results"] = normalise(sorted(lines, key=lambda d: d["game"]), folder)
         standings = replays / "standings.json"
         if standings.exists():
-            played["standings"] = normalise(json.loads(standings.read_text(encoding="utf-8")), folder)
+            played["standings"] = normalise(
+                json.loads(standings.read_text(encoding="utf-8")), folder
+            )
         return played
 
 
@@ -108,7 +138,9 @@ def write() -> None:
     RECORDED.mkdir(exist_ok=True)
     for name in names():
         played = play(name)
-        (RECORDED / f"{name}.json").write_text(json.dumps(played, sort_keys=True, separators=(",", ":")) + "\n", encoding="utf-8")
+        (RECORDED / f"{name}.json").write_text(
+            json.dumps(played, sort_keys=True, separators=(",", ":")) + "\n", encoding="utf-8"
+        )
         outcomes = [d["result"]["outcome"] for d in played["replays"]]
         print(f"{name}: {len(played['replays'])} replays, {outcomes}")
 

@@ -1,6 +1,6 @@
 """Connects to a loopback listener the test opened, and says whether it got through.
 
-    python connects.py PORT
+python connects.py PORT
 """
 
 from __future__ import annotations

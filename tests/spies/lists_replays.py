@@ -1,6 +1,6 @@
 """Lists and reads the replays folder (and results.jsonl) at the path it guesses.
 
-    python lists_replays.py REPLAYS_FOLDER
+python lists_replays.py REPLAYS_FOLDER
 """
 
 from __future__ import annotations

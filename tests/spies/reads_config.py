@@ -35,7 +35,9 @@ def on_hand(message: dict[str, Any]) -> None:
     match = re.search(r"^seed\s*=\s*(\d+)", text, re.MULTILINE)
     hand = sorted(card["id"] for card in message["hand"])
     # Match i is dealt from seed + i, or from its duplicate group's first seed.
-    rebuilt = bool(match and hand) and any(dealt(int(match.group(1)) + game, hand) for game in range(64))
+    rebuilt = bool(match and hand) and any(
+        dealt(int(match.group(1)) + game, hand) for game in range(64)
+    )
     report(read=True, seed=match.group(1) if match else None, rebuilt=rebuilt)
 
 

@@ -1,6 +1,6 @@
 """Writes wherever it can: its own folder, the config's, results.jsonl, and a folder the test names.
 
-    python writes_outside.py RESULTS_FILE TARGET_FOLDER
+python writes_outside.py RESULTS_FILE TARGET_FOLDER
 """
 
 from __future__ import annotations
@@ -34,7 +34,10 @@ def on_init(message: dict[str, Any]) -> None:
         "target": attempt(os.path.join(TARGET, "spy-was-here.txt"), "x"),
     }
     tmp = os.environ.get("TMPDIR", "/tmp")
-    report(wrote=[where for where, done in wrote.items() if done], temp=attempt(os.path.join(tmp, "mine.txt"), "x"))
+    report(
+        wrote=[where for where, done in wrote.items() if done],
+        temp=attempt(os.path.join(tmp, "mine.txt"), "x"),
+    )
 
 
 play({"init": on_init})

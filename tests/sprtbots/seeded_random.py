@@ -16,7 +16,9 @@ class SeededRandom(RandomBot):
     reuse = True
 
     def on_start(self) -> None:
-        self.rng = random.Random(f"{sys.argv[1]}:{self.seat}:{sorted(card.id for card in self.hand)}")
+        self.rng = random.Random(
+            f"{sys.argv[1]}:{self.seat}:{sorted(card.id for card in self.hand)}"
+        )
 
 
 if __name__ == "__main__":

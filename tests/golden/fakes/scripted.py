@@ -22,7 +22,17 @@ at = int(args[args.index("--at") + 1]) if "--at" in args else -1
 do = args[args.index("--do") + 1] if "--do" in args else ""
 print(f"scripted fake starting: {do or 'plays'} at {at}", file=sys.stderr, flush=True)
 
-POND_REPLIES = ['"3"', "2.5", "-1", "1e999", "null", "[1]", "1" + "0" * 30, "-0.5", "true"]  # written as is
+POND_REPLIES = [
+    '"3"',
+    "2.5",
+    "-1",
+    "1e999",
+    "null",
+    "[1]",
+    "1" + "0" * 30,
+    "-0.5",
+    "true",
+]  # written as is
 count = 0
 for line in sys.stdin:
     message = json.loads(line)
