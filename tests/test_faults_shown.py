@@ -130,3 +130,12 @@ def test_replay_show_labels_what_the_bot_wrote(tmp_path: Path) -> None:
     shown = _arena(tmp_path, "replay", "show", str(path))
     assert "not-json" in shown.stdout and "(it wrote: " in shown.stdout
     assert "(sent: " not in shown.stdout  # the arena sends messages; the bot writes replies
+
+
+def test_a_run_of_many_matches_tells_each_stopped_participant_once(tmp_path: Path) -> None:
+    _config(tmp_path, ["python3", "no_such_bot.py"], games=3)
+    result = _arena(tmp_path, "run", "config.toml", "--jobs", "1")
+    assert result.returncode == 0, result.stderr
+    assert "stopped participants, each at its first time" in result.stdout
+    assert result.stdout.count("mine: exited at message #0 (init)") == 1
+    assert "can't open file" in result.stdout and ".seat0.stderr.log" in result.stdout

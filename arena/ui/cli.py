@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from arena.tournaments.executors import MatchExecutor
     from arena.tournaments.runner import MatchPlayed
     from arena.tournaments.tournament import RunReport, Tournament
+    from arena.ui.seat_faults import FirstStops
 
 app = typer.Typer(
     add_completion=False,
@@ -283,10 +284,17 @@ def _run_loaded(
     elif plan.seed_drawn:
         err.print(f"seed {plan.seed} (drawn)")
     from arena.ui.report import LiveReport  # report.html beside standings.json
+    from arena.ui.seat_faults import FirstStops
 
     page = LiveReport(plan)
+    stops = FirstStops(plan.folder)
+
+    def recorded(line: dict[str, Any], played: MatchPlayed) -> None:
+        page.played(line)
+        stops.add(line, played)
+
     try:
-        report = _run_with_progress(plan, workers, quiet, executor, page.played)
+        report = _run_with_progress(plan, workers, quiet, executor, recorded)
         path = plan.write_standings()
         page.finish()
     except ConfigError as error:  # a worker that joined the cluster mid-run, and failed its check
@@ -294,7 +302,7 @@ def _run_loaded(
     except ArenaError as error:
         fail(f"arena error: {error}", 1)
     if not quiet:
-        _print_standings(plan, report, path, cwd)
+        _print_standings(plan, report, path, cwd, stops)
     if report.interrupted:
         _say_stopped(
             f"interrupted: {len(plan.done)} of {plan.games} matches played; `{hint}` plays the rest",
@@ -408,7 +416,7 @@ def _run_with_progress(
     workers: int,
     quiet: bool,
     executor: Callable[[], MatchExecutor],
-    recorded: Callable[[dict[str, Any]], None],
+    recorded: Callable[[dict[str, Any], MatchPlayed], None],
 ) -> RunReport:
     from rich.console import Group
     from rich.live import Live
@@ -420,9 +428,7 @@ def _run_with_progress(
 
     window = 1 if workers == 1 else 2 * workers
     if quiet or not out.is_terminal:
-        return tournament.run(
-            plan, executor, window=window, on_played=lambda line, played: recorded(line)
-        )
+        return tournament.run(plan, executor, window=window, on_played=recorded)
     standings = plan.standings()
     progress = progress_bar()
     done = len(plan.done)
@@ -440,7 +446,7 @@ def _run_with_progress(
     with Live(view(), console=out.console, refresh_per_second=4, transient=True) as live:
 
         def on_played(line: dict[str, Any], played: MatchPlayed) -> None:
-            recorded(line)
+            recorded(line, played)
             standings.add(MatchResult.from_line(line))
             progress.advance(task)
             if test is not None:  # issue 14: LLR and its bounds on the progress line
@@ -453,7 +459,9 @@ def _run_with_progress(
         return tournament.run(plan, executor, window=window, on_played=on_played)
 
 
-def _print_standings(plan: Tournament, report: RunReport, path: Path, cwd: Path) -> None:
+def _print_standings(
+    plan: Tournament, report: RunReport, path: Path, cwd: Path, stops: FirstStops | None = None
+) -> None:
     from rich.text import Text
 
     from arena.ui.tournament_view import faults_table, pairwise_table, standings_table
@@ -481,6 +489,8 @@ def _print_standings(plan: Tournament, report: RunReport, path: Path, cwd: Path)
             style="dim",
         )
     )
+    for note in stops.notes(lambda where: _relative(where, cwd)) if stops is not None else ():
+        out.print(note)
 
 
 @app.command()

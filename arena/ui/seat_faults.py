@@ -6,7 +6,7 @@ path of its log; replies that broke a rule get their count and the first reason.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,16 +32,25 @@ def log_path(replay: Path, seat: int) -> Path:
 
 
 def notes(
-    document: Mapping[str, Any], replay: Path, logs: Sequence[str], shown_path: Any = str
+    document: Mapping[str, Any],
+    replay: Path,
+    logs: Sequence[str],
+    shown_path: Any = str,
+    *,
+    seats: Collection[int] | None = None,
+    counted: bool = True,
 ) -> Iterator[Text]:
-    """Lines for every seat that had a fault; nothing for a clean match.
+    """Lines for every seat (of `seats`, default all) that had a fault; nothing for a clean match.
 
-    `shown_path` turns a path into the text printed (e.g. relative to the current folder).
+    `shown_path` turns a path into the text printed (e.g. relative to the current folder);
+    without `counted`, only a fault that stopped the seat is told.
     """
     names = [str(player.get("name", "?")) for player in document.get("players") or []]
     faults = [f for f in document.get("faults") or [] if isinstance(f, Mapping)]
     transcript = document.get("transcript") or []
     for seat, name in enumerate(names):
+        if seats is not None and seat not in seats:
+            continue
         own = [f for f in faults if f.get("seat") == seat]
         stop = next((f for f in own if f.get("kind") in STOPPING), None)
         if stop is not None:
@@ -60,7 +69,7 @@ def notes(
                     yield Text("      ").append_text(inert(line, limit=200))
             else:
                 yield Text("    it wrote nothing on stderr", style="dim")
-        for kind in COUNTED:
+        for kind in COUNTED if counted else ():
             same = [f for f in own if f.get("kind") == kind]
             if same:
                 first = same[0]
@@ -86,3 +95,43 @@ def _message(fault: Mapping[str, Any], transcript: Sequence[Any]) -> str:
         if isinstance(message, Mapping):
             return f"#{at} ({message.get('type')})"
     return f"#{at}"
+
+
+class FirstStops:
+    """Over a run of many matches: the first match in which each participant was stopped (it
+    could not start, crashed, timed out…), kept to be told after the standings."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.found: dict[str, tuple[int, Path, dict[str, Any], tuple[str, ...], int]] = {}
+
+    def add(self, line: Mapping[str, Any], played: Any) -> None:
+        """Note a played match (`played`: a runner's MatchPlayed, its `line` in results.jsonl)."""
+        stopped = [
+            seat
+            for seat, counts in enumerate(played.fault_counts)
+            if any(kind in STOPPING for kind in counts) and played.names[seat] not in self.found
+        ]
+        if not stopped:
+            return
+        import orjson
+
+        document = orjson.loads(played.document)
+        for seat in stopped:
+            self.found[played.names[seat]] = (
+                played.game,
+                self.folder / str(line.get("replay", "")),
+                document,
+                tuple(played.logs),
+                seat,
+            )
+
+    def notes(self, shown_path: Any = str) -> Iterator[Text]:
+        if not self.found:
+            return
+        yield Text(
+            "stopped participants, each at its first time (the faults table counts them all):"
+        )
+        for game, replay, document, logs, seat in self.found.values():
+            yield Text(f"  game {game + 1} ({shown_path(replay)}):", style="dim")
+            yield from notes(document, replay, logs, shown_path, seats={seat}, counted=False)
