@@ -229,7 +229,11 @@ def test_results_lines_and_a_resume_that_plays_exactly_the_missing_matches(tmp_p
 
     config, seats = load(path)
     resumed = tournament.prepare(path, config, seats, resume=True)
-    assert resumed.resumed and resumed.run == plan.run and resumed.missing() == list(range(5, 16))
+    assert (
+        resumed.resumed
+        and resumed.run == plan.run
+        and list(resumed.missing()) == list(range(5, 16))
+    )
     assert tournament.run(resumed, InlineExecutor, window=1).played == 11
     lines = results(plan.folder)
     assert sorted(line["game"] for line in lines) == list(range(16))

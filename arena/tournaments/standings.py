@@ -211,6 +211,7 @@ class Standings:
 
     def as_json(self, **header: Any) -> dict[str, Any]:
         ranked = self.ranked()
+        order = {row.name: place for place, row in enumerate(ranked)}
         return {
             "format": FORMAT,
             **header,
@@ -218,14 +219,17 @@ class Standings:
             "participants": [row.as_json() for row in ranked],
             "pairwise": [
                 {
-                    "first": a.name,
-                    "second": b.name,
+                    "first": first,
+                    "second": second,
                     "matches": pair.matches,
                     "ahead": round(pair.ahead, 6),
                     "share": round(pair.share, 6),
                 }
-                for a in ranked
-                for b in ranked
-                if a is not b and (pair := self.pair(a.name, b.name)).matches
+                # Only the pairs that met, in standings order: a field of thousands has
+                # millions of pairs, most of which never shared a table.
+                for (first, second), pair in sorted(
+                    self.pairs.items(), key=lambda item: (order[item[0][0]], order[item[0][1]])
+                )
+                if pair.matches
             ],
         }

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
+import heapq
 import queue
 import secrets
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import (
     FIRST_COMPLETED,
     BrokenExecutor,
@@ -39,16 +39,18 @@ import orjson
 
 from arena.base import files, shutdown
 from arena.base.config import Config, Seat
-from arena.base.errors import ArenaError, ConfigError, WriteError
+from arena.base.errors import ArenaError, ConfigError
+from arena.replays.replay import file_stem
+from arena.tournaments import results
 from arena.tournaments.candidate import CandidateTest, against_each
 from arena.tournaments.executors import MatchExecutor
 from arena.tournaments.gauntlet import Gauntlet
+from arena.tournaments.results import RESULTS
 from arena.tournaments.runner import MatchPlayed, MatchTask, play_task, replays_folder, write_replay
 from arena.tournaments.schedule import Schedule
 from arena.tournaments.sprt import Hypotheses
 from arena.tournaments.standings import MatchResult, Standings
 
-RESULTS = "results.jsonl"
 STANDINGS = "standings.json"
 ID_FORMAT = "gofish-arena-tournament/1"
 RETRIES = 3  # attempts per match when the worker running it dies
@@ -79,51 +81,6 @@ def tournament_id(config: Config, seed: int) -> str:
     return hashlib.sha256(orjson.dumps(identity, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
 
 
-# -- results.jsonl ----------------------------------------------------------------------
-
-
-def read_results(path: Path) -> list[dict[str, Any]]:
-    """Every readable line of a results file; a line cut short by a crash is skipped."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return []
-    except OSError as error:
-        raise ArenaError(f"cannot read {path}: {error.strerror or error}") from None
-    lines = []
-    for raw in data.splitlines():
-        try:
-            line = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(line, dict) and {"tournament", "run", "game"} <= line.keys():
-            lines.append(line)
-    return lines
-
-
-def append_results(path: Path, lines: Sequence[Mapping[str, Any]]) -> None:
-    """Append lines, flushed and fsynced before this returns (one write). Raises WriteError."""
-    if not lines:
-        return
-    data = b"".join(orjson.dumps(line) + b"\n" for line in lines)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "ab") as file:
-            if file.tell() > 0 and not _ends_with_newline(path):
-                data = b"\n" + data  # after a line cut short by a crash: start afresh
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-    except OSError as error:
-        raise WriteError(f"cannot write {path}: {error.strerror or error}") from None
-
-
-def _ends_with_newline(path: Path) -> bool:
-    with open(path, "rb") as file:
-        file.seek(-1, os.SEEK_END)
-        return file.read(1) == b"\n"
-
-
 # -- the plan ---------------------------------------------------------------------------
 
 
@@ -142,7 +99,9 @@ class Tournament:
     done: dict[int, dict[str, Any]] = field(default_factory=dict)  # game -> its results line
     seed_drawn: bool = False
     resumed: bool = False
-    candidate: CandidateTest | None = None  # issue 14: a gauntlet's candidate, and its SPRT
+    candidate: CandidateTest | None = None  # a gauntlet's candidate, and its SPRT
+    skipped: list[str] = field(default_factory=list)  # results lines not believed, and why
+    lock: results.Lock | None = None  # held for the whole run: one writer per folder
 
     def __post_init__(self) -> None:
         if self.candidate is not None:
@@ -171,9 +130,11 @@ class Tournament:
     def standings_path(self) -> Path:
         return self.folder / STANDINGS
 
-    def missing(self) -> list[int]:
+    def missing(self) -> Iterator[int]:
+        """The matches still to play, lowest first (lazily: `games` may be huge); once the
+        sequential test has decided, only those of the groups it counted."""
         games = self.candidate.tested_games if self.decided and self.candidate else self.games
-        return [game for game in range(games) if game not in self.done]
+        return (game for game in range(games) if game not in self.done)
 
     def task(self, game: int, *, reuse: bool = True) -> MatchTask:
         """Match `game`'s task; `reuse` False forbids keeping participants whatever the config."""
@@ -223,6 +184,37 @@ class Tournament:
             "replay": replay.name,
         }
 
+    def doubt(self, line: results.ResultLine) -> str | None:
+        """Why a results line read back is not a match of this run as the arena recorded it
+        (a line is believed only for a replay the arena wrote); None when it is."""
+        if line.game >= self.games:
+            return f"beyond the {self.games} matches of this run"
+        slot = self.schedule.slot(line.game)
+        names = [self.seats[index].name for index in slot.seating]
+        expected = (
+            list(slot.seating),
+            names,
+            slot.group,
+            slot.rotation,
+            slot.seed,
+            slot.deal_seed,
+            self.stamp,
+        )
+        found = (
+            line.seats,
+            line.seating,
+            line.group,
+            line.rotation,
+            line.matchSeed,
+            line.dealSeed,
+            line.stamp,
+        )
+        if found != expected:
+            return "not the seating, seeds or stamp the schedule gives this match"
+        if not line.replay.startswith(file_stem(self.stamp, line.game, names)):
+            return "its replay is not named as the arena names it"
+        return results.confirmed(line, self.folder)
+
     def standings(self) -> Standings:
         """The standings of every match of this run so far, in game order."""
         results = [
@@ -238,7 +230,7 @@ class Tournament:
             run=self.run,
             seed=self.seed,
             games=self.games,
-            complete=not self.missing(),
+            complete=next(self.missing(), None) is None,
             seats=self.schedule.seats,
             duplicate=self.schedule.duplicate,
         )
@@ -258,64 +250,91 @@ def prepare(
 ) -> Tournament:
     """The tournament a config asks for: a new run, or with `resume` the last one to go on.
 
-    Raises ConfigError when `resume` finds nothing to go on from and the config has no seed.
+    Takes the replays folder's lock first (held by the returned plan until it is released or
+    this process ends). Raises ConfigError when another run holds it, or when `resume` finds
+    nothing to go on from and the config has no seed; ArenaError for an unreadable results file.
     """
     folder = replays_folder(config_path, config)
-    results = folder / RESULTS
-    lines = read_results(results) if resume else []
+    lock = results.Lock.take(folder)
+    try:
+        return _prepare(config_path, config, seats, folder, lock, resume=resume)
+    except BaseException:
+        lock.release()
+        raise
+
+
+def _prepare(
+    config_path: Path,
+    config: Config,
+    seats: list[Seat],
+    folder: Path,
+    lock: results.Lock,
+    *,
+    resume: bool,
+) -> Tournament:
+    if (folder / RESULTS).is_symlink():
+        raise ConfigError(
+            f"{folder / RESULTS}: is a symbolic link; the arena does not write through one"
+        )
+    found = results.read(folder / RESULTS) if resume else results.ResultsFile()
     seed, drawn = config.seed, False
     if seed is None and resume:
-        for line in reversed(lines):
-            if isinstance(line.get("seed"), int) and line["tournament"] == tournament_id(
-                config, line["seed"]
-            ):
-                seed = line["seed"]
+        for line in reversed(found.lines):
+            if line.tournament == tournament_id(config, line.seed):
+                seed = line.seed
                 break
         else:
             raise ConfigError(
-                f"{config_path}: --resume: no earlier run of this config (with its seed) in {results}; "
-                "give --seed, or run without --resume"
+                f"{config_path}: --resume: no earlier run of this config (with its seed) in "
+                f"{folder / RESULTS}; give --seed, or run without --resume"
             )
     if seed is None:
         # 63 bits: as many as a config's seed holds; too many to search for a hand's seed.
         seed, drawn = secrets.randbits(63), True
-    assert seed is not None
     identity = tournament_id(config, seed)
-    ours = [line for line in lines if line["tournament"] == identity]
+    ours = [line for line in found.lines if line.tournament == identity]
     schedule = _schedule(config, seats, seed)
     candidate = _candidate(config)
-    if ours:
-        run_id, stamp = ours[-1]["run"], ours[-1].get("stamp") or ours[-1]["run"][:15]
-        done: dict[int, dict[str, Any]] = {}
-        for line in ours:
-            if line["run"] == run_id and isinstance(line["game"], int):
-                done.setdefault(line["game"], line)
+    if not ours:
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         return Tournament(
             config,
             seats,
             seed,
             identity,
-            run_id,
+            f"{stamp}-{secrets.token_hex(3)}",
             stamp,
             folder,
             schedule,
-            done,
-            resumed=True,
+            seed_drawn=drawn,
             candidate=candidate,
+            skipped=found.skipped,
+            lock=lock,
         )
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    return Tournament(
+    run_id, stamp = ours[-1].run, ours[-1].stamp
+    plan = Tournament(
         config,
         seats,
         seed,
         identity,
-        f"{stamp}-{secrets.token_hex(3)}",
+        run_id,
         stamp,
         folder,
         schedule,
-        seed_drawn=drawn,
+        resumed=True,
         candidate=candidate,
+        skipped=found.skipped,
+        lock=lock,
     )
+    for line in ours:
+        if line.run != run_id or line.game in plan.done:
+            continue
+        why = plan.doubt(line)
+        if why is None:
+            plan.accept(line.model_dump(mode="json"))
+        else:
+            plan.skipped.append(f"game {line.game}: {why}")
+    return plan
 
 
 def _schedule(config: Config, seats: list[Seat], seed: int) -> Schedule | Gauntlet:
@@ -374,8 +393,7 @@ def run(
     """
     report = RunReport()
     began = time.monotonic()
-    todo = plan.missing()
-    todo.reverse()  # popped from the end: lowest game first
+    todo = _Todo(plan.missing())
     attempts: dict[int, int] = {}
     in_flight: dict[Future[MatchPlayed], int] = {}
     recorder = _Recorder(plan)
@@ -400,7 +418,7 @@ def run(
                         # Raised once the rest of this batch is recorded: none of it is lost.
                         fatal = fatal or f"game {game + 1}: its worker died {RETRIES} times"
                     report.retries += 1
-                    todo.append(game)
+                    todo.again([game])
                     broken = True
             recorder.deliver(report, on_played, backlog=BACKLOG)
             if fatal is not None:
@@ -410,8 +428,7 @@ def run(
             if broken and not shutdown.should_stop():
                 # A dead worker breaks the whole pool: play its unfinished tasks again.
                 _stop(executor)
-                todo.extend(in_flight.values())
-                todo.sort(reverse=True)
+                todo.again(in_flight.values())
                 in_flight.clear()
                 executor = make_executor()
         if shutdown.should_stop():
@@ -425,23 +442,40 @@ def run(
         recorder.close()
         report.seconds = time.monotonic() - began
     recorder.deliver(report, on_played)
-    # The file is the record: whatever was cut short here, it has every line.
-    plan.done = {game: line for game, line in _lines_of(plan).items()}
-    if plan.candidate is not None:
-        plan.candidate.observe_all(plan.done.values())
+    _lines_of(plan)
     return report
 
 
-def _lines_of(plan: Tournament) -> dict[int, dict[str, Any]]:
-    done: dict[int, dict[str, Any]] = {}
-    for line in read_results(plan.results_path):
-        if (
-            line["tournament"] == plan.id
-            and line["run"] == plan.run
-            and isinstance(line["game"], int)
-        ):
-            done.setdefault(line["game"], line)
-    return done
+def _lines_of(plan: Tournament) -> None:
+    """Lines an interrupt may have kept from `plan.done` after they reached the file: taken
+    back from it, each only when its replay confirms it (the file is shared with the world)."""
+    for line in results.read(plan.results_path).lines:
+        ours = line.tournament == plan.id and line.run == plan.run and line.game not in plan.done
+        if ours and plan.doubt(line) is None:
+            plan.accept(line.model_dump(mode="json"))
+
+
+class _Todo:
+    """The matches to play, lowest first: the missing ones lazily, and those to play again."""
+
+    def __init__(self, missing: Iterator[int]) -> None:
+        self._missing = missing
+        self._coming = next(missing, None)
+        self._again: list[int] = []
+
+    def __bool__(self) -> bool:
+        return self._coming is not None or bool(self._again)
+
+    def pop(self) -> int:
+        if self._again and (self._coming is None or self._again[0] < self._coming):
+            return heapq.heappop(self._again)
+        assert self._coming is not None
+        game, self._coming = self._coming, next(self._missing, None)
+        return game
+
+    def again(self, games: Iterable[int]) -> None:
+        for game in games:
+            heapq.heappush(self._again, game)
 
 
 def _stop(executor: MatchExecutor) -> None:
@@ -549,7 +583,7 @@ class _Recorder:
                 lines = [
                     None if p.interrupted else plan.line(p, path) for p, path in zip(played, paths)
                 ]
-                append_results(plan.results_path, [line for line in lines if line is not None])
+                results.append(plan.results_path, [line for line in lines if line is not None])
             except BaseException as error:  # noqa: BLE001 - handed to the main thread
                 self.outbox.put(error)
                 return

@@ -224,6 +224,44 @@ def run(
     )
 
 
+def _prepared(
+    ctx: typer.Context,
+    config: Path,
+    settings: Config,
+    seats: list[Seat],
+    *,
+    jobs: int | None,
+    resume: bool,
+    scheduler: str | None,
+) -> tuple[Tournament, Cluster | None]:
+    """The run's plan (its replays folder locked) and its Dask cluster, if any; exit 2 for a
+    bad option or a folder another run is writing. Nothing is written before the checks."""
+    from arena.base import config as config_module
+    from arena.tournaments import tournament
+
+    try:
+        for warning in config_module.rule_warnings(settings):
+            err.print(f"warning: {config}: {warning}", markup=False, soft_wrap=True)
+        address = scheduler or settings.tournament.scheduler  # matches on a Dask cluster
+        if address is not None and jobs is not None:
+            raise ConfigError(
+                "--jobs and --scheduler: give one (a cluster plays as many matches at once as it has worker threads)"
+            )
+        settings = _decide_sandbox(config, settings)
+    except ConfigError as error:
+        fail(str(error), 2)
+    # Matches on a Dask cluster (arena/tournaments/cluster.py, docs/cluster.md).
+    cluster = _open_cluster(ctx, address, settings, seats) if address is not None else None
+    try:
+        plan = tournament.prepare(config, settings, seats, resume=resume)
+    except ConfigError as error:
+        fail(str(error), 2)
+    except ArenaError as error:
+        fail(f"arena error: {error}", 1)
+    _warn_skipped(plan)
+    return plan, cluster
+
+
 def _run_loaded(
     ctx: typer.Context,
     config: Path,
@@ -239,30 +277,15 @@ def _run_loaded(
     """`arena run` once its config is loaded (`arena sprt` builds one from its options)."""
     from rich.text import Text
 
-    from arena.base import config as config_module
-    from arena.tournaments import tournament
     from arena.tournaments.executors import default_jobs, make_executor
 
-    try:
-        for warning in config_module.rule_warnings(settings):
-            err.print(f"warning: {config}: {warning}", markup=False, soft_wrap=True)
-        address = scheduler or settings.tournament.scheduler  # matches on a Dask cluster
-        if address is not None and jobs is not None:
-            raise ConfigError(
-                "--jobs and --scheduler: give one (a cluster plays as many matches at once as it has worker threads)"
-            )
-        settings = _decide_sandbox(config, settings)
-        plan = tournament.prepare(config, settings, seats, resume=resume)
-    except ConfigError as error:
-        fail(str(error), 2)
-    except ArenaError as error:
-        fail(f"arena error: {error}", 1)
+    plan, cluster = _prepared(
+        ctx, config, settings, seats, jobs=jobs, resume=resume, scheduler=scheduler
+    )
     shutdown.install_graceful()  # SIGINT, SIGTERM, SIGHUP: stop the matches, keep every finished one
-    missing = len(plan.missing())
+    missing = plan.games - len(plan.done)
     workers = max(1, min(jobs or default_jobs(), missing))
     executor: Callable[[], MatchExecutor] = lambda: make_executor(workers)
-    # Matches on a Dask cluster (arena/tournaments/cluster.py, docs/cluster.md).
-    cluster = _open_cluster(ctx, address, settings, seats) if address is not None else None
     if cluster is not None:
         workers, executor = max(1, min(cluster.slots, missing)), cluster.executor
     cwd = Path.cwd()
@@ -386,6 +409,16 @@ def _open_cluster(ctx: typer.Context, address: str, settings: Any, seats: Any) -
     except ClusterError as error:
         fail(str(error), 2)
     return cluster
+
+
+def _warn_skipped(plan: Tournament) -> None:
+    """Results lines read back but not believed: one line, so nobody wonders why they replay."""
+    from arena.ui.terminal import inert
+
+    if plan.skipped:
+        more = f" (and {len(plan.skipped) - 1} more)" if len(plan.skipped) > 1 else ""
+        text = f"warning: {plan.results_path}: {len(plan.skipped)} results line(s) not believed, their matches play again: {plan.skipped[0]}{more}"
+        err.print(inert(text, 2000), soft_wrap=True)
 
 
 def _print_header(plan: Tournament, workers: int, missing: int) -> None:

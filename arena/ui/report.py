@@ -30,9 +30,11 @@ import orjson
 from arena.base import files
 from arena.base.errors import ArenaError, ConfigError, ReplayError, WriteError
 from arena.replays import replay as replay_module
+from arena.tournaments import results as results_file
 from arena.tournaments import summary as summary_module
+from arena.tournaments.results import RESULTS
 from arena.tournaments.summary import Entry, Summary
-from arena.tournaments.tournament import RESULTS, STANDINGS, Tournament, read_results
+from arena.tournaments.tournament import STANDINGS, Tournament
 from arena.ui import viewer
 
 REPORT = "report.html"
@@ -135,7 +137,7 @@ def build(
         raise ConfigError(
             f"{folder}: no {RESULTS} in it (is it the replays folder of a tournament?)"
         )
-    lines = read_results(results)
+    lines = [line.model_dump(mode="json") for line in results_file.read(results).lines]
     known = summary_module.tournaments_in(lines)
     if not known:
         raise ConfigError(f"{results}: no results line in it")
@@ -271,7 +273,7 @@ class LiveReport:
             seed=plan.seed,
             seats=plan.schedule.seats,
             duplicate=plan.schedule.duplicate,
-            complete=not plan.missing() if not live else False,
+            complete=next(plan.missing(), None) is None if not live else False,
             **_page_facts(plan.folder, self.path, str(plan.folder)),
             live=live,
         )

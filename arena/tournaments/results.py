@@ -1,0 +1,282 @@
+"""`results.jsonl`: one line per recorded match, written by one run at a time, read back with doubt.
+
+    lock = Lock.take(folder)                 # one writer per folder; exit 2 for a second
+    found = read(folder / RESULTS)           # shape-checked lines, and what was skipped
+    append(folder / RESULTS, [line])          # flushed and fsynced, never through a link
+
+Everything read back is untrusted (a participant without a sandbox, or a person, may have
+edited the file): a line is checked with `ResultLine`, the model that writes it, and a line
+counts for a tournament only when the replay it names is a file the arena wrote for that
+tournament, run and match, with the same result (`confirmed`). What fails is skipped and
+counted, each with a one-line reason, never believed and never a traceback.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import re
+import stat
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, ClassVar
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from arena.base.errors import ArenaError, ConfigError, WriteError
+from arena.engine.match import Outcome
+
+RESULTS = "results.jsonl"
+LOCK = ".results.lock"
+MAX_LINE = 1 << 20  # a results line is a few hundred bytes; a longer one is not ours
+MAX_REPLAY = 1 << 30  # a replay file larger than this is not read back
+STAMP = re.compile(r"\d{8}-\d{6}")
+REPLAY_NAME = re.compile(r"[A-Za-z0-9._-]{1,250}\.json")
+
+Count = Annotated[int, Field(ge=0)]
+
+
+class ResultLine(BaseModel):
+    """One line of `results.jsonl` (keys as in the file). Keys other helpers add are kept."""
+
+    model_config = ConfigDict(extra="allow", strict=True, frozen=True, allow_inf_nan=False)
+
+    tournament: Annotated[str, Field(pattern=r"^[0-9a-f]{16}$")]
+    run: Annotated[str, Field(pattern=r"^\d{8}-\d{6}-[0-9a-f]{6}$")]
+    stamp: Annotated[str, Field(pattern=r"^\d{8}-\d{6}$")]
+    seed: int
+    game: Count
+    seating: list[Annotated[str, Field(min_length=1, max_length=1000)]]
+    seats: list[Count]
+    group: Count
+    rotation: Count
+    matchSeed: int
+    dealSeed: int
+    outcome: Annotated[Outcome, Field(strict=False)]  # read from its JSON string
+    scores: list[Count]
+    ranks: list[Annotated[int, Field(ge=1)]]
+    faults: list[dict[str, Count]]
+    invalidAsks: list[Count] = []
+    seconds: Annotated[float, Field(ge=0)]
+    replay: Annotated[str, Field(pattern=REPLAY_NAME.pattern)]
+
+    def problem(self) -> str | None:
+        """What makes the line inconsistent in itself, or None."""
+        seats = len(self.seating)
+        if not seats >= 2 or any(
+            len(part) != seats for part in (self.seats, self.scores, self.ranks)
+        ):
+            return "seating, seats, scores and ranks must have one entry per seat"
+        if len(self.faults) not in (0, seats):
+            return "faults must have one entry per seat"
+        places = [1 + sum(other > score for other in self.scores) for score in self.scores]
+        if self.outcome is not Outcome.INTERRUPTED and self.ranks != places:
+            return f"ranks {self.ranks} do not follow from scores {self.scores}"
+        return None
+
+
+@dataclass
+class ResultsFile:
+    """The lines of a results file that have the right shape, and why the others were skipped."""
+
+    lines: list[ResultLine] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # "line N: why", one per skipped line
+
+    def summary(self, path: Path) -> str | None:
+        """One line for the terminal, or None when nothing was skipped."""
+        if not self.skipped:
+            return None
+        more = f" (and {len(self.skipped) - 1} more)" if len(self.skipped) > 1 else ""
+        return f"{path}: {len(self.skipped)} line(s) skipped, not believed: {self.skipped[0]}{more}"
+
+
+def read(path: Path) -> ResultsFile:
+    """Every line of a results file checked with `ResultLine`. A missing file has no lines.
+
+    Raises ArenaError when the file cannot be read, or is a link or not a regular file.
+    """
+    found = ResultsFile()
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return found
+    except OSError as error:
+        raise ArenaError(f"cannot read {path}: {_why(error)}") from None
+    with os.fdopen(handle, "rb") as file:
+        if not _is_regular(file.fileno()):
+            raise ArenaError(f"cannot read {path}: not a regular file")
+        for number, raw in enumerate(_lines(file), start=1):
+            if not raw.strip():
+                continue
+            line, why = _parse(raw)
+            if line is None:
+                found.skipped.append(f"line {number}: {why}")
+            else:
+                found.lines.append(line)
+    return found
+
+
+def _lines(file: Any) -> Iterator[bytes]:
+    """The file's lines, each cut at MAX_LINE bytes (a longer one is then not JSON)."""
+    while True:
+        raw = file.readline(MAX_LINE + 1)
+        if not raw:
+            return
+        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+            while (rest := file.readline(MAX_LINE)) and not rest.endswith(b"\n"):
+                pass
+            yield raw[:MAX_LINE]
+            continue
+        yield raw
+
+
+def _parse(raw: bytes) -> tuple[ResultLine | None, str]:
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None, "not JSON (cut short by a crash?)"
+    if not isinstance(data, dict):
+        return None, "not a JSON object"
+    try:
+        line = ResultLine.model_validate(data)
+    except ValidationError as error:
+        problem = error.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in problem["loc"]) or "(line)"
+        return None, f"{where}: {problem['msg']}"
+    problem_text = line.problem()
+    if problem_text is not None:
+        return None, problem_text
+    return line, ""
+
+
+def confirmed(line: ResultLine, folder: Path) -> str | None:
+    """Why the line does not stand for a replay the arena wrote for its tournament, run and
+    match with the same result; None when it does. Reads the replay (never through a link)."""
+    path = folder / line.replay
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as error:
+        return f"its replay {line.replay}: {_why(error)}"
+    with os.fdopen(handle, "rb") as file:
+        if not _is_regular(file.fileno()) or os.fstat(file.fileno()).st_size > MAX_REPLAY:
+            return f"its replay {line.replay} is not a replay file"
+        try:
+            document = orjson.loads(file.read())
+        except (orjson.JSONDecodeError, OSError):
+            return f"its replay {line.replay} is not JSON"
+    if not isinstance(document, dict):
+        return f"its replay {line.replay} is not a replay"
+    tournament = document.get("tournament")
+    result = document.get("result")
+    recorded = (
+        tournament.get("id") if isinstance(tournament, dict) else None,
+        tournament.get("run") if isinstance(tournament, dict) else None,
+        document.get("game"),
+        [p.get("name") for p in document.get("players") or [] if isinstance(p, dict)],
+        result.get("outcome") if isinstance(result, dict) else None,
+        result.get("scores") if isinstance(result, dict) else None,
+        result.get("ranks") if isinstance(result, dict) else None,
+    )
+    claimed = (
+        line.tournament,
+        line.run,
+        line.game,
+        line.seating,
+        str(line.outcome),
+        line.scores,
+        line.ranks,
+    )
+    if recorded != claimed:
+        return f"its replay {line.replay} records another match or result"
+    return None
+
+
+def append(path: Path, lines: Sequence[Mapping[str, Any]]) -> None:
+    """Append lines, flushed and fsynced before this returns (one write); never through a
+    symbolic link. Raises WriteError."""
+    if not lines:
+        return
+    data = b"".join(orjson.dumps(line) + b"\n" for line in lines)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(handle, "ab") as file:
+            if not _is_regular(file.fileno()):
+                raise WriteError(f"cannot write {path}: not a regular file")
+            if file.tell() > 0 and not _ends_with_newline(file.fileno()):
+                data = b"\n" + data  # after a line cut short by a crash: start afresh
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+    except OSError as error:
+        raise WriteError(f"cannot write {path}: {_why(error)}") from None
+
+
+def _ends_with_newline(fd: int) -> bool:
+    size = os.fstat(fd).st_size
+    return size == 0 or os.pread(fd, 1, size - 1) == b"\n"
+
+
+class Lock:
+    """One writer per replays folder: a lock the kernel frees when its holder dies, so a killed
+    run never blocks `--resume`. Within one process it may be taken again (the process is still
+    the one writer); it is freed when every taker has released it, or the process ends."""
+
+    _held: ClassVar[dict[str, list[int]]] = {}  # folder -> [descriptor, takers]
+
+    def __init__(self, key: str) -> None:
+        self._key: str | None = key
+
+    @classmethod
+    def take(cls, folder: Path) -> Lock:
+        """Raises ConfigError (exit 2) naming the holder when another process holds it."""
+        key = str(folder.resolve())
+        if key in cls._held:
+            cls._held[key][1] += 1
+            return cls(key)
+        path = folder / LOCK
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            handle = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError as error:
+            raise WriteError(f"cannot lock {path}: {_why(error)}") from None
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(handle, 32, 0).decode("ascii", "replace").strip()
+            os.close(handle)
+            who = f"arena process {holder}" if holder.isdigit() else "another arena process"
+            raise ConfigError(
+                f"{folder}: {who} is writing into this replays folder; wait for it to end, "
+                "or give this run another `replays` folder"
+            ) from None
+        os.ftruncate(handle, 0)
+        os.pwrite(handle, f"{os.getpid()}\n".encode(), 0)
+        cls._held[key] = [handle, 1]
+        return cls(key)
+
+    def release(self) -> None:
+        if self._key is None:
+            return
+        held = self._held[self._key]
+        held[1] -= 1
+        if held[1] == 0:
+            os.close(held[0])  # closing the descriptor frees the lock
+            del self._held[self._key]
+        self._key = None
+
+
+def _is_regular(fd: int) -> bool:
+    return stat.S_ISREG(os.fstat(fd).st_mode)
+
+
+def _why(error: OSError) -> str:
+    if error.errno == errno.ELOOP:
+        return "is a symbolic link; the arena does not follow it"
+    return error.strerror or str(error)
+
+
+__all__ = ["LOCK", "RESULTS", "Lock", "ResultLine", "ResultsFile", "append", "confirmed", "read"]

@@ -1,0 +1,207 @@
+"""results.jsonl is untrusted: lines are checked, confirmed by their replays, or not believed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.tournaments import results
+from arena.tournaments.standings import MatchResult, Standings
+
+CONFIG = """seed = 7
+games = {games}
+[tournament]
+seats = 2
+duplicate = true
+inProcessBots = true
+[[participants]]
+name = "ann"
+bot = "easy"
+[[participants]]
+name = "bob"
+bot = "random"
+[[participants]]
+name = "cy"
+bot = "medium"
+"""
+
+
+def _arena(folder: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+
+
+def _config(folder: Path, games: int) -> Path:
+    path = folder / "config.toml"
+    path.write_text(CONFIG.format(games=games), encoding="utf-8")
+    return path
+
+
+def _lines(folder: Path) -> list[dict[str, Any]]:
+    text = (folder / "replays" / "results.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _standings(folder: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(
+        (folder / "replays" / "standings.json").read_text(encoding="utf-8")
+    )
+    return data
+
+
+def _append(folder: Path, *lines: Any) -> None:
+    with open(folder / "replays" / "results.jsonl", "a", encoding="utf-8") as file:
+        file.writelines(
+            (line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines
+        )
+
+
+def test_a_forged_stamp_never_names_a_file_outside_the_folder(tmp_path: Path) -> None:
+    _config(tmp_path, 4)
+    assert _arena(tmp_path, "run", "config.toml", "--games", "2", "--quiet").returncode == 0
+    forged = dict(_lines(tmp_path)[-1], game=3, stamp="../escaped/PWNED")
+    _append(tmp_path, forged, dict(forged, stamp="/tmp/PWNED-abs", game=2))
+    done = _arena(tmp_path, "run", "config.toml", "--resume", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert "2 results line(s) not believed" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "escaped").exists() and not Path("/tmp/PWNED-abs").exists()
+    assert sorted(p.parent for p in tmp_path.rglob("*-g000*.json")) == [tmp_path / "replays"] * 4
+
+
+def test_well_formed_forged_lines_are_not_believed(tmp_path: Path) -> None:
+    _config(tmp_path, 6)
+    assert _arena(tmp_path, "run", "config.toml", "--games", "2", "--quiet").returncode == 0
+    real = _lines(tmp_path)
+    # A rival credits itself with wins in matches not yet played, and rewrites a played one.
+    forged = []
+    for game in range(2, 6):
+        line = dict(real[0], game=game)
+        line["scores"], line["ranks"] = [13, 0], [1, 2]
+        forged.append(line)
+    rewritten = dict(real[1], scores=[13, 0], ranks=[1, 2])
+    _append(tmp_path, *forged)
+    lines_before = len(_lines(tmp_path))
+    done = _arena(tmp_path, "run", "config.toml", "--resume", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert "4 results line(s) not believed" in done.stderr
+    after = _lines(tmp_path)
+    assert len(after) == lines_before + 4  # games 2..5 were played for real
+    played = {line["game"]: line for line in after if line not in forged}
+    assert sorted(played) == list(range(6))
+    standings = _standings(tmp_path)
+    assert standings["matches"] == 6
+    wins = {row["name"]: row["wins"] for row in standings["participants"]}
+    real_wins = sum(1.0 for line in played.values() for rank in line["ranks"] if rank == 1)
+    assert sum(wins.values()) == pytest.approx(real_wins)
+    # The rewritten line of a played match changes nothing either: its replay says otherwise.
+    _append(tmp_path, rewritten)
+    assert (
+        results.confirmed(results.ResultLine.model_validate(rewritten), tmp_path / "replays")
+        is not None
+    )
+
+
+@pytest.mark.parametrize(
+    "junk",
+    [
+        {"tournament": "0123456789abcdef", "run": 5, "game": 1},
+        "not json at all",
+        "[1, 2, 3]",
+        '{"tournament": null}',
+        "NaN",
+        "x" * (2 << 20),
+    ],
+)
+def test_junk_lines_are_skipped_with_a_reason(tmp_path: Path, junk: Any) -> None:
+    _config(tmp_path, 3)
+    assert _arena(tmp_path, "run", "config.toml", "--games", "1", "--quiet").returncode == 0
+    first = _lines(tmp_path)[0]
+    broken = dict(first, game=1)
+    broken.pop("seating")
+    _append(tmp_path, junk, broken, dict(first, game=2, ranks=["x", None]), dict(first, run=5))
+    done = _arena(tmp_path, "run", "config.toml", "--resume", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "not believed" in done.stderr
+    assert _standings(tmp_path)["matches"] == 3
+
+
+def test_a_results_file_that_is_a_link_is_not_followed(tmp_path: Path) -> None:
+    _config(tmp_path, 2)
+    (tmp_path / "replays").mkdir()
+    target = tmp_path / "elsewhere.jsonl"
+    target.write_text("", encoding="utf-8")
+    (tmp_path / "replays" / "results.jsonl").symlink_to(target)
+    done = _arena(tmp_path, "run", "config.toml", "--quiet")
+    assert done.returncode == 2
+    assert "symbolic link" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert target.read_text(encoding="utf-8") == ""
+    assert not list((tmp_path / "replays").glob("*.json"))
+
+
+def test_one_writer_per_folder_and_a_killed_run_frees_it(tmp_path: Path) -> None:
+    _config(tmp_path, 100000)
+    first = subprocess.Popen(
+        [sys.executable, "-m", "arena", "run", "config.toml", "--jobs", "1", "--quiet"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "replays" / "results.jsonl").exists():
+            assert time.monotonic() < deadline, "the first run never recorded a match"
+            time.sleep(0.1)
+        second = _arena(tmp_path, "run", "config.toml", "--resume", "--quiet")
+        assert second.returncode == 2
+        assert f"arena process {first.pid} is writing into this replays folder" in second.stderr
+        # Memory stays small although 100,000 matches are configured: the schedule is lazy.
+        rss_kib = int(
+            next(
+                line
+                for line in Path(f"/proc/{first.pid}/status").read_text().splitlines()
+                if line.startswith("VmRSS")
+            ).split()[1]
+        )
+        assert rss_kib < 400_000
+    finally:
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait(10)
+    resumed = _arena(
+        tmp_path,
+        "run",
+        "config.toml",
+        "--resume",
+        "--games",
+        str(len(_lines(tmp_path)) + 2),
+        "--quiet",
+    )
+    assert resumed.returncode == 0, resumed.stderr
+
+
+def test_standings_list_only_the_pairs_that_met() -> None:
+    names = [f"p{i}" for i in range(3000)]
+    matches = [
+        MatchResult(game=i, names=(names[2 * i], names[2 * i + 1]), scores=(7, 6), places=(1, 2))
+        for i in range(1500)
+    ]
+    document = Standings.of(names, matches).as_json()
+    assert len(document["pairwise"]) == 3000  # each pair both ways, not 3000 × 2999
+    assert {(p["first"], p["second"]) for p in document["pairwise"]} == {
+        pair for m in matches for pair in ((m.names[0], m.names[1]), (m.names[1], m.names[0]))
+    }
