@@ -24,7 +24,7 @@ import orjson
 
 from arena.base import config as config_module
 from arena.referee.seating import participant_env
-from arena.tournaments.runner import play_game
+from arena.tournaments.runner import play_one_match
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,7 +46,7 @@ def arena_round(path: Path, folder: Path, stamp: str) -> tuple[float, list[Path]
     assert config.seed is not None
     began = time.perf_counter()
     replays = [
-        play_game(
+        play_one_match(
             config, seats, game=game, seed=config.seed + game, folder=folder, stamp=stamp
         ).replay
         for game in range(config.games)

@@ -4,7 +4,7 @@
     python bench/hostile.py memory       # floods only
     python bench/hostile.py time         # silence only
 
-Every scenario is one real match (`runner.play_game`, a subprocess per seat) against the
+Every scenario is one real match (`runner.play_one_match`, a subprocess per seat) against the
 random bot, played in a fresh Python process so that its peak RSS (`ru_maxrss`) is its own.
 The floor is the same match between two random bots, measured in the same run.
 
@@ -86,7 +86,7 @@ def one_match(hostile: list[str] | None, limits: dict[str, Any]) -> dict[str, An
         (folder / "config.toml").write_text(text)
         config, seats = config_module.load(folder / "config.toml")
         began = time.monotonic()
-        played = runner.play_game(
+        played = runner.play_one_match(
             config, seats, game=0, seed=11, folder=folder / "replays", stamp="bench"
         )
         seconds = time.monotonic() - began

@@ -151,7 +151,7 @@ def play(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
         path = write_config(tmp_path, command, limits or {}, seats)
         config, resolved = config_module.load(path)
         began = time.monotonic()
-        played = runner.play_game(
+        played = runner.play_one_match(
             config, resolved, game=0, seed=7, folder=tmp_path / "replays", stamp="t"
         )
         seconds = time.monotonic() - began
@@ -408,7 +408,9 @@ def test_every_seat_silent_ends_stalled(tmp_path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
     config, seats = config_module.load(path)
     began = time.monotonic()
-    played = runner.play_game(config, seats, game=0, seed=3, folder=tmp_path / "replays", stamp="t")
+    played = runner.play_one_match(
+        config, seats, game=0, seed=3, folder=tmp_path / "replays", stamp="t"
+    )
     assert time.monotonic() - began < 3 * 0.3 + 2.0
     data = replay.read(played.replay)
     assert replay.verify(data) is None

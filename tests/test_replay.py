@@ -12,7 +12,7 @@ import pytest
 
 from arena.base import config as config_module
 from arena.replays.replay import verify
-from arena.tournaments.runner import play_game
+from arena.tournaments.runner import play_one_match
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +24,7 @@ def replay(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         '[[participants]]\nname = "a"\nbot = "easy"\n[[participants]]\nname = "b"\nbot = "random"\n'
     )
     config, seats = config_module.load(path)
-    played = play_game(config, seats, game=0, seed=11, folder=folder / "replays", stamp="t")
+    played = play_one_match(config, seats, game=0, seed=11, folder=folder / "replays", stamp="t")
     data: dict[str, Any] = json.loads(played.replay.read_text())
     return data
 

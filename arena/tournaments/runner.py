@@ -7,7 +7,7 @@
 `play_task` is what an executor runs (a local process pool, or Dask later): the task is a
 small picklable object, and the returned `MatchPlayed` holds everything the client needs (the
 replay document as bytes, the stderr logs, the result), so a worker that dies costs only a
-retry and no file is ever written twice. `play_game` is the one-call form for a single match.
+retry and no file is ever written twice. `play_one_match` is the one-call form for a single match.
 Nothing here prints.
 """
 
@@ -78,7 +78,7 @@ class MatchPlayed:
 
 
 @dataclass(frozen=True)
-class PlayedGame:
+class RecordedMatch:
     """What a finished match tells the run: where its replay is and how it ended."""
 
     game: int
@@ -91,10 +91,10 @@ class PlayedGame:
     replay: Path
 
 
-class GameInterrupted(Exception):
+class MatchStopped(Exception):
     """Ctrl-C during a match; its replay, marked interrupted, is at `played.replay`."""
 
-    def __init__(self, played: PlayedGame) -> None:
+    def __init__(self, played: RecordedMatch) -> None:
         super().__init__("interrupted")
         self.played = played
 
@@ -295,7 +295,7 @@ def write_replay(folder: Path, stamp: str, played: MatchPlayed) -> Path:
     return replay.write(folder, stem, played.document, played.logs)
 
 
-def play_game(
+def play_one_match(
     config: Config,
     seats: Sequence[Seat],
     *,
@@ -305,11 +305,11 @@ def play_game(
     stamp: str,
     in_process_bots: bool = False,
     deal_seed: int | None = None,
-) -> PlayedGame:
+) -> RecordedMatch:
     """Play one match with `seats` in seat order, here, and write its replay.
 
     `deal_seed` (default `seed`) picks the shuffle and starting seat, so that duplicate deals
-    can share one. Raises GameInterrupted (replay written) on Ctrl-C, WriteError if the
+    can share one. Raises MatchStopped (replay written) on Ctrl-C, WriteError if the
     replay cannot be written.
     """
     task = MatchTask(
@@ -322,7 +322,7 @@ def play_game(
     )
     played = play_task(task)
     path = write_replay(folder, stamp, played)
-    summary = PlayedGame(
+    summary = RecordedMatch(
         played.game,
         played.seed,
         played.names,
@@ -333,5 +333,5 @@ def play_game(
         path,
     )
     if played.interrupted:
-        raise GameInterrupted(summary)
+        raise MatchStopped(summary)
     return summary
