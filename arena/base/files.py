@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import tempfile
 from pathlib import Path
 
@@ -96,3 +97,43 @@ def _reason(folder: Path, error: OSError) -> str:
         blocker = next((part for part in (folder, *folder.parents) if part.exists()), folder)
         return f"{blocker} is a file, not a folder"
     return error.strerror or str(error)
+
+
+class UnreadableFile(Exception):
+    """A file that is not a regular file within its size cap; the message says which."""
+
+
+def read_capped(path: Path, cap: int) -> bytes:
+    """The bytes of the regular file `path`, at most `cap` of them.
+
+    Opened without blocking (a FIFO never blocks the arena) and checked with fstat on the open
+    descriptor, so a folder, a device (/dev/zero) or a pipe is refused before anything is read.
+    Raises FileNotFoundError, UnreadableFile (a one-line reason, without the path) or OSError.
+    """
+    handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        status = os.fstat(handle)
+        if not stat.S_ISREG(status.st_mode):
+            raise UnreadableFile(f"not a regular file (a {_kind(status.st_mode)})")
+        if status.st_size > cap:
+            raise UnreadableFile(f"{status.st_size} bytes, over the limit of {_size(cap)}")
+        chunks: list[bytes] = []
+        total = 0
+        while chunk := os.read(handle, min(1 << 20, cap + 1 - total)):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > cap:  # it grew while being read
+                raise UnreadableFile(f"over the limit of {_size(cap)}")
+        return b"".join(chunks)
+    finally:
+        os.close(handle)
+
+
+def _kind(mode: int) -> str:
+    kinds = ((stat.S_ISDIR, "folder"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISCHR, "character device"),
+             (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket"))
+    return next((name for test, name in kinds if test(mode)), "special file")
+
+
+def _size(count: int) -> str:
+    return f"{count >> 20} MiB" if count >= 1 << 20 and count % (1 << 20) == 0 else f"{count} bytes"

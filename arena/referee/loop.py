@@ -19,6 +19,7 @@ and the match ends the same way.
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
 from collections import Counter
@@ -244,10 +245,18 @@ def with_rule_faults(
         kind = exchange.message["type"]
         reply = exchange.reply
         if kind in ("go-fish", "pick-up") and reply is not NO_REPLY and not is_pond_number(reply):
-            shown = orjson.dumps(reply).decode()[:80] if reply is not None else "null"
+            shown = _json_text(reply)[:80]
             detail = f"a {kind} reply must be a pond index (a number), got {shown}: it counts as 0"
             found.append(SeatFault(exchange.seat, at, Fault(FaultKind.BAD_POND_INDEX, detail)))
     return sorted(found, key=lambda fault: fault.at)  # stable: equal `at` keep their order
+
+
+def _json_text(reply: Any) -> str:
+    """A reply as JSON text, whatever it holds (a bot may send a lone surrogate, written `\\udXXX`)."""
+    try:
+        return orjson.dumps(reply).decode()
+    except (orjson.JSONEncodeError, TypeError):
+        return json.dumps(reply, default=repr)
 
 
 def replay_transcript(

@@ -15,13 +15,21 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import orjson
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic.json_schema import WithJsonSchema
 
 from arena import __version__
 from arena.base.config import DeckSection, LimitsSection, RulesSection, engine_rules
 from arena.base.errors import ReplayError
-from arena.base.files import safe_part, write_new
+from arena.base.files import UnreadableFile, read_capped, safe_part, write_new
 from arena.engine.cards import new_pack
 from arena.engine.match import MatchSetup, Outcome
 from arena.engine.views import Message
@@ -30,6 +38,10 @@ from arena.seats.recorded import Recording
 from arena.seats.replies import Exchange
 
 FORMAT = "gofish-arena-replay/1"
+# The largest replay read back (docs/hostile.md): far above any match the limits allow (a
+# seat's replies are capped at 8 MiB by default), far below what would exhaust memory.
+REPLAY_LIMIT = 256 << 20
+SEATS_LIMIT = 64  # the most seats a match can have (the config's limit)
 
 
 def one_of(values: type[StrEnum], title: str | None = None) -> WithJsonSchema:
@@ -55,7 +67,14 @@ class FaultModel(_Model):
     kind: str
     detail: str
     raw: str | None = None
-    exitCode: int | None = None
+    exitCode: StrictInt | None = None
+
+
+class SeatFaultModel(FaultModel):
+    """One of the replay's `faults`: which seat, at which message of the transcript."""
+
+    seat: StrictInt
+    at: Annotated[StrictInt, Field(ge=0)]
 
 
 class EntryModel(_Model):
@@ -68,15 +87,30 @@ class EntryModel(_Model):
 
 
 class PlayerModel(_Model):
-    seat: int
+    seat: StrictInt
     name: str
     command: list[str]
+
+    @field_validator("name")
+    @classmethod
+    def _encodable(cls, name: str) -> str:
+        if any("\ud800" <= character <= "\udfff" for character in name):
+            raise ValueError("a lone surrogate is not a character of a name")
+        return name
 
 
 class ResultModel(_Model):
     outcome: Annotated[Outcome, one_of(Outcome, "Outcome")]
-    scores: list[int]
-    ranks: list[int]
+    scores: list[Annotated[StrictInt, Field(ge=0)]]
+    ranks: list[Annotated[StrictInt, Field(ge=1)]]
+
+
+class ForkOriginModel(_Model):
+    """Where a forked replay leaves its source (`fork`)."""
+
+    at: Annotated[StrictInt, Field(ge=0)]
+    source: str
+    replaced: list[dict[str, Any]] = []
 
 
 class ConfigModel(_Model):
@@ -90,12 +124,33 @@ class ReplayModel(_Model):
 
     format: str
     config: ConfigModel
-    seed: int | None
-    players: list[PlayerModel]
-    startingPlayer: int
+    seed: StrictInt | None
+    players: Annotated[list[PlayerModel], Field(min_length=1, max_length=SEATS_LIMIT)]
+    startingPlayer: StrictInt
     deck: list[CardModel]
     transcript: list[EntryModel]
     result: ResultModel
+    faults: list[SeatFaultModel] = []
+    faultCounts: list[dict[str, StrictInt]] | None = None
+    fork: ForkOriginModel | None = None
+
+    @model_validator(mode="after")
+    def _seats_agree(self) -> ReplayModel:
+        """Every seat number the file gives is one of its players'."""
+        seats = len(self.players)
+        for index, player in enumerate(self.players):
+            if player.seat != index:
+                raise ValueError(f"players[{index}].seat is {player.seat}, not {index}")
+        if not 0 <= self.startingPlayer < seats:
+            raise ValueError(f"startingPlayer: {self.startingPlayer} is not a seat (0..{seats - 1})")
+        for key, values in (("scores", self.result.scores), ("ranks", self.result.ranks)):
+            if len(values) != seats:
+                raise ValueError(f"result.{key}: {len(values)} values for {seats} players")
+        for where, seat in [*((f"transcript[{n}].seat", e.seat) for n, e in enumerate(self.transcript)),
+                            *((f"faults[{n}].seat", f.seat) for n, f in enumerate(self.faults))]:
+            if not 0 <= seat < seats:
+                raise ValueError(f"{where}: {seat} is not a seat (0..{seats - 1})")
+        return self
 
 
 def build(
@@ -189,20 +244,38 @@ def write(folder: Path, stem: str, document: bytes, logs: Sequence[str]) -> Path
 
 
 def read(path: Path) -> dict[str, Any]:
-    """Load and check the shape of a replay file. Raises ReplayError."""
+    """Load and check the shape of a replay file (a file anyone may have edited).
+
+    Raises ReplayError, one line naming the file and the key: a file that is not a regular
+    file under REPLAY_LIMIT, not JSON (NaN and Infinity are not JSON), nested too deeply, or
+    not shaped as the arena writes replays (`ReplayModel`).
+    """
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(read_capped(path, REPLAY_LIMIT), parse_constant=_no_constant)
     except FileNotFoundError:
         raise ReplayError(f"{path}: no such file") from None
-    except (OSError, ValueError) as error:
+    except UnreadableFile as error:
+        raise ReplayError(f"{path}: {error}") from None
+    except RecursionError:
+        raise ReplayError(f"{path}: not a JSON replay: nested too deeply") from None
+    except OSError as error:
+        raise ReplayError(f"{path}: cannot read: {error.strerror or error}") from None
+    except ValueError as error:
         raise ReplayError(f"{path}: not a JSON replay: {error}") from None
     try:
         ReplayModel.model_validate(data)
     except ValidationError as error:
         problem = error.errors(include_url=False)[0]
         where = ".".join(str(part) for part in problem["loc"])
-        raise ReplayError(f"{path}: {where}: {problem['msg']}") from None
+        message = str(problem["msg"]).removeprefix("Value error, ")
+        raise ReplayError(f"{path}: {where + ': ' if where else ''}{message}") from None
+    except RecursionError:
+        raise ReplayError(f"{path}: not a JSON replay: nested too deeply") from None
     return data  # type: ignore[no-any-return]
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def setup_of(replay: dict[str, Any]) -> MatchSetup:

@@ -728,8 +728,8 @@ def replay_verify(
             difference = replay_module.verify(data)
         except ReplayError as error:
             problem = str(error)
-        except (KeyError, TypeError, ValueError) as error:
-            problem = f"{file}: malformed replay: {error}"
+        except _MALFORMED as error:
+            problem = _malformed(file, error)
         else:
             problem = None if difference is None else f"{file}: differs: {difference}"
         if problem is not None:
@@ -770,13 +770,15 @@ def replay_show(
     try:
         data = replay_module.read(file)
     except ReplayError as error:
-        fail(str(error), 1)
+        fail(str(error), 2)
     if seat is not None and not 0 <= seat < len(data["players"]):
         fail(f"--seat {seat}: the replay has seats 0..{len(data['players']) - 1}", 2)
     try:
         out.print(show.render(data, seat))
     except ReplayError as error:
-        fail(f"{file}: {error}", 1)
+        fail(f"{file}: {error}", 2)
+    except _MALFORMED as error:
+        fail(_malformed(file, error), 2)
 
 
 @replay_app.command("fork")
@@ -811,6 +813,8 @@ def replay_fork(
         fail(str(error), 2)
     except ArenaError as error:
         fail(str(error), 1)
+    except _MALFORMED as error:
+        fail(_malformed(file, error), 2)
     result = forked.record.result
     scores = ", ".join(
         f"{name} {score}"
@@ -830,22 +834,36 @@ def replay_html(
     """One self-contained page that steps through the match (works offline, from file://)."""
     from rich.text import Text
 
+    from arena.base.files import replace
     from arena.replays import replay as replay_module
     from arena.ui import viewer
 
     try:
         data = replay_module.read(file)  # its errors name the file already
     except ReplayError as error:
-        fail(str(error), 1)
+        fail(str(error), 2)
     try:
         page = viewer.render(data, title=f"Go Fish replay: {file.name}")
     except ReplayError as error:
-        fail(f"{file}: {error}", 1)
+        fail(f"{file}: {error}", 2)
+    except _MALFORMED as error:
+        fail(_malformed(file, error), 2)
     try:
-        output.write_text(page, encoding="utf-8")
-    except OSError as error:
-        fail(f"cannot write {output}: {error}", 1)
+        # A complete new file or none: a previous page stays whole until the new one is.
+        replace(output, page.encode("utf-8", "backslashreplace"))
+    except ArenaError as error:
+        fail(str(error), 1)
     out.print(Text(f"wrote {output}"))
+
+
+# What a replay that passed `read` may still raise deep in a renderer when a hand edited it
+# into something the arena never writes: reported as one line naming the file, never a traceback.
+_MALFORMED = (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError)
+
+
+def _malformed(file: Path, error: BaseException) -> str:
+    detail = f"{type(error).__name__}: {error}" if isinstance(error, KeyError) else str(error)
+    return f"{file}: malformed replay: {detail or type(error).__name__}"
 
 
 @app.command()
@@ -986,6 +1004,10 @@ def main() -> None:
     # The arena uses no pydantic plugin: looking for some reads every installed package's
     # metadata, a third of the start-up of `arena replay verify`.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    # A lone surrogate a bot wrote (kept in its replay) is printed as `\udXXX`, not a crash.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     shutdown.guard_stdout()  # a closed or full stdout costs the output, never a match
     shutdown.install_immediate()  # until a command installs its own (`run`)
     try:

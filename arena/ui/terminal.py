@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.text import Text
 
-# C0 and C1 control characters (ESC among them), DEL, bidirectional marks and overrides, and
-# the Unicode line and paragraph separators.
+# C0 and C1 control characters (ESC among them), DEL, invisible and bidirectional marks and
+# overrides (U+200B-U+200F, U+202A-U+202E, U+2060-U+2069, the BOM U+FEFF), the Unicode line and
+# paragraph separators, and lone surrogates (a bot's reply may hold one; no encoding takes it).
 _CONTROL = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+    "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]"
 )
 
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -19,11 +20,20 @@ _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 def printable(text: str, limit: int = 80) -> str:
     """`text` with a newline, CR or tab written as `\\n`, `\\r`, `\\t` (they matter in a reply),
-    every other control character as `?`, cut to `limit`."""
-    cleaned = _CONTROL.sub(lambda found: _ESCAPES.get(found.group(), "?"), text)
+    every other C0/C1 control character as `?`, an invisible or direction-changing character or a
+    lone surrogate as `\\uXXXX`, cut to `limit`."""
+    cleaned = _CONTROL.sub(_visible, text)
     if len(cleaned) > limit:
         cleaned = cleaned[: limit - 1] + "…"
     return cleaned
+
+
+def _visible(found: re.Match[str]) -> str:
+    character = found.group()
+    if character in _ESCAPES:
+        return _ESCAPES[character]
+    # C0, C1 and DEL as `?` (what they are is noise); the invisible rest named by code point.
+    return "?" if ord(character) < 0xA0 else f"\\u{ord(character):04x}"
 
 
 def inert(text: str, limit: int = 80) -> Text:
