@@ -12,6 +12,7 @@ import shlex
 import shutil
 import sys
 import tomllib
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -19,7 +20,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from arena.base.errors import ConfigError
-from arena.base.files import check_writable
+from arena.base.files import UnreadableFile, check_writable, read_capped
 from arena.bots import Level
 from arena.engine.match import DEFAULT_MAX_IDLE_TURNS, DEFAULT_MAX_TURNS
 from arena.engine.rules import NextPlayer, RefillWhen, Rules, StartingPlayer
@@ -29,6 +30,11 @@ Lax = Field(strict=False)
 # How participants are confined (docs/sandbox.md): "auto" comes to "bwrap" or "none" per run.
 SandboxMode = Literal["auto", "bwrap", "none"]
 
+# The most seats at one table: `init` lists every seat to every seat, so a table's messages grow
+# with the square of its size (docs/rulings.md).
+MAX_SEATS = 64
+GAMES_LIMIT = 10**9  # matches in one tournament (its schedule is lazy; each is a line and a replay)
+CONFIG_LIMIT = 1 << 20  # the largest config file read (bytes)
 WEEK = 7 * 24 * 3600.0  # the longest time limit accepted (a poll's timeout must stay finite)
 TURNS_PER_CARD = 4  # the default `maxTurns` is this many asks per card of the pack, at least 5000
 
@@ -154,7 +160,7 @@ class LimitsSection(_Section):
 
 
 class TournamentSection(_Section):
-    seats: Annotated[int | None, Field(ge=2)] = None  # None: everyone in every match
+    seats: Annotated[int | None, Field(ge=2, le=MAX_SEATS)] = None  # None: everyone in every match
     duplicate: bool = True  # the same deal under every rotation of the seats
     reuse: bool = True  # keep participants that ask for it alive between matches
     inProcessBots: bool = True  # run built-in bots inside the arena
@@ -171,7 +177,7 @@ class SprtSection(_Section):
     share1: Annotated[float, Field(gt=0, lt=1)]  # … and under H1
     alpha: Annotated[float, Field(gt=0, lt=0.5)] = 0.05
     beta: Annotated[float, Field(gt=0, lt=0.5)] = 0.05
-    minGroups: Annotated[int, Field(ge=1)] = 20  # duplicate groups before any decision
+    minGroups: Annotated[int, Field(ge=1, le=GAMES_LIMIT)] = 20  # duplicate groups before any decision
 
     @model_validator(mode="after")
     def _share1_above_share0(self) -> SprtSection:
@@ -188,6 +194,15 @@ class ParticipantSection(_Section):
     # More paths the participant may read inside its sandbox (a model, an opening book),
     # relative to the config file's folder; never writable.
     readOnly: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list)
+
+    @field_validator("name")
+    @classmethod
+    def _visible_name(cls, name: str) -> str:
+        hidden = invisible_character(name)
+        if hidden is not None:
+            raise ValueError(f"holds {hidden}, which prints as nothing or turns the text around; "
+                             "a name must show as what it is")
+        return name
 
     @field_validator("command")
     @classmethod
@@ -216,7 +231,7 @@ class ParticipantSection(_Section):
 
 class Config(_Section):
     seed: Annotated[int | None, Field(ge=0, lt=2**63)] = None
-    games: Annotated[int, Field(ge=1)] = 1
+    games: Annotated[int, Field(ge=1, le=GAMES_LIMIT)] = 1
     replays: Annotated[str, Field(min_length=1)] = "replays"
     rules: RulesSection = RulesSection()
     deck: DeckSection = DeckSection()
@@ -238,6 +253,17 @@ class Config(_Section):
     @property
     def seats_per_match(self) -> int:
         return self.tournament.seats or len(self.participants)
+
+
+def invisible_character(text: str) -> str | None:
+    """The first character of `text` that prints as nothing or changes the text's direction
+    (a control, a format character such as U+200B or U+202E, a line separator, a lone
+    surrogate), named as `U+200B (ZERO WIDTH SPACE)`; None when there is none."""
+    for character in text:
+        if unicodedata.category(character) in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp"):
+            name = unicodedata.name(character, "a control character")
+            return f"U+{ord(character):04X} ({name})"
+    return None
 
 
 def engine_rules(rules: RulesSection, deck: DeckSection) -> Rules:
@@ -328,10 +354,14 @@ def load(
     folder could not be written.
     """
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_capped(path, CONFIG_LIMIT).decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
-    except (OSError, UnicodeDecodeError) as error:
+    except UnreadableFile as error:
+        raise ConfigError(f"{path}: cannot read: {error}") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
         raise ConfigError(f"{path}: cannot read: {error}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
@@ -352,8 +382,14 @@ def validate(path: Path, data: dict[str, Any]) -> tuple[Config, list[Seat]]:
     _check_consistency(path, config)
     config = _derived_defaults(config)
     # Before any match is played, not after: raises WriteError (exit status 1).
-    replays = (path.resolve().parent / config.replays).resolve()
-    check_writable(replays)
+    try:
+        replays = (path.resolve().parent / config.replays).resolve()
+    except (OSError, RuntimeError) as error:  # a loop of links (RuntimeError before 3.13)
+        raise ConfigError(f"{path}: replays: {config.replays!r} cannot be resolved: {error}") from None
+    try:
+        check_writable(replays)
+    except ConfigError as error:
+        raise ConfigError(f"{path}: replays: {error}") from None
     seats = [_resolve(path, index, p, replays) for index, p in enumerate(config.participants)]
     return config, _with_hidden(path, replays, seats)
 
@@ -423,6 +459,11 @@ def _check_consistency(path: Path, config: Config) -> None:
                 f"{path}: participants[{index}].name: {name!r} is used twice; seat names must be unique"
             )
     seats = config.seats_per_match
+    if seats > MAX_SEATS:
+        raise ConfigError(
+            f"{path}: participants: {seats} at one table, over the limit of {MAX_SEATS} seats per match "
+            f"(each `init` lists every seat): set tournament.seats to {MAX_SEATS} or fewer"
+        )
     if seats > len(names):
         raise ConfigError(
             f"{path}: tournament.seats: {seats} seats per match but only {len(names)} participants"

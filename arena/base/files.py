@@ -6,13 +6,14 @@ final name, which fails rather than replace an existing file; `new_path` picks a
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
 import tempfile
 from pathlib import Path
 
-from arena.base.errors import WriteError
+from arena.base.errors import ConfigError, WriteError
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -23,13 +24,37 @@ def safe_part(text: str, limit: int = 24) -> str:
     return cleaned[:limit]
 
 
+NAME_MAX = 255  # bytes in one component of a path (Linux and macOS)
+
+
 def check_writable(folder: Path) -> None:
-    """Raise WriteError now if files could not be written into `folder` later. Creates nothing."""
-    existing = next(part for part in (folder, *folder.parents) if part.exists())
+    """Raise now if files could not be written into `folder` later. Creates nothing.
+
+    ConfigError for a path that can never be a folder (a component over NAME_MAX bytes, a
+    loop of symbolic links); WriteError for one that cannot be written now (a file in the way,
+    no permission).
+    """
+    for part in folder.parts:
+        size = len(os.fsencode(part))
+        if size > NAME_MAX:
+            raise ConfigError(f"{folder}: a name of {size} bytes ({part[:24]}…), over the {NAME_MAX} a file name may have")
+    existing = next(part for part in (folder, *folder.parents) if _exists(part))
     if not existing.is_dir():
         raise WriteError(f"cannot write into {folder}: {existing} is a file, not a folder")
     if not os.access(existing, os.W_OK | os.X_OK):
         raise WriteError(f"cannot write into {folder}: {existing} is not writable")
+
+
+def _exists(path: Path) -> bool:
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise ConfigError(f"{path}: a loop of symbolic links") from None
+        raise WriteError(f"cannot write into {path}: {error.strerror or error}") from None
+    return True
 
 
 def write_new(folder: Path, stem: str, suffix: str, data: bytes) -> Path:

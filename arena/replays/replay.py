@@ -27,7 +27,7 @@ from pydantic import (
 from pydantic.json_schema import WithJsonSchema
 
 from arena import __version__
-from arena.base.config import DeckSection, LimitsSection, RulesSection, engine_rules
+from arena.base.config import MAX_SEATS, DeckSection, LimitsSection, RulesSection, engine_rules
 from arena.base.errors import ReplayError
 from arena.base.files import UnreadableFile, read_capped, safe_part, write_new
 from arena.engine.cards import new_pack
@@ -41,7 +41,6 @@ FORMAT = "gofish-arena-replay/1"
 # The largest replay read back (docs/hostile.md): far above any match the limits allow (a
 # seat's replies are capped at 8 MiB by default), far below what would exhaust memory.
 REPLAY_LIMIT = 256 << 20
-SEATS_LIMIT = 64  # the most seats a match can have (the config's limit)
 
 
 def one_of(values: type[StrEnum], title: str | None = None) -> WithJsonSchema:
@@ -125,7 +124,7 @@ class ReplayModel(_Model):
     format: str
     config: ConfigModel
     seed: StrictInt | None
-    players: Annotated[list[PlayerModel], Field(min_length=1, max_length=SEATS_LIMIT)]
+    players: Annotated[list[PlayerModel], Field(min_length=1, max_length=MAX_SEATS)]
     startingPlayer: StrictInt
     deck: list[CardModel]
     transcript: list[EntryModel]

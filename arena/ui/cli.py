@@ -8,6 +8,7 @@ stdout that could not take the output), 128 + the signal when stopped by one (13
 
 from __future__ import annotations
 
+import math
 import os
 import shlex
 import sys
@@ -112,6 +113,26 @@ def _check_stdout(config: Path) -> None:
         )
 
 
+WEEK = 7 * 24 * 3600.0  # the longest time limit (as the config's)
+JOBS_LIMIT = 1024  # matches played at once on one machine
+
+
+def _in_range(
+    option: str, value: float | None, low: float, high: float, *, above: bool = False
+) -> None:
+    """Exit 2 with one line unless `value` (when given) is finite and within low..high
+    (strictly above `low` when `above`): nan, inf and 1e9 seconds are refused, not run."""
+    if value is None:
+        return
+    if not math.isfinite(value) or value > high or value < low or (above and value == low):
+        bound = f"above {_plain(low)}" if above else f"from {_plain(low)}"
+        fail(f"{option}: {value!r} is not a number {bound} to {_plain(high)}", 2)
+
+
+def _plain(bound: float) -> str:
+    return str(int(bound)) if float(bound).is_integer() else f"{bound:g}"
+
+
 def _place(rank: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(rank, f"{rank}th")
 
@@ -173,7 +194,6 @@ def run(
         typer.Option(
             "--jobs",
             "-j",
-            min=1,
             metavar="N",
             help="Matches played at once, each in a worker process [default: the number of cores].",
         ),
@@ -199,6 +219,10 @@ def run(
 ) -> None:
     """Play the matches of CONFIG and write one replay per match, results.jsonl and standings."""
     from arena.base import config as config_module
+
+    _in_range("--seed", seed, 0, 2**63 - 1)
+    _in_range("--games", games, 1, config_module.GAMES_LIMIT)
+    _in_range("--jobs", jobs, 1, JOBS_LIMIT)
 
     try:
         settings, seats = config_module.load(config, seed=seed, games=games)
@@ -605,7 +629,7 @@ def sprt(
         ),
     ],
     seats: Annotated[
-        int, typer.Option(min=2, help="Players per match: the candidate and seats-1 opponents.")
+        int, typer.Option(help="Players per match: the candidate and seats-1 opponents.")
     ] = 2,
     share0: Annotated[
         float | None,
@@ -619,13 +643,13 @@ def sprt(
     ] = 0.05,
     beta: Annotated[float, typer.Option(help="The chance of accepting H0 when H1 is true.")] = 0.05,
     min_groups: Annotated[
-        int, typer.Option(min=1, help="Duplicate groups before any decision.")
+        int, typer.Option(help="Duplicate groups before any decision.")
     ] = 20,
     games: Annotated[
-        int | None, typer.Option(min=1, help="The cap: at most this many matches [default: 20000].")
+        int | None, typer.Option(help="The cap: at most this many matches [default: 20000].")
     ] = None,
     seed: Annotated[
-        int | None, typer.Option(min=0, help="Seed of the first match (default: drawn).")
+        int | None, typer.Option(help="Seed of the first match (default: drawn).")
     ] = None,
     name: Annotated[
         str | None, typer.Option(help="The candidate's name [default: its program's name].")
@@ -637,7 +661,7 @@ def sprt(
     jobs: Annotated[
         int | None,
         typer.Option(
-            "--jobs", "-j", min=1, help="Matches played at once [default: the number of cores]."
+            "--jobs", "-j", help="Matches played at once [default: the number of cores]."
         ),
     ] = None,
     resume: Annotated[
@@ -650,6 +674,13 @@ def sprt(
     """Is my bot better? A sequential test against opponents, on duplicate deals, stopping at the answer."""
     from arena.base import config as config_module
     from arena.ui import sprt_command
+
+    _in_range("--jobs", jobs, 1, JOBS_LIMIT)
+    _in_range("--timeout", timeout, 0, WEEK, above=True)
+    _in_range("--seats", seats, 2, config_module.MAX_SEATS)
+    _in_range("--games", games, 1, config_module.GAMES_LIMIT)
+    _in_range("--min-groups", min_groups, 1, config_module.GAMES_LIMIT)
+    _in_range("--seed", seed, 0, 2**63 - 1)
 
     try:
         data = sprt_command.config_data(
@@ -875,10 +906,10 @@ def play(
         str, typer.Option(metavar="LEVEL", help="Bot level: easy, medium, hard or expert.")
     ] = "easy",
     seed: Annotated[
-        int | None, typer.Option(min=0, metavar="N", help="The deal (default: a new one).")
+        int | None, typer.Option(metavar="N", help="The deal (default: a new one).")
     ] = None,
     delay: Annotated[
-        float, typer.Option(min=0, metavar="SECONDS", help="Seconds of pause before each bot move.")
+        float, typer.Option(metavar="SECONDS", help="Seconds of pause before each bot move.")
     ] = 0.4,
     replays: Annotated[Path, typer.Option(metavar="DIR", help="Folder for the replay.")] = Path(
         "replays"
@@ -894,8 +925,16 @@ def play(
     ] = None,
 ) -> None:
     """Play Go Fish at the terminal against the built-in bots; the match is saved as a replay."""
+    from arena.base.errors import WriteError
+    from arena.base.files import check_writable
     from arena.ui import play as play_module
 
+    _in_range("--delay", delay, 0, 60)
+    _in_range("--seed", seed, 0, 2**63 - 1)
+    try:  # before the game, not after it: a game played is never lost for want of a folder
+        check_writable(replays.absolute())
+    except (ConfigError, WriteError) as error:
+        fail(f"--replays: {error}", 2)
     if level not in play_module.LEVELS:
         fail(f"--level: {level!r} is not one of {', '.join(play_module.LEVELS)}", 2)
     try:
@@ -974,8 +1013,8 @@ def check(
     from arena.base import config as config_module
     from arena.ui import check as check_module
 
-    if timeout <= 0 or startup_timeout <= 0:
-        fail("--timeout and --startup-timeout must be positive", 2)
+    _in_range("--timeout", timeout, 0, WEEK, above=True)
+    _in_range("--startup-timeout", startup_timeout, 0, WEEK, above=True)
     cwd = Path.cwd()
     try:
         resolved = check_module.resolve_command(command, cwd)

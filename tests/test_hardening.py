@@ -1,0 +1,100 @@
+"""Configs, options and paths a hostile tester would try (issue 12): each is one line, exit 2,
+nothing started; through the real command, as a user would meet them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TWO = '[[participants]]\nname = "a"\nbot = "random"\n[[participants]]\nname = "b"\nbot = "random"\n'
+
+
+def _arena(folder: Path, *arguments: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena", *arguments], cwd=folder, input=stdin, check=False,
+                          capture_output=True, text=True, timeout=60)
+
+
+def _one_line(done: subprocess.CompletedProcess[str], *words: str, status: int = 2) -> None:
+    assert done.returncode == status, (done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert all(word in lines[0] for word in words), lines[0]
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("character, named", [
+    ("\u200b", "U+200B (ZERO WIDTH SPACE)"),
+    ("\ufeff", "U+FEFF (ZERO WIDTH NO-BREAK SPACE)"),
+    ("\u202e", "U+202E (RIGHT-TO-LEFT OVERRIDE)"),
+    ("\u2066", "U+2066 (LEFT-TO-RIGHT ISOLATE)"),
+    ("\x1b", "U+001B"),
+    ("\n", "U+000A"),
+])
+def test_a_name_that_prints_as_another_is_refused(tmp_path: Path, character: str, named: str) -> None:
+    escaped = character.encode("unicode_escape").decode().replace("\\x", "\\u00")
+    (tmp_path / "config.toml").write_text(TWO.replace('name = "b"', f'name = "a{escaped}"'), encoding="utf-8")
+    _one_line(_arena(tmp_path, "run", "config.toml"), "config.toml: participants[1].name: holds", named)
+    assert not (tmp_path / "replays").exists()
+
+
+def test_a_table_over_the_seat_limit_is_refused(tmp_path: Path) -> None:
+    seats = "".join(f'[[participants]]\nname = "p{n}"\nbot = "random"\n' for n in range(65))
+    (tmp_path / "config.toml").write_text(seats, encoding="utf-8")
+    _one_line(_arena(tmp_path, "run", "config.toml"), "participants: 65 at one table", "limit of 64 seats")
+    (tmp_path / "config.toml").write_text("[tournament]\nseats = 1000\n" + seats, encoding="utf-8")
+    _one_line(_arena(tmp_path, "run", "config.toml"), "tournament.seats", "64")
+
+
+def test_a_config_that_is_not_a_small_regular_file(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo.toml")
+    (tmp_path / "huge.toml").write_text("#" * ((1 << 20) + 1), encoding="utf-8")
+    for path, why in (("fifo.toml", "not a regular file (a FIFO)"), ("/dev/zero", "a character device"),
+                      (".", "a folder"), ("huge.toml", "over the limit of 1 MiB")):
+        _one_line(_arena(tmp_path, "run", path), f"{path}: cannot read:", why)
+
+
+@pytest.mark.parametrize("arguments, words", [
+    (["check", "--timeout", "nan", "--", "true"], ["--timeout: nan"]),
+    (["check", "--timeout", "inf", "--", "true"], ["--timeout: inf"]),
+    (["check", "--timeout", "1e9", "--", "true"], ["--timeout: 1000000000.0", "604800"]),
+    (["check", "--timeout", "0", "--", "true"], ["--timeout: 0"]),
+    (["check", "--startup-timeout", "nan", "--", "true"], ["--startup-timeout: nan"]),
+    (["play", "--delay", "inf"], ["--delay: inf"]),
+    (["play", "--delay", "nan"], ["--delay: nan"]),
+    (["run", "config.toml", "--games", "0"], ["--games: 0"]),
+    (["run", "config.toml", "--games", "10000000000"], ["--games: 10000000000", "1000000000"]),
+    (["run", "config.toml", "--jobs", "100000"], ["--jobs: 100000", "1024"]),
+    (["run", "config.toml", "--seed", "-1"], ["--seed: -1"]),
+    (["run", "config.toml", "--seed", str(2**64)], ["--seed:"]),
+    (["sprt", "--vs", "easy", "--seats", "1000", "--", "true"], ["--seats: 1000", "64"]),
+    (["sprt", "--vs", "easy", "--min-groups", str(10**23), "--", "true"], ["--min-groups"]),
+    (["sprt", "--vs", "easy", "--games", str(10**23), "--", "true"], ["--games"]),
+    (["sprt", "--vs", "easy", "--timeout", "inf", "--", "true"], ["--timeout: inf"]),
+    (["sprt", "--vs", "easy", "--share0", "nan", "--", "true"], ["--share0"]),
+    (["sprt", "--vs", "easy", "--alpha", "inf", "--", "true"], ["--alpha"]),
+])
+def test_every_number_is_finite_and_in_range(tmp_path: Path, arguments: list[str], words: list[str]) -> None:
+    (tmp_path / "config.toml").write_text(TWO, encoding="utf-8")
+    _one_line(_arena(tmp_path, *arguments), *words)
+    assert not (tmp_path / "replays").exists()
+
+
+def test_play_refuses_a_replays_folder_it_could_not_write_before_the_game(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("in the way", encoding="utf-8")
+    done = _arena(tmp_path, "play", "--replays", "afile/sub", stdin="quit\n")
+    _one_line(done, "--replays:", "afile is a file, not a folder")
+    assert done.stdout == ""  # no deal shown: nothing was played
+
+
+def test_a_replays_path_that_can_never_be_a_folder(tmp_path: Path) -> None:
+    (tmp_path / "loop").symlink_to("loop")
+    (tmp_path / "loop.toml").write_text('replays = "loop/r"\n' + TWO, encoding="utf-8")
+    _one_line(_arena(tmp_path, "run", "loop.toml"), "loop.toml: replays:", "loop")
+    (tmp_path / "long.toml").write_text(f'replays = "{"x" * 300}/r"\n' + TWO, encoding="utf-8")
+    _one_line(_arena(tmp_path, "run", "long.toml"), "long.toml: replays:", "300 bytes", "255")
+    done = _arena(tmp_path, "play", "--replays", "x" * 300, stdin="quit\n")
+    _one_line(done, "--replays:", "255")
