@@ -358,7 +358,7 @@ def test_a_relative_program_path_runs_from_the_working_folder(tmp_path: Path) ->
         (("--",), "Missing argument"),
         (("--", "no-such-program-here"), "program 'no-such-program-here' not found on PATH"),
         (("--", "./no-such-file.py"), "not found"),
-        (("--timeout", "0", "--", "python3"), "must be positive"),
+        (("--timeout", "0", "--", "python3"), "is not a number above 0"),
     ],
 )
 def test_a_usage_error_exits_2(argv: tuple[str, ...], words: str) -> None:
