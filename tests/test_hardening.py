@@ -3,9 +3,16 @@ nothing started; through the real command, as a user would meet them."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import random
+import shutil
+import socket
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -98,3 +105,74 @@ def test_a_replays_path_that_can_never_be_a_folder(tmp_path: Path) -> None:
     _one_line(_arena(tmp_path, "run", "long.toml"), "long.toml: replays:", "300 bytes", "255")
     done = _arena(tmp_path, "play", "--replays", "x" * 300, stdin="quit\n")
     _one_line(done, "--replays:", "255")
+
+
+# -- addresses and programs --------------------------------------------------------------
+
+
+def _server(mode: str) -> tuple[int, threading.Event]:
+    """A real local server that accepts and stays silent, or writes random bytes."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                connection, _ = listener.accept()
+            except TimeoutError:
+                continue
+            held.append(connection)
+            if mode == "random":
+                with contextlib.suppress(OSError):
+                    connection.sendall(random.Random(7).randbytes(4096))
+        for connection in held:
+            connection.close()
+        listener.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener.getsockname()[1], stop
+
+
+@pytest.mark.parametrize("mode, why", [("silent", "said nothing in 10 s"),
+                                       ("random", "does not speak Dask's protocol")])
+def test_a_scheduler_that_is_not_one(tmp_path: Path, mode: str, why: str) -> None:
+    pytest.importorskip("distributed")
+    (tmp_path / "config.toml").write_text(TWO, encoding="utf-8")
+    port, stop = _server(mode)
+    try:
+        started = time.monotonic()
+        done = _arena(tmp_path, "run", "config.toml", "--scheduler", f"tcp://127.0.0.1:{port}")
+        took = time.monotonic() - started
+    finally:
+        stop.set()
+    _one_line(done, f"tcp://127.0.0.1:{port}", why)
+    assert took < 10 + 15  # the connect timeout, and no 20 s wait on exit
+
+
+def test_a_missing_interpreter_is_a_start_failure(tmp_path: Path) -> None:
+    for sandbox in ("none", "bwrap") if shutil.which("bwrap") else ("none",):
+        folder = tmp_path / sandbox
+        folder.mkdir()
+        script = folder / "bot.py"
+        script.write_text("#!/nonexistent/interp\nprint('never')\n", encoding="utf-8")
+        script.chmod(0o755)
+        (folder / "config.toml").write_text(f'[limits]\nsandbox = "{sandbox}"\n'
+                                            + TWO.replace('bot = "random"', 'command = "./bot.py"', 1),
+                                            encoding="utf-8")
+        done = _arena(folder, "run", "config.toml")
+        assert done.returncode == 0, done.stderr
+        [replay] = (folder / "replays").glob("*.json")
+        faults = json.loads(replay.read_text(encoding="utf-8"))["faults"]
+        assert faults[0]["kind"] == "start-failed", (sandbox, faults)
+        assert "/nonexistent/interp" in faults[0]["detail"], (sandbox, faults)
+
+
+@pytest.mark.parametrize("program, why", [("./sub", "is a folder, not a program"),
+                                          ("/dev/null", "is not a regular file")])
+def test_a_command_that_is_not_a_program_says_what_it_is(tmp_path: Path, program: str, why: str) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "config.toml").write_text(TWO.replace('bot = "random"', f'command = ["{program}"]', 1),
+                                          encoding="utf-8")
+    _one_line(_arena(tmp_path, "run", "config.toml"), "participants[0].command", why)

@@ -560,6 +560,10 @@ def resolve_program(program: str, folder: Path) -> str:
         return program
     # Absolute, but symlinks kept: a venv's `bin/python` is a link that must stay one.
     resolved = Path(os.path.abspath(folder / program))
+    if resolved.is_dir():
+        raise ConfigError(f"program {program!r} is a folder, not a program ({resolved})")
+    if resolved.exists() and not resolved.is_file():
+        raise ConfigError(f"program {program!r} is not a regular file ({resolved} is a device, FIFO or socket)")
     if not resolved.is_file():
         raise ConfigError(f"program {program!r} not found (looked for {resolved})")
     if not os.access(resolved, os.X_OK):

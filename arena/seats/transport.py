@@ -85,17 +85,32 @@ def _pdeathsig_launcher() -> tuple[str, ...] | None:
     return (setpriv, "--pdeathsig", "KILL", "--") if "--pdeathsig" in usage else None
 
 
-def _runnable(program: str, env: Mapping[str, str]) -> bool:
-    """Whether the kernel will run `program`: found, executable, a script or an ELF binary."""
+def _not_runnable(program: str, env: Mapping[str, str]) -> str | None:
+    """Why the kernel would not run `program` (found, executable, an ELF binary or a script
+    whose `#!` interpreter is there), in a few words; None when it would."""
     path = program if "/" in program else shutil.which(program, path=env.get("PATH", os.defpath))
-    if path is None or not os.access(path, os.X_OK):
-        return False
+    if path is None or not os.path.exists(path):
+        return "not found"
+    if os.path.isdir(path):
+        return "a folder, not a program"
+    if not os.path.isfile(path) or not os.access(path, os.X_OK):
+        return "not executable"
     try:
         with open(path, "rb") as file:
-            head = file.read(4)
-    except OSError:
-        return False
-    return head == b"\x7fELF" or head.startswith(b"#!")
+            head = file.read(256)
+    except OSError as error:
+        return f"cannot be read: {error.strerror or error}"
+    if head.startswith(b"\x7fELF"):
+        return None
+    if not head.startswith(b"#!"):
+        return "neither a script with #! nor a binary"
+    words = head[2:].split(b"\n", 1)[0].split()
+    interpreter = os.fsdecode(words[0]) if words else ""
+    if not interpreter:
+        return "a script whose #! line names no interpreter"
+    if interpreter.startswith("/") and not (os.path.isfile(interpreter) and os.access(interpreter, os.X_OK)):
+        return f"its interpreter {interpreter!r} (#!) is not there"
+    return None
 
 
 def _child_setup(limits: ResourceLimits) -> Callable[[], None]:
@@ -179,7 +194,13 @@ class SubprocessParticipant:
         launcher = _pdeathsig_launcher()
         # The fast path needs no rlimits, and a program known to exist: a program that
         # cannot start is then still an error of Popen here, not an exit of the launcher.
-        if launcher and self.limits == ResourceLimits() and _runnable(self.command[0], self.env):
+        why = _not_runnable(self.command[0], self.env)
+        if why is not None:
+            # Said now: through the launcher it would be an exit (127) that looks like its own.
+            self.start_fault = Fault(FaultKind.START_FAILED, f"could not start {self.command[0]!r}: {why}")
+            self._stopped = True
+            return
+        if launcher and self.limits == ResourceLimits() and why is None:
             argv, setup = [*launcher, *self.command], None
         env = self.env
         try:
@@ -201,11 +222,12 @@ class SubprocessParticipant:
         )
         # Known before spawning: a program that cannot start is a start failure, not an
         # exit of bwrap that would look like the program's own.
-        if bwrap is None or jail is None or not _runnable(jail.program, self.env):
+        unrunnable = None if jail is None else _not_runnable(jail.program, self.env)
+        if bwrap is None or jail is None or unrunnable is not None:
             why = (
                 "bwrap (bubblewrap) is not installed"
                 if bwrap is None
-                else "not found or not executable"
+                else unrunnable or "not found or not executable"
             )
             self.start_fault = Fault(
                 FaultKind.START_FAILED, f"could not start {self.command[0]!r}: {why}"

@@ -31,7 +31,10 @@ import concurrent.futures as cf
 import hashlib
 import os
 import shutil
+import socket
+import struct
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -374,12 +377,51 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> Client:
         raise ClusterError(
             f"{address!r} is not a Dask scheduler address (tcp://HOST:PORT): {error}"
         ) from None
+    if "://" not in address or address.startswith("tcp://"):
+        # Dask's own handshake waits for ever on a server that accepts and never speaks, and a
+        # server that sends noise crashes it and then holds the exit 20 s: a Dask scheduler
+        # speaks first, so its first bytes are read here, within the timeout, before Dask is.
+        host, port = get_address_host_port(address)
+        probe(address, host, port, timeout)
     try:
         client: Client = DaskClient(address, timeout=timeout, set_as_default=False)  # type: ignore[no-untyped-call]
         return client
     except (OSError, TimeoutError, ValueError) as error:
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise ClusterError(f"cannot reach the Dask scheduler at {address}: {reason}") from None
+
+
+HANDSHAKE_LIMIT = 1 << 20  # bytes: a scheduler's first message is a few hundred
+
+
+def probe(address: str, host: str, port: int, timeout: float) -> None:
+    """Connect to `host:port` and read the first 16 bytes a Dask scheduler sends (its
+    handshake's frame header: total size, then number of frames), within `timeout` seconds
+    in all. Raises ClusterError when nothing comes, the connection closes, or the bytes
+    cannot be a Dask handshake."""
+    deadline = time.monotonic() + timeout
+    head = b""
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as connection:
+            while len(head) < 16:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError
+                connection.settimeout(left)
+                chunk = connection.recv(16 - len(head))
+                if not chunk:
+                    raise ClusterError(f"the server at {address} closed the connection without a word: "
+                                       "not a Dask scheduler")
+                head += chunk
+    except TimeoutError:
+        raise ClusterError(f"the server at {address} accepted the connection but said nothing in "
+                           f"{timeout:g} s: not a Dask scheduler") from None
+    except OSError as error:
+        raise ClusterError(f"cannot reach the Dask scheduler at {address}: {error.strerror or error}") from None
+    size, frames = struct.unpack("<QQ", head)
+    if not (16 <= size <= HANDSHAKE_LIMIT and 1 <= frames <= 64):
+        raise ClusterError(f"the server at {address} does not speak Dask's protocol "
+                           "(its first bytes are not a Dask handshake)")
 
 
 def check_workers(
