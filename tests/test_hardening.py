@@ -176,3 +176,12 @@ def test_a_command_that_is_not_a_program_says_what_it_is(tmp_path: Path, program
     (tmp_path / "config.toml").write_text(TWO.replace('bot = "random"', f'command = ["{program}"]', 1),
                                           encoding="utf-8")
     _one_line(_arena(tmp_path, "run", "config.toml"), "participants[0].command", why)
+
+
+def test_a_megabyte_line_without_a_newline_is_read_once(tmp_path: Path) -> None:
+    # It took 108 s (each byte re-scanned the whole line); now the line is cut to what a
+    # command can be and the rest dropped as it is read.
+    done = _arena(tmp_path, "play", "--delay", "0", "--replays", "r", stdin="a" * 1_000_000)
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout) < 200_000 and "Traceback" not in done.stderr
+    assert list((tmp_path / "r").glob("*-interrupted.json"))

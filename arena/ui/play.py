@@ -19,6 +19,7 @@ import shlex
 import termios
 import time
 import tty
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -175,6 +176,9 @@ _SEQUENCES = {
 }
 
 
+LINE_LIMIT = 1000  # characters of a piped line that are kept (a command is a few words)
+
+
 class Keys:
     """Keys from the terminal, one at a time (cbreak mode); from a pipe, a line at a time.
 
@@ -187,7 +191,7 @@ class Keys:
         self.is_tty = os.isatty(fd)
         self.saved: list[Any] | None = None
         self.buffer = b""
-        self.queue: list[str] = []
+        self.queue: deque[str] = deque()
 
     def __enter__(self) -> Self:
         if self.is_tty:
@@ -219,14 +223,28 @@ class Keys:
 
     def _read_line_mode(self) -> str:
         while not self.queue:
-            while b"\n" not in self.buffer:
-                if not self._fill():
-                    if not self.buffer:
-                        return "eof"
-                    self.buffer += b"\n"
-            line, self.buffer = self.buffer.split(b"\n", 1)
-            self.queue = [*line.decode("utf-8", "replace").rstrip("\r"), "enter"]
-        return self.queue.pop(0)
+            line = self._next_line()
+            if line is None:
+                return "eof"
+            self.queue.extend([*line.decode("utf-8", "replace").rstrip("\r")[:LINE_LIMIT], "enter"])
+        return self.queue.popleft()
+
+    def _next_line(self) -> bytes | None:
+        """The next line from the pipe (the last may lack its newline), cut to 4 x LINE_LIMIT
+        bytes: the rest of a longer line is read and dropped, so a megabyte without a newline
+        costs one pass over it. None at the end of input."""
+        kept = bytearray()
+        room = 4 * LINE_LIMIT
+        while True:
+            end = self.buffer.find(b"\n")
+            if end >= 0:
+                kept += self.buffer[: max(0, min(end, room - len(kept)))]
+                self.buffer = self.buffer[end + 1 :]
+                return bytes(kept)
+            kept += self.buffer[: max(0, room - len(kept))]
+            self.buffer = os.read(self.fd, 1 << 16)
+            if not self.buffer:
+                return bytes(kept) if kept else None
 
     def _take(self) -> str | None:
         data = self.buffer
