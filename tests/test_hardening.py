@@ -185,3 +185,19 @@ def test_a_megabyte_line_without_a_newline_is_read_once(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert len(done.stdout) < 200_000 and "Traceback" not in done.stderr
     assert list((tmp_path / "r").glob("*-interrupted.json"))
+
+
+def test_a_newline_in_an_error_stays_visible(tmp_path: Path) -> None:
+    _one_line(_arena(tmp_path, "replay", "show", "two\nlines.json"), "two\\nlines.json: no such file")
+
+
+def test_check_shows_a_lone_surrogate_a_bot_wrote(tmp_path: Path) -> None:
+    (tmp_path / "bot.py").write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    ask = json.loads(line)['type'] == 'ask'\n"
+        "    print('{\"player\": \"\\\\ud800\"}' if ask else 'null', flush=True)\n",
+        encoding="utf-8")
+    done = _arena(tmp_path, "check", "--timeout", "1", "--sandbox", "none", "--", sys.executable, "bot.py")
+    assert done.returncode == 1, done.stderr
+    assert "\\ud800" in done.stdout and "Traceback" not in done.stdout + done.stderr
