@@ -139,3 +139,21 @@ def test_replay_html_never_leaves_a_broken_page(played: dict[str, Any], tmp_path
     assert target.read_text(encoding="utf-8") == "not to be touched"
     assert not link.is_symlink() and "<html" in link.read_text(encoding="utf-8").lower()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".writing-")]
+
+
+@pytest.mark.parametrize("options, words", [
+    (["--at", str(10**23)], ["--at 1000", "the replay has messages 0.."]),
+    (["--at", "nan"], ["--at 'nan'"]),
+    (["--at", "turn:-1"], ["--at 'turn:-1'"]),
+    (["--at", "3", "--seat", f"{10**20}=easy"], ["the replay has seats 0..1"]),
+    (["--at", "3", "--seat", "0="], ["--seat '0=': the command is empty"]),
+    (["--at", "3", "--seat", "0=/dev/null"], ["/dev/null", "is not a regular file"]),
+])
+def test_fork_options_out_of_range(played: dict[str, Any], tmp_path: Path, options: list[str],
+                                   words: list[str]) -> None:
+    path = _edited(tmp_path, played, lambda d: None)
+    result = CliRunner().invoke(app, ["replay", "fork", str(path), *options, "-o", str(tmp_path / "f.json")])
+    assert result.exit_code == 2, result.output
+    [line] = result.output.strip().splitlines()
+    assert all(word in line for word in words), line
+    assert not (tmp_path / "f.json").exists()

@@ -98,7 +98,10 @@ def parse_seat_option(text: str) -> tuple[int, SeatSpec]:
         raise ConfigError(
             f"--seat {text!r}: write SEAT=LEVEL or SEAT=COMMAND, e.g. 1=hard or '1=./mybot.py'"
         )
-    return int(number), SeatSpec.of_text(who)
+    try:
+        return int(number), SeatSpec.of_text(who)
+    except ConfigError as error:
+        raise ConfigError(f"--seat {text!r}: {error}") from None
 
 
 def fork_point(document: Mapping[str, Any], text: str, turn_starts: Sequence[int]) -> ForkPoint:
