@@ -530,3 +530,37 @@ def test_the_expert_pins_a_card_shown_by_a_lucky_draw() -> None:
     assert count.least[1][12] == 2  # the Queen it asked with and the one it showed
     assert count.room[1][9] == 0  # its draw is seen: still no 9
     assert count.sizes[1] == 5 and count.pond == 8
+
+
+@pytest.mark.parametrize("decks", [1, 2, 3])
+def test_books_laid_match_the_engines_books_at_every_ask(decks: int) -> None:
+    """A hit or a draw can make a book before any message shows its cards in the hand, and a
+    pick-up can show a hand before the hand-over that emptied it is told: books_laid stays right."""
+    from arena.bots import BOTS
+    from arena.engine.match import Match, MatchSetup
+    from arena.engine.rules import Rules
+
+    asks = 0
+    for seed in range(30):
+        seats = 2 + seed % 3
+        rules = Rules(
+            number_of_decks=decks,
+            min_hand_size=seed % 3,
+            starting_hand_size=seed % 8,
+            knights=seed % 4 == 0,
+        )
+        bots = [BOTS["hard" if s % 2 else "expert"]() for s in range(seats)]
+        match = Match(MatchSetup.from_seed(seed, [f"s{s}" for s in range(seats)], rules))
+        game = match.play()
+        try:
+            delivery = next(game)
+            while True:
+                bot = bots[delivery.seat]
+                reply = bot.handle(delivery.message)
+                if delivery.message["type"] == "ask":
+                    assert len(bot.books_laid) == match.table.books[delivery.seat], seed
+                    asks += 1
+                delivery = game.send(reply)
+        except StopIteration:
+            pass
+    assert asks > 1000

@@ -46,6 +46,7 @@ from arena.engine.rules import deal_for
 __all__ = ["Ask", "AskSeen", "Bot", "Card", "Draw", "LuckyDraw", "pack_size", "run"]
 
 Draw = Literal["go-fish", "pick-up"]  # how a card came from the pond
+DRAWN = ("go-fish-result", "pick-up-result")  # the messages that show a card drawn
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +126,8 @@ class Bot:
         self.scores: list[int] | None = None  # set by `match-end`
         self.rng = random.Random(0)
         self._known_cards: dict[int, Card] = {}  # a card never changes within a match
+        # Per rank: cards that left the hand other than by a hand-over (see `_sync_hand`).
+        self._unplaced: dict[int, int] = defaultdict(int)
 
     # --- what to override -------------------------------------------------------------
 
@@ -195,7 +198,19 @@ class Bot:
         if kind == "init":
             return self._init(message)
         if "hand" in message and kind != "hand-update":
-            self._sync_hand(self._cards(message["hand"]), handed_over=None)
+            hand = self._cards(message["hand"])
+            # Cards that came in: the deal, or a drawn card.
+            came = (
+                hand
+                if kind == "starting-hand"
+                else self._cards(message.get("card"))
+                if kind in DRAWN
+                else []
+            )
+            moved: dict[int, int] = defaultdict(int)
+            for card in came:
+                moved[card.rank] += 1
+            self._sync_hand(hand, moved)
         if kind == "starting-hand":
             self.rng = random.Random(f"{self.seat}:{sorted(card.id for card in self.hand)}")
             self.on_start()
@@ -262,8 +277,8 @@ class Bot:
         card = self._cards([message["card"]])[0]
         asker, asked = int(message["askingPlayer"]), int(message["playerAsked"])
         moved = int(message.get("result") or 0)
-        given = (card.rank, moved) if asked == self.seat else None
-        self._sync_hand(self._cards(message.get("hand")), handed_over=given)
+        into_hand = moved if asker == self.seat else -moved if asked == self.seat else 0
+        self._sync_hand(self._cards(message.get("hand")), moved={card.rank: into_hand})
         sizes = self.hand_sizes
         if moved:
             sizes[asker] += moved
@@ -282,18 +297,32 @@ class Bot:
         self.asks.append(seen)
         self.on_ask_seen(seen)
 
-    def _sync_hand(self, hand: list[Card], handed_over: tuple[int, int] | None) -> None:
-        """Replace the hand; cards that left it other than by a hand-over went into books."""
-        kept = {card.id for card in hand}
-        left: dict[int, int] = defaultdict(int)
+    def _sync_hand(self, hand: list[Card], moved: dict[int, int]) -> None:
+        """Replace the hand; cards that left it other than by a hand-over went into books.
+
+        `moved[rank]` cards of that rank came into the hand (a hit, a draw; negative: handed
+        over) since the last hand we saw. Cards that came in may have gone into a book before
+        any message showed them (a hit or a draw that completes a book), and a book's cards
+        may leave over two messages (a pick-up comes between the hit and its `hand-update`),
+        so what is unaccounted for is kept per rank, and every four make a book. A hand-over
+        can also be told after the asked seat's pick-up has shown the hand without the cards:
+        the count then goes back down, and so does the book it seemed to make.
+        """
+        unplaced = self._unplaced
         for card in self.hand:
-            if card.id not in kept:
-                left[card.rank] += 1
-        if handed_over is not None:
-            rank, moved = handed_over
-            left[rank] -= moved
-        for rank, count in sorted(left.items()):
-            self.books_laid.extend([rank] * (count // 4))
+            unplaced[card.rank] += 1
+        for card in hand:
+            unplaced[card.rank] -= 1
+        for rank, count in moved.items():
+            unplaced[rank] += count
+        for rank in sorted(unplaced):
+            books = max(unplaced[rank], 0) // 4
+            while self.books_laid.count(rank) < books:
+                self.books_laid.append(rank)
+            while self.books_laid.count(rank) > books:
+                self.books_laid.reverse()
+                self.books_laid.remove(rank)
+                self.books_laid.reverse()
         self.hand = hand
         if self.hand_sizes:
             self.hand_sizes[self.seat] = len(hand)
