@@ -18,7 +18,7 @@ import argparse
 import math
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
@@ -32,17 +32,27 @@ except ModuleNotFoundError:
 from arena.base.config import RULE_SETS, named_rules, rules_file
 from arena.base.errors import ConfigError
 from arena.bots import BOTS
-from arena.engine.match import NO_REPLY, MatchSetup, Result, play
+from arena.engine.match import NO_REPLY, Match, MatchSetup, Result
 from arena.engine.rules import Rules
+from arena.sdk import Bot
 
 LEVELS = ("random", "easy", "medium", "hard", "expert")
+
+# Who can be seated: the built-in levels, and whatever a bench adds (bench/search_strength.py
+# adds a player that sees every hand). A player with a `see_table` method is shown the table.
+PLAYERS: dict[str, Callable[[], Bot]] = dict(BOTS)
 
 
 def play_seeded(seed: int, levels: Sequence[str], rules: Rules) -> Result:
     """One match, one fresh bot per seat, every message answered through `Bot.handle`."""
-    bots = [BOTS[level]() for level in levels]
+    bots = [PLAYERS[level]() for level in levels]
     names = [f"{level}-{seat}" for seat, level in enumerate(levels)]
-    game = play(MatchSetup.from_seed(seed, names, rules))
+    match = Match(MatchSetup.from_seed(seed, names, rules))
+    for bot in bots:
+        see_table = getattr(bot, "see_table", None)
+        if see_table is not None:
+            see_table(match.table)
+    game = match.play()
     reply: Any = NO_REPLY
     try:
         delivery = next(game)

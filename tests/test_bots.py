@@ -161,19 +161,26 @@ def test_expert_beats_hard() -> None:
 
 
 def test_bots_see_only_what_the_sdk_gives_them() -> None:
-    """bots.py imports the SDK and the standard library, never the engine or the table."""
-    tree = ast.parse((ROOT / "arena" / "bots" / "__init__.py").read_text())
-    imported = {
-        alias.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Import)
-        for alias in node.names
-    } | {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    arena_modules = {name for name in imported if name.split(".")[0] == "arena"}
-    assert arena_modules == {"arena.sdk"}
-    assert all(
-        name.split(".")[0] in sys.stdlib_module_names | {"arena", "__future__"} for name in imported
-    )
+    """arena/bots/ imports the SDK, its own modules and the standard library, never the engine."""
+    for path in sorted((ROOT / "arena" / "bots").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        imported = {
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import)
+            for alias in node.names
+        } | {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        arena_modules = {name for name in imported if name.split(".")[0] == "arena"}
+        assert arena_modules <= {
+            "arena.sdk",
+            "arena.bots",
+            "arena.bots.master",
+            "arena.bots.simulator",
+        }
+        assert all(
+            name.split(".")[0] in sys.stdlib_module_names | {"arena", "__future__"}
+            for name in imported
+        )
 
 
 def test_main_refuses_an_unknown_level(capsys: pytest.CaptureFixture[str]) -> None:
@@ -280,6 +287,7 @@ STANDALONE = {
     "medium": script("medium_bot.py"),
     "hard": script("hard_bot.py"),
     "expert": script("expert_bot.py"),
+    "master": script("master_bot.py"),
 }
 
 
@@ -292,7 +300,7 @@ def test_the_standalone_script_replies_exactly_as_the_bot_in_process(level: str)
     assert [r for _, _, r in piped[1]] == [json.loads(json.dumps(r)) for _, _, r in in_process[1]]
 
 
-@pytest.mark.parametrize("level", ["hard", "expert"])
+@pytest.mark.parametrize("level", ["hard", "expert", "master"])
 def test_python_m_arena_bots_replies_exactly_as_the_bot_in_process(level: str) -> None:
     command = [sys.executable, "-m", "arena.bots", level]
     piped = play_piped([command, STANDALONE["easy"]], 11)
@@ -340,7 +348,15 @@ def test_a_standalone_script_answers_unknown_messages_and_exits_at_match_end() -
 
 
 @pytest.mark.parametrize(
-    "name", ["easy_bot.py", "medium_bot.py", "hard_bot.py", "expert_bot.py", "random_bot.py"]
+    "name",
+    [
+        "easy_bot.py",
+        "medium_bot.py",
+        "hard_bot.py",
+        "expert_bot.py",
+        "master_bot.py",
+        "random_bot.py",
+    ],
 )
 def test_a_standalone_script_runs_with_no_site_packages_from_any_folder(
     name: str, tmp_path: Path

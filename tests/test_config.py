@@ -78,7 +78,7 @@ BAD = [
     ),
     (
         _seat("a", "bot = 'randm'") + _seat("b", "bot = 'random'"),
-        "participants[0].bot: Input should be 'random', 'easy', 'medium', 'hard' or 'expert' (got 'randm')",
+        "participants[0].bot: Input should be 'random', 'easy', 'medium', 'hard', 'expert' or 'master' (got 'randm')",
     ),
     # impossible values
     (

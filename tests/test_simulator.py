@@ -99,7 +99,12 @@ def test_the_classic_game_plays_the_same_on_both(next_player: NextPlayer) -> Non
     next_player=st.sampled_from(list(NextPlayer)),
 )
 def test_any_rules_play_the_same_on_both(
-    seed: int, seats: int, decks: int, knights: bool, hand: int, min_hand: int,
+    seed: int,
+    seats: int,
+    decks: int,
+    knights: bool,
+    hand: int,
+    min_hand: int,
     next_player: NextPlayer,
 ) -> None:
     pack = decks * 4 * (14 if knights else 13)

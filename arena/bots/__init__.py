@@ -3,7 +3,7 @@
     python -m arena.bots LEVEL        # play one match over stdin/stdout
 
 Levels (`easy`, `medium` and `hard` after the browser game `arena play` is modelled on; `random`
-plays like the reference arena's sample participant; `expert` is this project's):
+plays like the reference arena's sample participant; `expert` and `master` are this project's):
 
 - `random`: a random card of its hand, a random other seat, a random pond index;
 - `easy`: a random rank it holds, a random seat that has cards;
@@ -13,7 +13,9 @@ plays like the reference arena's sample participant; `expert` is this project's)
   holds most of, avoiding a seat that said go fish for it since that seat last drew;
 - `expert`: counts cards: from every public event it keeps how many cards of each rank each
   seat must hold, and which ranks a seat cannot hold beyond the cards it has drawn since, and
-  asks where the chance of a hit, weighed against telling the table what it holds, is best.
+  asks where the chance of a hit, weighed against telling the table what it holds, is best;
+- `master` (arena/bots/master.py): expert's count, then a search: it deals the hidden cards
+  many ways consistent with the count, plays expert's best asks out in each, keeps the best.
 
 Every bot sees only what any seat is told: its own hand and draws, the `hand-update`s, the
 hand sizes and the pond size. Its only randomness is the SDK's seeded `rng`.
@@ -27,7 +29,16 @@ from enum import StrEnum
 
 from arena.sdk import Ask, AskSeen, Bot, Card, Draw, LuckyDraw, pack_size
 
-__all__ = ["BOTS", "EasyBot", "ExpertBot", "HardBot", "MediumBot", "RandomBot", "main"]
+__all__ = [
+    "BOTS",
+    "EasyBot",
+    "ExpertBot",
+    "HardBot",
+    "MasterBot",
+    "MediumBot",
+    "RandomBot",
+    "main",
+]
 
 
 class RandomBot(Bot):
@@ -376,6 +387,9 @@ def _all_among(cards: int, places: int, slots: int) -> float:
     return chance
 
 
+from arena.bots.master import MasterBot  # noqa: E402 - it builds on ExpertBot, above
+
+
 class Level(StrEnum):
     """The built-in bots (`bot = "…"` in a config, `--level` of `arena play`)."""
 
@@ -384,6 +398,7 @@ class Level(StrEnum):
     MEDIUM = "medium"
     HARD = "hard"
     EXPERT = "expert"
+    MASTER = "master"
 
 
 BOTS: dict[str, type[Bot]] = {
@@ -392,6 +407,7 @@ BOTS: dict[str, type[Bot]] = {
     Level.MEDIUM: MediumBot,
     Level.HARD: HardBot,
     Level.EXPERT: ExpertBot,
+    Level.MASTER: MasterBot,
 }
 
 

@@ -903,7 +903,7 @@ def play(
         int, typer.Option(min=1, max=3, metavar="1-3", help="Bots at the table.")
     ] = 1,
     level: Annotated[
-        str, typer.Option(metavar="LEVEL", help="Bot level: easy, medium, hard or expert.")
+        str, typer.Option(metavar="LEVEL", help="Bot level: easy, medium, hard, expert or master.")
     ] = "easy",
     seed: Annotated[
         int | None, typer.Option(metavar="N", help="The deal (default: a new one).")

@@ -1,0 +1,216 @@
+"""`master`: expert's card counting, then a search over the hands the table could hold.
+
+At each ask that is not a sure hit, the bot draws `worlds` determinisations: deals of the
+cards it cannot see that agree with everything public (expert's `CardCount`: the cards each
+seat must hold, the ranks it cannot hold beyond what it drew since, the books laid, the exact
+hand and pond sizes). In each world it plays every one of expert's `candidates` best asks,
+then plays the match out on a compact simulator (arena/bots/simulator.py), every seat
+playing `hard`'s public-memory policy, and keeps the ask whose matches it won most often
+(books as a tie-breaker). The same world and the same rollout randomness serve every
+candidate, so they are compared on equal luck.
+
+Deterministic: all its randomness comes from the SDK's `rng`, seeded from its seat and
+starting hand; the budget counts worlds, never seconds. Under rules the simulator does not
+model it plays exactly as `expert` (docs/bots.md).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from arena.bots import ExpertBot
+from arena.bots.simulator import NEXT_PLAYERS, Policy, Sim, code, play_out
+from arena.sdk import Ask
+
+__all__ = ["MasterBot"]
+
+# The `[rules]` keys the simulator plays; another key with a value other than "off" is a rule
+# it does not know, and the bot then plays as `expert`.
+MODELLED_RULES = frozenset({"startingPlayer", "startingHandSize", "minHandSize", "nextPlayer"})
+OFF_VALUES: tuple[Any, ...] = (None, False, 0, "", "Never", "never", "No", "no")
+
+
+class MasterBot(ExpertBot):
+    """Determinised search over expert's best asks (perfect-information Monte Carlo)."""
+
+    worlds = 40  # determinisations per searched ask: the budget
+    candidates = 3  # expert's best asks that the search weighs
+    horizon = 10  # asks a rollout plays before the books still open are shared out
+    book_margin = 0.05  # per book of margin, beside the match point (1, 0.5 or 0)
+    confidence = 0.5  # standard errors by which an ask must beat expert's to replace it
+
+    def __init__(self, worlds: int | None = None, candidates: int | None = None) -> None:
+        if worlds is not None:
+            self.worlds = worlds
+        if candidates is not None:
+            self.candidates = candidates
+        super().__init__()
+
+    def modelled(self) -> bool:
+        """Whether the simulator plays this match's rules."""
+        rules = self.settings.get("rules", {})
+        if rules.get("nextPlayer", "Asked") not in NEXT_PLAYERS:
+            return False
+        return all(k in MODELLED_RULES or v in OFF_VALUES for k, v in rules.items())
+
+    def choose_ask(self) -> Ask:
+        choice = super().choose_ask()  # brings the card count up to date
+        if self.worlds <= 0 or not self.modelled():
+            return choice
+        held = self.ranks_in_hand()
+        rank = next(card.rank for card in self.hand if card.id == choice.card_id)
+        if self.count.least[choice.seat][rank] > 0:
+            return choice  # a sure hit: nothing to weigh
+        scored = sorted(
+            (-self._value(seat, r, len(held[r])), r, seat)
+            for r in sorted(held)
+            for seat in self.others_with_cards()
+        )
+        if scored[0][0] >= 5.0:
+            return choice  # expert's fallbacks: its count is wrong or every ask is hopeless
+        asks = [(choice.seat, rank)]
+        asks += [(seat, r) for _, r, seat in scored if (seat, r) != asks[0]][: self.candidates - 1]
+        if len(asks) < 2:
+            return choice
+        best = self._search(asks)
+        return Ask(best[0], held[best[1]][0].id)
+
+    # --- the search ------------------------------------------------------------------------
+
+    def _search(self, asks: list[tuple[int, int]]) -> tuple[int, int]:
+        """The ask that beats expert's (`asks[0]`) by the most, if by `confidence` errors."""
+        scores: list[list[float]] = [[] for _ in asks]
+        rules = self.settings.get("rules", {})
+        min_hand = int(rules.get("minHandSize", 1))
+        next_player = str(rules.get("nextPlayer", "Asked"))
+        holds, lacks = self._public_memory()
+        books = self._books()
+        for _ in range(self.worlds):
+            hands, pond = self.sample_world(self.rng)
+            root = Sim(hands, pond, books, min_hand, next_player)
+            luck = self.rng.getrandbits(32)
+            for i, (seat, rank) in enumerate(asks):
+                sim = root.copy()
+                policy = Policy(holds, lacks, random.Random(luck))
+                moved, mover = sim.ask(self.seat, seat, rank)
+                policy.seen(sim, self.seat, seat, rank, moved)
+                play_out(sim, mover, policy, self.horizon)
+                scores[i].append(self._score(_expected_books(sim)))
+        best, margin = 0, 0.0
+        for i in range(1, len(asks)):
+            # Paired by world: both asks met the same deal and the same rollout luck.
+            gains = [a - b for a, b in zip(scores[i], scores[0], strict=True)]
+            mean = sum(gains) / len(gains)
+            spread = sum((g - mean) ** 2 for g in gains) / max(len(gains) - 1, 1)
+            error = (spread / len(gains)) ** 0.5
+            if mean > margin and mean > self.confidence * error:
+                best, margin = i, mean
+        return asks[best]
+
+    def _score(self, books: list[float]) -> float:
+        mine = books[self.seat]
+        theirs = max(b for s, b in enumerate(books) if s != self.seat)
+        point = 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+        return point + self.book_margin * (mine - theirs)
+
+    def _books(self) -> list[int]:
+        """Books per seat: ours exactly; the others' from the cards missing from the table."""
+        books = [0] * self.seats
+        books[self.seat] = len(self.books_laid)
+        missing = sum(self.count.booked)
+        others = [s for s in self.others()]
+        # Which seat laid an unseen book is not known: spread them, lowest seats first.
+        for i in range(missing):
+            books[others[i % len(others)]] += 1
+        return books
+
+    def _public_memory(self) -> tuple[list[int], list[int]]:
+        """Per seat, the ranks the table knows it holds, and those it has just denied."""
+        holds, lacks = [0] * self.seats, [0] * self.seats
+        for seat in range(self.seats):
+            for rank in range(14):
+                if self.count.least[seat][rank] > 0:
+                    holds[seat] |= 1 << rank
+                if self.count.room[seat][rank] == 0:
+                    lacks[seat] |= 1 << rank
+        return holds, lacks
+
+    def sample_world(self, rng: random.Random) -> tuple[list[list[int]], list[int]]:
+        """Every seat's hand and the pond (last card drawn first), agreeing with the count."""
+        count, me = self.count, self.seat
+        decks = self._decks()
+        pool = [
+            code(rank, suit)
+            for rank in range(14)
+            if rank != 11 or self._knights()
+            for suit in range(4)
+            for _ in range(decks)
+        ]
+        gone = [code(card.rank, card.suit) for card in self.hand]
+        for rank in list(self.books_laid) + [r for r in range(14) for _ in range(count.booked[r])]:
+            gone.extend(code(rank, suit) for suit in range(4))
+        for card in gone:
+            if card in pool:
+                pool.remove(card)
+        rng.shuffle(pool)
+        hands: list[list[int]] = [[] for _ in range(self.seats)]
+        hands[me] = [code(card.rank, card.suit) for card in self.hand]
+        # The cards each seat is known to hold, suits at random.
+        for seat in self.others():
+            for rank in range(14):
+                want = min(count.least[seat][rank], count.sizes[seat] - len(hands[seat]))
+                if want <= 0:
+                    continue
+                taken = [c for c in pool if c >> 2 == rank][:want]
+                for card in taken:
+                    pool.remove(card)
+                hands[seat].extend(taken)
+        # The rest, one card at a time into a free place: capped ranks first, so that a seat
+        # that cannot hold a rank is not left with only that rank's cards to take.
+        capped = {r for s in self.others() for r in range(14) if count.room[s][r] is not None}
+        pool.sort(key=lambda c: (c >> 2) not in capped)
+        free = {s: max(count.sizes[s] - len(hands[s]), 0) for s in self.others()}
+        taken_of = {s: [0] * 14 for s in self.others()}
+        pond: list[int] = []
+        pond_free = count.pond
+        for card in pool:
+            rank = card >> 2
+            open_seats = [
+                s
+                for s, n in free.items()
+                if n
+                and (count.room[s][rank] is None or taken_of[s][rank] < (count.room[s][rank] or 0))
+            ]
+            places = pond_free + sum(free[s] for s in open_seats)
+            if places == 0:
+                open_seats = [s for s, n in free.items() if n]  # the count is off: ignore the caps
+                places = pond_free + sum(free[s] for s in open_seats)
+                if places == 0:
+                    break
+            pick = rng.randrange(places)
+            for s in open_seats:
+                if pick < free[s]:
+                    hands[s].append(card)
+                    free[s] -= 1
+                    taken_of[s][rank] += 1
+                    break
+                pick -= free[s]
+            else:
+                pond.append(card)
+                pond_free -= 1
+        return hands, pond
+
+
+def _expected_books(sim: Sim) -> list[float]:
+    """Books per seat, each book still open shared among the seats holding most of its rank."""
+    books = [float(b) for b in sim.books]
+    if not any(sim.sizes):
+        return books
+    for rank in range(14):
+        most = max(ranks[rank] for ranks in sim.ranks)
+        if most:
+            leaders = [s for s, ranks in enumerate(sim.ranks) if ranks[rank] == most]
+            for seat in leaders:
+                books[seat] += 1.0 / len(leaders)
+    return books
