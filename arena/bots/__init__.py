@@ -387,7 +387,7 @@ def _all_among(cards: int, places: int, slots: int) -> float:
     return chance
 
 
-from arena.bots.master import MasterBot  # noqa: E402 - it builds on ExpertBot, above
+from arena.bots.master import MasterBot
 
 
 class Level(StrEnum):
