@@ -156,8 +156,19 @@ def test_hard_beats_easy_in_wins_and_books() -> None:
 
 
 def test_expert_beats_hard() -> None:
-    expert_wins, hard_wins, expert_books, hard_books = tally("expert", "hard", 400, 1)
-    assert expert_wins > hard_wins and expert_books > hard_books
+    # At two seats expert's edge (0.539 over 4,000 games) is within the noise of a few hundred;
+    # at four seats (0.75 in bench/bot_strength.py) it is not.
+    expert_wins = hard_wins = 0
+    for i in range(150):
+        levels = ["expert", "hard"] * 2 if i % 2 == 0 else ["hard", "expert"] * 2
+        scores = play_in_process(levels, 1 + i)[0].scores
+        best = {
+            level: max(s for s, lv in zip(scores, levels, strict=True) if lv == level)
+            for level in levels
+        }
+        expert_wins += best["expert"] > best["hard"]
+        hard_wins += best["hard"] > best["expert"]
+    assert expert_wins > 1.5 * hard_wins
 
 
 def test_bots_see_only_what_the_sdk_gives_them() -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from arena.bots import BOTS, ExpertBot, MasterBot
 from arena.bots.simulator import code
+from arena.engine.events import BookLaid
 from arena.engine.match import Match, MatchSetup
 from arena.engine.rules import Rules
 from arena.sdk import Bot
@@ -51,9 +52,7 @@ def test_the_worlds_it_searches_agree_with_every_public_fact_and_hold_the_unseen
                     # Expert's count guesses the rank of a book laid unseen (after a draw); when
                     # it guessed right, the unseen cards of every world are the true ones.
                     booked = Counter(
-                        e["rank"]
-                        for e in match.events
-                        if e["event"] == "book-laid" and e["seat"] != 0
+                        e.rank for e in match.events if isinstance(e, BookLaid) and e.seat != 0
                     )
                     right = booked == Counter({r: n for r, n in enumerate(count.booked) if n})
                     for _ in range(5):

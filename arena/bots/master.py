@@ -25,9 +25,12 @@ from arena.sdk import Ask
 
 __all__ = ["MasterBot"]
 
-# The `[rules]` keys the simulator plays; another key with a value other than "off" is a rule
-# it does not know, and the bot then plays as `expert`.
-MODELLED_RULES = frozenset({"startingPlayer", "startingHandSize", "minHandSize", "nextPlayer"})
+# The `[rules]` keys the simulator plays (`dealBySeats` only sizes the deal, before any
+# decision); another key with a value other than "off" is a rule it does not know (lucky draw,
+# refills, a draw when no one can be asked), and the bot then plays as `expert`.
+MODELLED_RULES = frozenset(
+    {"startingPlayer", "startingHandSize", "minHandSize", "nextPlayer", "dealBySeats"}
+)
 OFF_VALUES: tuple[Any, ...] = (None, False, 0, "", "Never", "never", "No", "no")
 
 
@@ -136,70 +139,91 @@ class MasterBot(ExpertBot):
                     lacks[seat] |= 1 << rank
         return holds, lacks
 
+    def _unseen(self) -> list[int]:
+        """Per card code: the copies we cannot see (not in our hand, not in a known book)."""
+        unseen = [0] * 56
+        for rank in range(14):
+            if rank != 11 or self._knights():
+                for suit in range(4):
+                    unseen[code(rank, suit)] = self._decks()
+        gone = [code(card.rank, card.suit) for card in self.hand]
+        booked = [r for r in range(14) for _ in range(self.count.booked[r])]
+        for rank in list(self.books_laid) + booked:
+            gone.extend(code(rank, suit) for suit in range(4))
+        for card in gone:
+            unseen[card] = max(unseen[card] - 1, 0)
+        return unseen
+
     def sample_world(self, rng: random.Random) -> tuple[list[list[int]], list[int]]:
         """Every seat's hand and the pond (last card drawn first), agreeing with the count."""
         count, me = self.count, self.seat
-        decks = self._decks()
-        pool = [
-            code(rank, suit)
-            for rank in range(14)
-            if rank != 11 or self._knights()
-            for suit in range(4)
-            for _ in range(decks)
-        ]
-        gone = [code(card.rank, card.suit) for card in self.hand]
-        for rank in list(self.books_laid) + [r for r in range(14) for _ in range(count.booked[r])]:
-            gone.extend(code(rank, suit) for suit in range(4))
-        for card in gone:
-            if card in pool:
-                pool.remove(card)
-        rng.shuffle(pool)
+        unseen = self._unseen()
         hands: list[list[int]] = [[] for _ in range(self.seats)]
         hands[me] = [code(card.rank, card.suit) for card in self.hand]
+        others = self.others()
         # The cards each seat is known to hold, suits at random.
-        for seat in self.others():
+        for seat in others:
             for rank in range(14):
                 want = min(count.least[seat][rank], count.sizes[seat] - len(hands[seat]))
-                if want <= 0:
-                    continue
-                taken = [c for c in pool if c >> 2 == rank][:want]
-                for card in taken:
-                    pool.remove(card)
-                hands[seat].extend(taken)
-        # The rest, one card at a time into a free place: capped ranks first, so that a seat
-        # that cannot hold a rank is not left with only that rank's cards to take.
-        capped = {r for s in self.others() for r in range(14) if count.room[s][r] is not None}
-        pool.sort(key=lambda c: (c >> 2) not in capped)
-        free = {s: max(count.sizes[s] - len(hands[s]), 0) for s in self.others()}
-        taken_of = {s: [0] * 14 for s in self.others()}
-        pond: list[int] = []
+                if want > 0:
+                    copies = [c for c in range(rank * 4, rank * 4 + 4) for _ in range(unseen[c])]
+                    for card in rng.sample(copies, min(want, len(copies))):
+                        unseen[card] -= 1
+                        hands[seat].append(card)
+        pool = [card for card in range(56) for _ in range(unseen[card])]
+        rng.shuffle(pool)
+        free = {s: max(count.sizes[s] - len(hands[s]), 0) for s in others}
         pond_free = count.pond
+        # Cards of a rank some seat cannot hold (or hold only so many of) go one at a time to a
+        # place that may take them, at random; so they are placed first, while places are free.
+        capped = {r for s in others for r in range(14) if count.room[s][r] is not None}
+        pond: list[int] = []
+        rest: list[int] = []
+        taken_of = {s: [0] * 14 for s in others}
         for card in pool:
             rank = card >> 2
+            if rank not in capped:
+                rest.append(card)
+                continue
             open_seats = [
-                s
-                for s, n in free.items()
-                if n
-                and (count.room[s][rank] is None or taken_of[s][rank] < (count.room[s][rank] or 0))
+                s for s in others if free[s] and _room(count.room[s][rank], taken_of[s][rank])
             ]
-            places = pond_free + sum(free[s] for s in open_seats)
-            if places == 0:
-                open_seats = [s for s, n in free.items() if n]  # the count is off: ignore the caps
-                places = pond_free + sum(free[s] for s in open_seats)
-                if places == 0:
-                    break
-            pick = rng.randrange(places)
-            for s in open_seats:
-                if pick < free[s]:
-                    hands[s].append(card)
-                    free[s] -= 1
-                    taken_of[s][rank] += 1
-                    break
-                pick -= free[s]
-            else:
+            if not pond_free and not open_seats:
+                open_seats = [s for s in others if free[s]]  # the count is off: ignore the caps
+            place = _place(rng, open_seats, free, pond_free)
+            if place is None:
                 pond.append(card)
                 pond_free -= 1
+            elif place >= 0:
+                hands[place].append(card)
+                free[place] -= 1
+                taken_of[place][rank] += 1
+        # The rest are in random order already: deal them into the free places in turn.
+        for s in others:
+            hands[s].extend(rest[: free[s]])
+            del rest[: free[s]]
+        pond.extend(rest[:pond_free])
+        rng.shuffle(pond)
         return hands, pond
+
+
+def _place(
+    rng: random.Random, seats: list[int], free: dict[int, int], pond_free: int
+) -> int | None:
+    """A free place at random: a seat of `seats`, None for the pond, -1 if there is none."""
+    places = pond_free + sum(free[s] for s in seats)
+    if places == 0:
+        return -1
+    pick = rng.randrange(places)
+    for seat in seats:
+        if pick < free[seat]:
+            return seat
+        pick -= free[seat]
+    return None
+
+
+def _room(cap: int | None, taken: int) -> bool:
+    return cap is None or taken < cap
 
 
 def _expected_books(sim: Sim) -> list[float]:
