@@ -447,8 +447,8 @@ def test_sdk_and_bots_import_with_the_standard_library_only() -> None:
     # The engine's cards and rules are standard-library only too (tests/test_layers.py): one
     # pack formula, one deal by table size.
     assert done.stdout.strip() == (
-        "['arena', 'arena.bots', 'arena.engine', 'arena.engine.cards', 'arena.engine.rules', "
-        "'arena.sdk']"
+        "['arena', 'arena.bots', 'arena.bots.master', 'arena.bots.simulator', 'arena.engine', "
+        "'arena.engine.cards', 'arena.engine.rules', 'arena.sdk']"
     )
 
 
