@@ -73,7 +73,10 @@ class MasterBot(ExpertBot):
         if scored[0][0] >= 5.0:
             return choice  # expert's fallbacks: its count is wrong or every ask is hopeless
         asks = [(choice.seat, rank)]
-        asks += [(seat, r) for _, r, seat in scored if (seat, r) != asks[0]][: self.candidates - 1]
+        # Never a sure miss with nothing to draw (expert scores it -10): between seats that make
+        # such asks the turn could go round for ever.
+        hopeful = [(seat, r) for cost, r, seat in scored if cost < 5.0]
+        asks += [ask for ask in hopeful if ask != asks[0]][: self.candidates - 1]
         if len(asks) < 2:
             return choice
         best = self._search(asks)
