@@ -21,8 +21,15 @@ TWO = '[[participants]]\nname = "a"\nbot = "random"\n[[participants]]\nname = "b
 
 
 def _arena(folder: Path, *arguments: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *arguments], cwd=folder, input=stdin, check=False,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *arguments],
+        cwd=folder,
+        input=stdin,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def _one_line(done: subprocess.CompletedProcess[str], *words: str, status: int = 2) -> None:
@@ -33,25 +40,36 @@ def _one_line(done: subprocess.CompletedProcess[str], *words: str, status: int =
     assert "Traceback" not in done.stdout + done.stderr
 
 
-@pytest.mark.parametrize("character, named", [
-    ("\u200b", "U+200B (ZERO WIDTH SPACE)"),
-    ("\ufeff", "U+FEFF (ZERO WIDTH NO-BREAK SPACE)"),
-    ("\u202e", "U+202E (RIGHT-TO-LEFT OVERRIDE)"),
-    ("\u2066", "U+2066 (LEFT-TO-RIGHT ISOLATE)"),
-    ("\x1b", "U+001B"),
-    ("\n", "U+000A"),
-])
-def test_a_name_that_prints_as_another_is_refused(tmp_path: Path, character: str, named: str) -> None:
+@pytest.mark.parametrize(
+    "character, named",
+    [
+        ("\u200b", "U+200B (ZERO WIDTH SPACE)"),
+        ("\ufeff", "U+FEFF (ZERO WIDTH NO-BREAK SPACE)"),
+        ("\u202e", "U+202E (RIGHT-TO-LEFT OVERRIDE)"),
+        ("\u2066", "U+2066 (LEFT-TO-RIGHT ISOLATE)"),
+        ("\x1b", "U+001B"),
+        ("\n", "U+000A"),
+    ],
+)
+def test_a_name_that_prints_as_another_is_refused(
+    tmp_path: Path, character: str, named: str
+) -> None:
     escaped = character.encode("unicode_escape").decode().replace("\\x", "\\u00")
-    (tmp_path / "config.toml").write_text(TWO.replace('name = "b"', f'name = "a{escaped}"'), encoding="utf-8")
-    _one_line(_arena(tmp_path, "run", "config.toml"), "config.toml: participants[1].name: holds", named)
+    (tmp_path / "config.toml").write_text(
+        TWO.replace('name = "b"', f'name = "a{escaped}"'), encoding="utf-8"
+    )
+    _one_line(
+        _arena(tmp_path, "run", "config.toml"), "config.toml: participants[1].name: holds", named
+    )
     assert not (tmp_path / "replays").exists()
 
 
 def test_a_table_over_the_seat_limit_is_refused(tmp_path: Path) -> None:
     seats = "".join(f'[[participants]]\nname = "p{n}"\nbot = "random"\n' for n in range(65))
     (tmp_path / "config.toml").write_text(seats, encoding="utf-8")
-    _one_line(_arena(tmp_path, "run", "config.toml"), "participants: 65 at one table", "limit of 64 seats")
+    _one_line(
+        _arena(tmp_path, "run", "config.toml"), "participants: 65 at one table", "limit of 64 seats"
+    )
     (tmp_path / "config.toml").write_text("[tournament]\nseats = 1000\n" + seats, encoding="utf-8")
     _one_line(_arena(tmp_path, "run", "config.toml"), "tournament.seats", "64")
 
@@ -59,32 +77,41 @@ def test_a_table_over_the_seat_limit_is_refused(tmp_path: Path) -> None:
 def test_a_config_that_is_not_a_small_regular_file(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "fifo.toml")
     (tmp_path / "huge.toml").write_text("#" * ((1 << 20) + 1), encoding="utf-8")
-    for path, why in (("fifo.toml", "not a regular file (a FIFO)"), ("/dev/zero", "a character device"),
-                      (".", "a folder"), ("huge.toml", "over the limit of 1 MiB")):
+    for path, why in (
+        ("fifo.toml", "not a regular file (a FIFO)"),
+        ("/dev/zero", "a character device"),
+        (".", "a folder"),
+        ("huge.toml", "over the limit of 1 MiB"),
+    ):
         _one_line(_arena(tmp_path, "run", path), f"{path}: cannot read:", why)
 
 
-@pytest.mark.parametrize("arguments, words", [
-    (["check", "--timeout", "nan", "--", "true"], ["--timeout: nan"]),
-    (["check", "--timeout", "inf", "--", "true"], ["--timeout: inf"]),
-    (["check", "--timeout", "1e9", "--", "true"], ["--timeout: 1000000000.0", "604800"]),
-    (["check", "--timeout", "0", "--", "true"], ["--timeout: 0"]),
-    (["check", "--startup-timeout", "nan", "--", "true"], ["--startup-timeout: nan"]),
-    (["play", "--delay", "inf"], ["--delay: inf"]),
-    (["play", "--delay", "nan"], ["--delay: nan"]),
-    (["run", "config.toml", "--games", "0"], ["--games: 0"]),
-    (["run", "config.toml", "--games", "10000000000"], ["--games: 10000000000", "1000000000"]),
-    (["run", "config.toml", "--jobs", "100000"], ["--jobs: 100000", "1024"]),
-    (["run", "config.toml", "--seed", "-1"], ["--seed: -1"]),
-    (["run", "config.toml", "--seed", str(2**64)], ["--seed:"]),
-    (["sprt", "--vs", "easy", "--seats", "1000", "--", "true"], ["--seats: 1000", "64"]),
-    (["sprt", "--vs", "easy", "--min-groups", str(10**23), "--", "true"], ["--min-groups"]),
-    (["sprt", "--vs", "easy", "--games", str(10**23), "--", "true"], ["--games"]),
-    (["sprt", "--vs", "easy", "--timeout", "inf", "--", "true"], ["--timeout: inf"]),
-    (["sprt", "--vs", "easy", "--share0", "nan", "--", "true"], ["--share0"]),
-    (["sprt", "--vs", "easy", "--alpha", "inf", "--", "true"], ["--alpha"]),
-])
-def test_every_number_is_finite_and_in_range(tmp_path: Path, arguments: list[str], words: list[str]) -> None:
+@pytest.mark.parametrize(
+    "arguments, words",
+    [
+        (["check", "--timeout", "nan", "--", "true"], ["--timeout: nan"]),
+        (["check", "--timeout", "inf", "--", "true"], ["--timeout: inf"]),
+        (["check", "--timeout", "1e9", "--", "true"], ["--timeout: 1000000000.0", "604800"]),
+        (["check", "--timeout", "0", "--", "true"], ["--timeout: 0"]),
+        (["check", "--startup-timeout", "nan", "--", "true"], ["--startup-timeout: nan"]),
+        (["play", "--delay", "inf"], ["--delay: inf"]),
+        (["play", "--delay", "nan"], ["--delay: nan"]),
+        (["run", "config.toml", "--games", "0"], ["--games: 0"]),
+        (["run", "config.toml", "--games", "10000000000"], ["--games: 10000000000", "1000000000"]),
+        (["run", "config.toml", "--jobs", "100000"], ["--jobs: 100000", "1024"]),
+        (["run", "config.toml", "--seed", "-1"], ["--seed: -1"]),
+        (["run", "config.toml", "--seed", str(2**64)], ["--seed:"]),
+        (["sprt", "--vs", "easy", "--seats", "1000", "--", "true"], ["--seats: 1000", "64"]),
+        (["sprt", "--vs", "easy", "--min-groups", str(10**23), "--", "true"], ["--min-groups"]),
+        (["sprt", "--vs", "easy", "--games", str(10**23), "--", "true"], ["--games"]),
+        (["sprt", "--vs", "easy", "--timeout", "inf", "--", "true"], ["--timeout: inf"]),
+        (["sprt", "--vs", "easy", "--share0", "nan", "--", "true"], ["--share0"]),
+        (["sprt", "--vs", "easy", "--alpha", "inf", "--", "true"], ["--alpha"]),
+    ],
+)
+def test_every_number_is_finite_and_in_range(
+    tmp_path: Path, arguments: list[str], words: list[str]
+) -> None:
     (tmp_path / "config.toml").write_text(TWO, encoding="utf-8")
     _one_line(_arena(tmp_path, *arguments), *words)
     assert not (tmp_path / "replays").exists()
@@ -135,8 +162,9 @@ def _server(mode: str) -> tuple[int, threading.Event]:
     return listener.getsockname()[1], stop
 
 
-@pytest.mark.parametrize("mode, why", [("silent", "said nothing in 10 s"),
-                                       ("random", "does not speak Dask's protocol")])
+@pytest.mark.parametrize(
+    "mode, why", [("silent", "said nothing in 10 s"), ("random", "does not speak Dask's protocol")]
+)
 def test_a_scheduler_that_is_not_one(tmp_path: Path, mode: str, why: str) -> None:
     pytest.importorskip("distributed")
     (tmp_path / "config.toml").write_text(TWO, encoding="utf-8")
@@ -158,9 +186,11 @@ def test_a_missing_interpreter_is_a_start_failure(tmp_path: Path) -> None:
         script = folder / "bot.py"
         script.write_text("#!/nonexistent/interp\nprint('never')\n", encoding="utf-8")
         script.chmod(0o755)
-        (folder / "config.toml").write_text(f'[limits]\nsandbox = "{sandbox}"\n'
-                                            + TWO.replace('bot = "random"', 'command = "./bot.py"', 1),
-                                            encoding="utf-8")
+        (folder / "config.toml").write_text(
+            f'[limits]\nsandbox = "{sandbox}"\n'
+            + TWO.replace('bot = "random"', 'command = "./bot.py"', 1),
+            encoding="utf-8",
+        )
         done = _arena(folder, "run", "config.toml")
         assert done.returncode == 0, done.stderr
         [replay] = (folder / "replays").glob("*.json")
@@ -169,12 +199,17 @@ def test_a_missing_interpreter_is_a_start_failure(tmp_path: Path) -> None:
         assert "/nonexistent/interp" in faults[0]["detail"], (sandbox, faults)
 
 
-@pytest.mark.parametrize("program, why", [("./sub", "is a folder, not a program"),
-                                          ("/dev/null", "is not a regular file")])
-def test_a_command_that_is_not_a_program_says_what_it_is(tmp_path: Path, program: str, why: str) -> None:
+@pytest.mark.parametrize(
+    "program, why",
+    [("./sub", "is a folder, not a program"), ("/dev/null", "is not a regular file")],
+)
+def test_a_command_that_is_not_a_program_says_what_it_is(
+    tmp_path: Path, program: str, why: str
+) -> None:
     (tmp_path / "sub").mkdir()
-    (tmp_path / "config.toml").write_text(TWO.replace('bot = "random"', f'command = ["{program}"]', 1),
-                                          encoding="utf-8")
+    (tmp_path / "config.toml").write_text(
+        TWO.replace('bot = "random"', f'command = ["{program}"]', 1), encoding="utf-8"
+    )
     _one_line(_arena(tmp_path, "run", "config.toml"), "participants[0].command", why)
 
 
@@ -188,7 +223,9 @@ def test_a_megabyte_line_without_a_newline_is_read_once(tmp_path: Path) -> None:
 
 
 def test_a_newline_in_an_error_stays_visible(tmp_path: Path) -> None:
-    _one_line(_arena(tmp_path, "replay", "show", "two\nlines.json"), "two\\nlines.json: no such file")
+    _one_line(
+        _arena(tmp_path, "replay", "show", "two\nlines.json"), "two\\nlines.json: no such file"
+    )
 
 
 def test_check_shows_a_lone_surrogate_a_bot_wrote(tmp_path: Path) -> None:
@@ -197,7 +234,38 @@ def test_check_shows_a_lone_surrogate_a_bot_wrote(tmp_path: Path) -> None:
         "for line in sys.stdin:\n"
         "    ask = json.loads(line)['type'] == 'ask'\n"
         "    print('{\"player\": \"\\\\ud800\"}' if ask else 'null', flush=True)\n",
-        encoding="utf-8")
-    done = _arena(tmp_path, "check", "--timeout", "1", "--sandbox", "none", "--", sys.executable, "bot.py")
+        encoding="utf-8",
+    )
+    done = _arena(
+        tmp_path, "check", "--timeout", "1", "--sandbox", "none", "--", sys.executable, "bot.py"
+    )
     assert done.returncode == 1, done.stderr
     assert "\\ud800" in done.stdout and "Traceback" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["run", "x.toml", "--jobs", "abc"], "arena run: Invalid value for '--jobs'"),
+        (["report"], "arena report: Missing argument 'FOLDER'."),
+        (["bogus"], "arena: No such command 'bogus'."),
+        (
+            ["replay", "show", "x.json", "--seat", "one"],
+            "arena replay show: Invalid value for '--seat'",
+        ),
+    ],
+)
+def test_a_command_line_typer_cannot_parse_is_one_line(
+    tmp_path: Path, args: list[str], words: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert words in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in done.stderr and done.stdout == ""

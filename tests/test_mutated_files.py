@@ -19,12 +19,37 @@ from typer.testing import CliRunner
 
 from arena.ui.cli import app
 
-HOSTILE = st.sampled_from([
-    None, "x", "", -1, 0, 1, 99, 2**70, -(2**70), 1.5, 1e308, True, [], {}, [[[[[]]]]], "\ud800",
-    "../../escaped/PWNED", "/etc/passwd", {"at": "x"}, ["1", 2], "\u202e\u200b",
-])
-EXAMPLES = settings(max_examples=40, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+HOSTILE = st.sampled_from(
+    [
+        None,
+        "x",
+        "",
+        -1,
+        0,
+        1,
+        99,
+        2**70,
+        -(2**70),
+        1.5,
+        1e308,
+        True,
+        [],
+        {},
+        [[[[[]]]]],
+        "\ud800",
+        "../../escaped/PWNED",
+        "/etc/passwd",
+        {"at": "x"},
+        ["1", 2],
+        "\u202e\u200b",
+    ]
+)
+EXAMPLES = settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 
 @pytest.fixture(scope="session")
@@ -37,10 +62,13 @@ def replay_text(tmp_path_factory: pytest.TempPathFactory) -> str:
 def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real tournament of four matches: its config, replays and results.jsonl."""
     folder = tmp_path_factory.mktemp("tournament")
-    seats = "".join(f'[[participants]]\nname = "{name}"\nbot = "{level}"\n'
-                    for name, level in (("ada", "easy"), ("hal", "random"), ("eve", "random")))
-    (folder / "config.toml").write_text(f"seed = 5\ngames = 4\n[tournament]\nseats = 2\n{seats}",
-                                        encoding="utf-8")
+    seats = "".join(
+        f'[[participants]]\nname = "{name}"\nbot = "{level}"\n'
+        for name, level in (("ada", "easy"), ("hal", "random"), ("eve", "random"))
+    )
+    (folder / "config.toml").write_text(
+        f"seed = 5\ngames = 4\n[tournament]\nseats = 2\n{seats}", encoding="utf-8"
+    )
     result = CliRunner().invoke(app, ["run", str(folder / "config.toml"), "--jobs", "1", "--quiet"])
     assert result.exit_code == 0, result.output
     assert len((folder / "replays" / "results.jsonl").read_text(encoding="utf-8").splitlines()) == 4
@@ -81,7 +109,9 @@ def mutations(draw: st.DrawFn, document: Any) -> Any:
 def _clean(result: Any, arguments: list[str]) -> None:
     assert result.exit_code in (0, 1, 2), (arguments, result.exit_code, result.output)
     assert result.exception is None or isinstance(result.exception, SystemExit), (
-        arguments, repr(result.exception))
+        arguments,
+        repr(result.exception),
+    )
     assert "Traceback" not in result.output, (arguments, result.output)
 
 
@@ -103,7 +133,15 @@ def test_a_mutated_replay_is_a_clean_exit(replay_text: str, command: str) -> Non
                 "verify": ["replay", "verify", str(path)],
                 "show": ["replay", "show", str(path)],
                 "html": ["replay", "html", str(path), "-o", str(Path(folder) / "page.html")],
-                "fork": ["replay", "fork", str(path), "--at", "3", "-o", str(Path(folder) / "fork.json")],
+                "fork": [
+                    "replay",
+                    "fork",
+                    str(path),
+                    "--at",
+                    "3",
+                    "-o",
+                    str(Path(folder) / "fork.json"),
+                ],
             }[command]
             _clean(CliRunner().invoke(app, arguments), arguments)
 
@@ -117,8 +155,12 @@ def test_a_mutated_results_line_is_a_clean_resume(tournament: Path) -> None:
     lines = (tournament / "replays" / "results.jsonl").read_text(encoding="utf-8").splitlines()
     documents = [json.loads(line) for line in lines]
 
-    @settings(max_examples=25, deadline=None, derandomize=True,
-              suppress_health_check=[HealthCheck.too_slow])
+    @settings(
+        max_examples=25,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
     @given(which=st.integers(0, len(lines) - 1), data=st.data())
     def check(which: int, data: st.DataObject) -> None:
         mutated = data.draw(mutations(documents[which]))

@@ -29,8 +29,12 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 def _arena(*arguments: str) -> subprocess.CompletedProcess[bytes]:
     """The real command, as a user runs it (its own stdout encoding, its own exit)."""
-    return subprocess.run([sys.executable, "-m", "arena.ui.cli", *arguments], check=False,
-                          capture_output=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "arena.ui.cli", *arguments],
+        check=False,
+        capture_output=True,
+        timeout=60,
+    )
 
 
 def _edited(folder: Path, document: dict[str, Any], edit: Callable[[dict[str, Any]], None]) -> Path:
@@ -53,7 +57,10 @@ def _commands(path: Path, folder: Path) -> list[tuple[list[str], int]]:
 EDITS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
     "fault at x": (lambda d: d["faults"][0].update(at="x"), "faults.0.at"),
     "ranks strings": (lambda d: d["result"].update(ranks=["1", 2]), "result.ranks.0"),
-    "starting player 99": (lambda d: d.update(startingPlayer=99), "startingPlayer: 99 is not a seat"),
+    "starting player 99": (
+        lambda d: d.update(startingPlayer=99),
+        "startingPlayer: 99 is not a seat",
+    ),
     "no players": (lambda d: d.update(players=[]), "players"),
     "seat out of range": (lambda d: d["transcript"][0].update(seat=7), "transcript[0].seat"),
     "fork at list": (lambda d: d.update(fork=[1]), "fork"),
@@ -62,23 +69,33 @@ EDITS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
 
 
 @pytest.mark.parametrize("name", list(EDITS))
-def test_an_edited_replay_is_one_line_naming_the_key(played: dict[str, Any], tmp_path: Path, name: str) -> None:
+def test_an_edited_replay_is_one_line_naming_the_key(
+    played: dict[str, Any], tmp_path: Path, name: str
+) -> None:
     edit, key = EDITS[name]
     path = _edited(tmp_path, played, edit)
     for arguments, status in _commands(path, tmp_path):
         result = CliRunner().invoke(app, arguments)
         assert result.exit_code == status, (arguments, result.output)
-        assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+        assert result.exception is None or isinstance(result.exception, SystemExit), (
+            result.exception
+        )
         lines = result.output.strip().splitlines()
-        assert len(lines) == 1 and str(path) in lines[0] and key in lines[0], (arguments, result.output)
+        assert len(lines) == 1 and str(path) in lines[0] and key in lines[0], (
+            arguments,
+            result.output,
+        )
 
 
-@pytest.mark.parametrize("text, why", [
-    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
-    ('{"format": Infinity}', "Infinity is not a JSON number"),
-    ('{"format": NaN}', "NaN is not a JSON number"),
-    ("\xff\xfe", "not a JSON replay"),
-])
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"format": Infinity}', "Infinity is not a JSON number"),
+        ('{"format": NaN}', "NaN is not a JSON number"),
+        ("\xff\xfe", "not a JSON replay"),
+    ],
+)
 def test_not_json_is_one_line(tmp_path: Path, text: str, why: str) -> None:
     path = tmp_path / "bad.json"
     path.write_bytes(text.encode("utf-8", "surrogateescape") if text != "\xff\xfe" else b"\xff\xfe")
@@ -92,8 +109,11 @@ def test_a_huge_or_special_file_is_refused_before_reading(tmp_path: Path) -> Non
     huge = tmp_path / "huge.json"
     with huge.open("wb") as file:
         file.truncate((256 << 20) + 1)  # sparse: nothing is written, the size is what counts
-    for path, why in ((huge, "over the limit of 256 MiB"), (Path("/dev/zero"), "not a regular file"),
-                      (tmp_path, "not a regular file (a folder)")):
+    for path, why in (
+        (huge, "over the limit of 256 MiB"),
+        (Path("/dev/zero"), "not a regular file"),
+        (tmp_path, "not a regular file (a folder)"),
+    ):
         result = CliRunner().invoke(app, ["replay", "show", str(path)])
         assert result.exit_code == 2 and why in result.output, result.output
 
@@ -105,7 +125,9 @@ def test_a_fifo_does_not_block(tmp_path: Path) -> None:
     assert done.returncode == 2 and b"not a regular file (a FIFO)" in done.stderr, done.stderr
 
 
-def test_a_lone_surrogate_in_a_reply_is_shown_not_a_crash(played: dict[str, Any], tmp_path: Path) -> None:
+def test_a_lone_surrogate_in_a_reply_is_shown_not_a_crash(
+    played: dict[str, Any], tmp_path: Path
+) -> None:
     def surrogate(document: dict[str, Any]) -> None:
         for entry in document["transcript"]:
             if entry["message"]["type"] == "ask":
@@ -113,7 +135,10 @@ def test_a_lone_surrogate_in_a_reply_is_shown_not_a_crash(played: dict[str, Any]
 
     path = _edited(tmp_path, played, surrogate)
     page = tmp_path / "page.html"
-    for arguments in (["replay", "show", str(path)], ["replay", "html", str(path), "-o", str(page)]):
+    for arguments in (
+        ["replay", "show", str(path)],
+        ["replay", "html", str(path), "-o", str(page)],
+    ):
         done = _arena(*arguments)
         assert done.returncode == 0, done.stderr.decode()
         assert b"Traceback" not in done.stderr
@@ -141,18 +166,24 @@ def test_replay_html_never_leaves_a_broken_page(played: dict[str, Any], tmp_path
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".writing-")]
 
 
-@pytest.mark.parametrize("options, words", [
-    (["--at", str(10**23)], ["--at 1000", "the replay has messages 0.."]),
-    (["--at", "nan"], ["--at 'nan'"]),
-    (["--at", "turn:-1"], ["--at 'turn:-1'"]),
-    (["--at", "3", "--seat", f"{10**20}=easy"], ["the replay has seats 0..1"]),
-    (["--at", "3", "--seat", "0="], ["--seat '0=': the command is empty"]),
-    (["--at", "3", "--seat", "0=/dev/null"], ["/dev/null", "is not a regular file"]),
-])
-def test_fork_options_out_of_range(played: dict[str, Any], tmp_path: Path, options: list[str],
-                                   words: list[str]) -> None:
+@pytest.mark.parametrize(
+    "options, words",
+    [
+        (["--at", str(10**23)], ["--at 1000", "the replay has messages 0.."]),
+        (["--at", "nan"], ["--at 'nan'"]),
+        (["--at", "turn:-1"], ["--at 'turn:-1'"]),
+        (["--at", "3", "--seat", f"{10**20}=easy"], ["the replay has seats 0..1"]),
+        (["--at", "3", "--seat", "0="], ["--seat '0=': the command is empty"]),
+        (["--at", "3", "--seat", "0=/dev/null"], ["/dev/null", "is not a regular file"]),
+    ],
+)
+def test_fork_options_out_of_range(
+    played: dict[str, Any], tmp_path: Path, options: list[str], words: list[str]
+) -> None:
     path = _edited(tmp_path, played, lambda d: None)
-    result = CliRunner().invoke(app, ["replay", "fork", str(path), *options, "-o", str(tmp_path / "f.json")])
+    result = CliRunner().invoke(
+        app, ["replay", "fork", str(path), *options, "-o", str(tmp_path / "f.json")]
+    )
     assert result.exit_code == 2, result.output
     [line] = result.output.strip().splitlines()
     assert all(word in line for word in words), line

@@ -95,7 +95,9 @@ def test_cli_writes_the_page(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["replay", "html", str(path), "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
-    refused = CliRunner().invoke(app, ["replay", "html", str(tmp_path / "nope.json"), "-o", str(out)])
+    refused = CliRunner().invoke(
+        app, ["replay", "html", str(tmp_path / "nope.json"), "-o", str(out)]
+    )
     assert refused.exit_code == 2
 
 

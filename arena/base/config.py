@@ -177,7 +177,9 @@ class SprtSection(_Section):
     share1: Annotated[float, Field(gt=0, lt=1)]  # … and under H1
     alpha: Annotated[float, Field(gt=0, lt=0.5)] = 0.05
     beta: Annotated[float, Field(gt=0, lt=0.5)] = 0.05
-    minGroups: Annotated[int, Field(ge=1, le=GAMES_LIMIT)] = 20  # duplicate groups before any decision
+    minGroups: Annotated[int, Field(ge=1, le=GAMES_LIMIT)] = (
+        20  # duplicate groups before any decision
+    )
 
     @model_validator(mode="after")
     def _share1_above_share0(self) -> SprtSection:
@@ -200,8 +202,10 @@ class ParticipantSection(_Section):
     def _visible_name(cls, name: str) -> str:
         hidden = invisible_character(name)
         if hidden is not None:
-            raise ValueError(f"holds {hidden}, which prints as nothing or turns the text around; "
-                             "a name must show as what it is")
+            raise ValueError(
+                f"holds {hidden}, which prints as nothing or turns the text around; "
+                "a name must show as what it is"
+            )
         return name
 
     @field_validator("command")
@@ -385,7 +389,9 @@ def validate(path: Path, data: dict[str, Any]) -> tuple[Config, list[Seat]]:
     try:
         replays = (path.resolve().parent / config.replays).resolve()
     except (OSError, RuntimeError) as error:  # a loop of links (RuntimeError before 3.13)
-        raise ConfigError(f"{path}: replays: {config.replays!r} cannot be resolved: {error}") from None
+        raise ConfigError(
+            f"{path}: replays: {config.replays!r} cannot be resolved: {error}"
+        ) from None
     try:
         check_writable(replays)
     except ConfigError as error:
@@ -563,7 +569,9 @@ def resolve_program(program: str, folder: Path) -> str:
     if resolved.is_dir():
         raise ConfigError(f"program {program!r} is a folder, not a program ({resolved})")
     if resolved.exists() and not resolved.is_file():
-        raise ConfigError(f"program {program!r} is not a regular file ({resolved} is a device, FIFO or socket)")
+        raise ConfigError(
+            f"program {program!r} is not a regular file ({resolved} is a device, FIFO or socket)"
+        )
     if not resolved.is_file():
         raise ConfigError(f"program {program!r} not found (looked for {resolved})")
     if not os.access(resolved, os.X_OK):

@@ -37,7 +37,9 @@ def check_writable(folder: Path) -> None:
     for part in folder.parts:
         size = len(os.fsencode(part))
         if size > NAME_MAX:
-            raise ConfigError(f"{folder}: a name of {size} bytes ({part[:24]}…), over the {NAME_MAX} a file name may have")
+            raise ConfigError(
+                f"{folder}: a name of {size} bytes ({part[:24]}…), over the {NAME_MAX} a file name may have"
+            )
     existing = next(part for part in (folder, *folder.parents) if _exists(part))
     if not existing.is_dir():
         raise WriteError(f"cannot write into {folder}: {existing} is a file, not a folder")
@@ -155,8 +157,13 @@ def read_capped(path: Path, cap: int) -> bytes:
 
 
 def _kind(mode: int) -> str:
-    kinds = ((stat.S_ISDIR, "folder"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISCHR, "character device"),
-             (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket"))
+    kinds = (
+        (stat.S_ISDIR, "folder"),
+        (stat.S_ISFIFO, "FIFO"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+        (stat.S_ISSOCK, "socket"),
+    )
     return next((name for test, name in kinds if test(mode)), "special file")
 
 

@@ -141,12 +141,16 @@ class ReplayModel(_Model):
             if player.seat != index:
                 raise ValueError(f"players[{index}].seat is {player.seat}, not {index}")
         if not 0 <= self.startingPlayer < seats:
-            raise ValueError(f"startingPlayer: {self.startingPlayer} is not a seat (0..{seats - 1})")
+            raise ValueError(
+                f"startingPlayer: {self.startingPlayer} is not a seat (0..{seats - 1})"
+            )
         for key, values in (("scores", self.result.scores), ("ranks", self.result.ranks)):
             if len(values) != seats:
                 raise ValueError(f"result.{key}: {len(values)} values for {seats} players")
-        for where, seat in [*((f"transcript[{n}].seat", e.seat) for n, e in enumerate(self.transcript)),
-                            *((f"faults[{n}].seat", f.seat) for n, f in enumerate(self.faults))]:
+        for where, seat in [
+            *((f"transcript[{n}].seat", e.seat) for n, e in enumerate(self.transcript)),
+            *((f"faults[{n}].seat", f.seat) for n, f in enumerate(self.faults)),
+        ]:
             if not 0 <= seat < seats:
                 raise ValueError(f"{where}: {seat} is not a seat (0..{seats - 1})")
         return self

@@ -108,7 +108,9 @@ def _not_runnable(program: str, env: Mapping[str, str]) -> str | None:
     interpreter = os.fsdecode(words[0]) if words else ""
     if not interpreter:
         return "a script whose #! line names no interpreter"
-    if interpreter.startswith("/") and not (os.path.isfile(interpreter) and os.access(interpreter, os.X_OK)):
+    if interpreter.startswith("/") and not (
+        os.path.isfile(interpreter) and os.access(interpreter, os.X_OK)
+    ):
         return f"its interpreter {interpreter!r} (#!) is not there"
     return None
 
@@ -197,7 +199,9 @@ class SubprocessParticipant:
         why = _not_runnable(self.command[0], self.env)
         if why is not None:
             # Said now: through the launcher it would be an exit (127) that looks like its own.
-            self.start_fault = Fault(FaultKind.START_FAILED, f"could not start {self.command[0]!r}: {why}")
+            self.start_fault = Fault(
+                FaultKind.START_FAILED, f"could not start {self.command[0]!r}: {why}"
+            )
             self._stopped = True
             return
         if launcher and self.limits == ResourceLimits() and why is None:

@@ -410,18 +410,26 @@ def probe(address: str, host: str, port: int, timeout: float) -> None:
                 connection.settimeout(left)
                 chunk = connection.recv(16 - len(head))
                 if not chunk:
-                    raise ClusterError(f"the server at {address} closed the connection without a word: "
-                                       "not a Dask scheduler")
+                    raise ClusterError(
+                        f"the server at {address} closed the connection without a word: "
+                        "not a Dask scheduler"
+                    )
                 head += chunk
     except TimeoutError:
-        raise ClusterError(f"the server at {address} accepted the connection but said nothing in "
-                           f"{timeout:g} s: not a Dask scheduler") from None
+        raise ClusterError(
+            f"the server at {address} accepted the connection but said nothing in "
+            f"{timeout:g} s: not a Dask scheduler"
+        ) from None
     except OSError as error:
-        raise ClusterError(f"cannot reach the Dask scheduler at {address}: {error.strerror or error}") from None
+        raise ClusterError(
+            f"cannot reach the Dask scheduler at {address}: {error.strerror or error}"
+        ) from None
     size, frames = struct.unpack("<QQ", head)
     if not (16 <= size <= HANDSHAKE_LIMIT and 1 <= frames <= 64):
-        raise ClusterError(f"the server at {address} does not speak Dask's protocol "
-                           "(its first bytes are not a Dask handshake)")
+        raise ClusterError(
+            f"the server at {address} does not speak Dask's protocol "
+            "(its first bytes are not a Dask handshake)"
+        )
 
 
 def check_workers(

@@ -642,9 +642,7 @@ def sprt(
         float, typer.Option(help="The chance of accepting H1 when H0 is true.")
     ] = 0.05,
     beta: Annotated[float, typer.Option(help="The chance of accepting H0 when H1 is true.")] = 0.05,
-    min_groups: Annotated[
-        int, typer.Option(help="Duplicate groups before any decision.")
-    ] = 20,
+    min_groups: Annotated[int, typer.Option(help="Duplicate groups before any decision.")] = 20,
     games: Annotated[
         int | None, typer.Option(help="The cap: at most this many matches [default: 20000].")
     ] = None,
@@ -660,9 +658,7 @@ def sprt(
     timeout: Annotated[float, typer.Option(help="Seconds allowed for each reply.")] = 2.0,
     jobs: Annotated[
         int | None,
-        typer.Option(
-            "--jobs", "-j", help="Matches played at once [default: the number of cores]."
-        ),
+        typer.Option("--jobs", "-j", help="Matches played at once [default: the number of cores]."),
     ] = None,
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue the last run of this same test.")
@@ -1050,10 +1046,32 @@ def main() -> None:
     shutdown.guard_stdout()  # a closed or full stdout costs the output, never a match
     shutdown.install_immediate()  # until a command installs its own (`run`)
     try:
-        app()
-    except KeyboardInterrupt:
+        status = app(standalone_mode=False)
+    except (KeyboardInterrupt, typer.Abort):  # click turns a Ctrl-C into Abort
         err.print("interrupted")
         sys.exit(shutdown.exit_status())
+    except typer.TyperException as error:
+        sys.exit(_usage_error(error))
+    sys.exit(status if isinstance(status, int) else 0)
+
+
+def _usage_error(error: typer.TyperException) -> int:
+    """A mistake on the command line (an option typer could not parse, a missing argument):
+    one line naming the command, exit 2; `arena` alone and `arena replay` still show help."""
+    from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
+
+    from arena.ui.terminal import inert
+
+    if isinstance(error, NoArgsIsHelpError) or not isinstance(error, UsageError):
+        if isinstance(error, ClickException):
+            error.show()
+            return error.exit_code
+        err.print(inert(str(error), limit=2000), soft_wrap=True)
+        return 2
+    command = error.ctx.command_path if error.ctx is not None else "arena"
+    hint = f" (see {command} --help)"
+    err.print(inert(f"{command}: {error.format_message()}{hint}", limit=2000), soft_wrap=True)
+    return 2
 
 
 if __name__ == "__main__":
