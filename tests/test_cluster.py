@@ -550,6 +550,56 @@ def test_ctrl_c_cancels_the_outstanding_tasks_and_resume_plays_the_rest(
     assert sorted(every) == list(range(games)) and every[: len(first)] == first
 
 
+SLEEPY_BOT = SLOW_BOT.replace("time.sleep(0.004)", "time.sleep(0.25)")  # a match: a minute
+
+
+def test_ctrl_c_stops_the_matches_running_on_workers_and_keeps_their_replays(
+    cluster: Any, address: str, tmp_path: Path
+) -> None:
+    import signal
+
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    folder = tmp_path / "t"
+    path = write_config(folder, SLOW_CONFIG, games=4, python=sys.executable, markers=markers)
+    (folder / "slow_bot.py").write_text(SLEEPY_BOT)
+    script = (
+        "from arena.ui.cli import main\nimport sys\nsys.argv = ['arena', *sys.argv[1:]]\nmain()\n"
+    )
+    running = subprocess.Popen(
+        [sys.executable, "-c", script, "run", str(path), "--scheduler", address, "-q"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and len(list(markers.iterdir())) < 4:
+        time.sleep(0.05)  # two matches (four participants) running, one per worker
+    assert len(list(markers.iterdir())) == 4
+    time.sleep(0.5)
+    running.send_signal(signal.SIGINT)
+    interrupted_at = time.monotonic()
+    _, stderr = running.communicate(timeout=30)
+    assert running.returncode == 130, stderr
+    assert time.monotonic() - interrupted_at < 5
+    # Both matches ended on their workers (they had about a minute to go), their participants
+    # stopped, and each came back as an interrupted replay.
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline and cluster.scheduler.tasks:
+        time.sleep(0.05)
+    assert not cluster.scheduler.tasks
+    participants = [int(marker.name.split("-")[1]) for marker in markers.iterdir()]
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline and any(_alive(pid) for pid in participants):
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in participants)
+    interrupted = sorted((folder / "replays").glob("*-interrupted.json"))
+    assert len(interrupted) == 2, stderr
+    results = folder / "replays" / "results.jsonl"
+    assert not results.exists() or not results.read_text()
+
+
 @needs_dask
 @pytest.mark.parametrize("text", ["foo", "http://127.0.0.1:8786", "tcp://127.0.0.1"])
 def test_a_malformed_address_is_one_line_at_once(text: str) -> None:

@@ -23,6 +23,7 @@ output: writes are dropped from then on and `stdout_lost()` says why.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import errno
 import io
 import os
@@ -75,9 +76,31 @@ class StopToken:
 token = StopToken()
 
 
+# A task's own stop flag, for a thread that the process's signals do not speak for: a Dask
+# worker runs tasks of any client in its threads, and the arena's stop reaches its task only as
+# a flag (`arena.tournaments.cluster`). Set for one thread's context by `also_when`.
+_task_flag: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar(
+    "task_flag", default=None
+)
+
+
 def should_stop() -> bool:
-    """Whether this process was asked to stop: the poll every long wait makes."""
-    return token.requested()
+    """Whether this process was asked to stop (or this task, see `also_when`): the poll every
+    long wait makes."""
+    if token.requested():
+        return True
+    flag = _task_flag.get()
+    return flag is not None and flag.is_set()
+
+
+@contextlib.contextmanager
+def also_when(flag: threading.Event) -> Iterator[None]:
+    """Within this block, in this thread, `should_stop()` is also true once `flag` is set."""
+    reset = _task_flag.set(flag)
+    try:
+        yield
+    finally:
+        _task_flag.reset(reset)
 
 
 def exit_status() -> int:

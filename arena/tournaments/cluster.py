@@ -28,6 +28,7 @@ only when a cluster is asked for.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import hashlib
 import os
 import shutil
@@ -42,6 +43,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import arena
+from arena.base import shutdown
 from arena.base.config import Seat
 from arena.base.errors import ArenaError, ConfigError
 
@@ -52,6 +54,7 @@ Future = Any
 INSTALL_HINT = "pip install 'gofish-arena[dask]'"
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler
 WORKER_WAIT = 30.0  # seconds to wait for the first worker to join
+STOP_POLL = 0.5  # a running task waits on the run's stop Event this long at a time
 
 
 class ClusterError(ConfigError):
@@ -185,11 +188,42 @@ def _check_here(needs: tuple[Need, ...], expected: tuple[str, ...]) -> None:
 
 
 def run_checked(
-    needs: tuple[Need, ...], expected: tuple[str, ...], fn: Callable[..., Any], *args: Any
+    needs: tuple[Need, ...],
+    expected: tuple[str, ...],
+    stop: Any,
+    fn: Callable[..., Any],
+    *args: Any,
 ) -> Any:
-    """A task on a worker: check (once per worker process) what the participants need, then run."""
+    """A task on a worker: check (once per worker process) what the participants need, then run
+    `fn(*args)` with `shutdown.should_stop()` also true once the run's `stop` Event is set.
+
+    A task that finds the run stopping before it begins raises `shutdown.Stopped`, unplayed, as
+    a stopping pool worker does; one that is playing ends its match `interrupted` at its next
+    poll, within STOP_POLL seconds of the arena's stop.
+    """
     _check_here(needs, expected)
-    return fn(*args)
+    if stop.is_set():
+        raise shutdown.Stopped
+    flag, done = threading.Event(), threading.Event()
+    watch = threading.Thread(target=_watch, args=(stop, flag, done), daemon=True)
+    watch.start()
+    try:
+        with shutdown.also_when(flag):
+            return fn(*args)
+    finally:
+        done.set()
+        watch.join(STOP_POLL + CONNECT_TIMEOUT)
+
+
+def _watch(stop: Any, flag: threading.Event, done: threading.Event) -> None:
+    """Raise `flag` when the run's `stop` Event is set on the scheduler; end with the task."""
+    try:
+        while not done.is_set():
+            if stop.wait(timeout=STOP_POLL):
+                flag.set()
+                return
+    except Exception:  # noqa: BLE001 - the scheduler is gone: the run that would stop us too
+        flag.set()
 
 
 class DaskExecutor(cf.Executor):
@@ -198,8 +232,13 @@ class DaskExecutor(cf.Executor):
     Every submission is a distinct task (never merged with an equal one), first checks its
     worker, and resolves a plain `concurrent.futures.Future`, so `as_completed`, `wait` and
     `cancel` behave as with a process pool. `shutdown(cancel_futures=True)` cancels what has
-    not finished; a match already running on a worker plays on to its end (Dask cannot stop
-    a running task) and its result is dropped.
+    not finished.
+
+    Dask cannot interrupt a running task, and the arena's signals do not reach a worker, so a
+    stop reaches the run's tasks as a flag: `interrupt()` sets a Dask Event of this executor's
+    own, which every task of it watches (`run_checked`). A running match ends `interrupted`
+    within STOP_POLL seconds and comes back with its replay so far; a task that had not begun
+    comes back `shutdown.Stopped`, unplayed, as from a stopping pool worker.
 
     `keeps_participants` is False: a Dask worker outlives the run, and nothing would stop
     participants kept alive there for a next match, so the run sends its tasks without `reuse`.
@@ -208,9 +247,15 @@ class DaskExecutor(cf.Executor):
     keeps_participants = False
 
     def __init__(self, client: Client, needs: tuple[Need, ...], expected: tuple[str, ...]) -> None:
+        from distributed import Event
+
+        make_event: Callable[..., Any] = Event
         self._client = client
         self._needs = needs
         self._expected = expected
+        # Set by `interrupt` and never cleared: a task that outlives the run must still see it
+        # (one flag per stopped run stays on the scheduler).
+        self._stop: Any = make_event(f"gofish-arena-stop-{os.urandom(16).hex()}", client=client)
         self._pending: dict[Future, cf.Future[Any]] = {}  # keeps each Dask task alive until done
         self._lock = threading.Lock()
         self._shut = False
@@ -222,7 +267,7 @@ class DaskExecutor(cf.Executor):
             if self._shut:
                 raise RuntimeError("cannot schedule new futures after shutdown")
             task = self._client.submit(
-                run_checked, self._needs, self._expected, fn, *args, pure=False
+                run_checked, self._needs, self._expected, self._stop, fn, *args, pure=False
             )
             mine: cf.Future[Any] = cf.Future()
             self._pending[task] = mine
@@ -242,7 +287,7 @@ class DaskExecutor(cf.Executor):
             if status == "finished":
                 mine.set_result(task.result())
             elif status == "cancelled":
-                mine.cancel()
+                _cancel(mine)
             else:
                 mine.set_exception(_translate(task.exception(), what))
         except cf.InvalidStateError:
@@ -256,24 +301,30 @@ class DaskExecutor(cf.Executor):
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         with self._lock:
             self._shut = True
-            outstanding = list(self._pending.values())
+            outstanding = list(self._pending.items())
         if cancel_futures:
-            for mine in outstanding:
-                mine.cancel()  # and so its task, through _on_cancel
+            for task, mine in outstanding:
+                task.cancel()
+                _cancel(mine)
         if wait:
-            cf.wait(outstanding)
+            cf.wait([mine for _, mine in outstanding])
 
     def interrupt(self) -> None:
-        """Cancel every task not yet running. Dask cannot interrupt a task that runs: its match
-        plays on to its end on the worker, and its result is dropped once cancelled here."""
+        """Stop every task of this executor: running matches end `interrupted` and come back;
+        tasks not yet begun come back unplayed. Each future is marked running, so a caller's
+        `cancel()` leaves it to come back by itself, as a pool leaves its running tasks."""
+        self._stop.set()
         with self._lock:
             outstanding = list(self._pending.values())
         for mine in outstanding:
-            mine.cancel()
+            # RuntimeError: it ended meanwhile (a Dask callback thread settles futures).
+            with contextlib.suppress(RuntimeError):
+                mine.set_running_or_notify_cancel()
 
     def kill(self) -> None:
         """Drop every task at once. The workers are the cluster's, not the arena's: they are
-        not killed; a running match plays on there and its result is dropped."""
+        not killed; a running match sees the stop Event (if `interrupt` came first) and ends,
+        and its result is dropped."""
         self.shutdown(wait=False, cancel_futures=True)
 
 
@@ -287,6 +338,13 @@ def _on_cancel(mine: cf.Future[Any], task: Future) -> None:
         mine.set_running_or_notify_cancel()  # wakes `wait` and `as_completed`, as a pool does
         if not task.done():
             task.cancel()
+
+
+def _cancel(mine: cf.Future[Any]) -> None:
+    """End `mine` as cancelled, even once `interrupt` has marked it running."""
+    if not mine.cancel():  # running (or already ended: then this does nothing)
+        with contextlib.suppress(cf.InvalidStateError):
+            mine.set_exception(cf.CancelledError())
 
 
 def _translate(error: BaseException | None, what: str) -> BaseException:
