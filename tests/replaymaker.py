@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from typer.testing import CliRunner
 
+from arena.replays import replay
 from arena.ui.cli import app
 
 # Answers every message, but `ask` with a line that is not JSON: a fault and an invalid ask.
@@ -46,3 +49,22 @@ def make_replay(
     assert result.exit_code == 0, result.output
     (path,) = sorted((folder / "replays").glob("*.json"))
     return path
+
+
+def replay_json(path: Path) -> dict[str, Any]:
+    """A replay file's JSON, as a user reads it, once `replay.read` has accepted the file."""
+    replay.read(path)
+    document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return document
+
+
+@dataclass(frozen=True)
+class Read:
+    """A replay file both ways: as the arena reads it, and its JSON as a user reads it."""
+
+    replay: replay.Replay
+    json: dict[str, Any]
+
+    @classmethod
+    def of(cls, path: Path) -> Read:
+        return cls(replay.read(path), replay_json(path))

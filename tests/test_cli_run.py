@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from replaymaker import replay_json
 
 from arena.replays import replay
 
@@ -56,8 +57,8 @@ def test_faults_are_counted_in_the_summary(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert re.search(r"quitter \d+ books? \(\w+, 1 fault\)", result.stdout), result.stdout
     [path] = (tmp_path / "replays").glob("*.json")
-    data = replay.read(path)
-    assert replay.verify(data) is None
+    data = replay_json(path)
+    assert replay.verify(replay.from_json(data)) is None
     assert data["faultCounts"] == [{"exited": 1}, {}]
     log = path.with_name(path.stem + ".seat0.stderr.log")
     assert "goodbye" in log.read_text()
@@ -102,8 +103,8 @@ def test_untrusted_names_stay_inert(tmp_path: Path, games: int) -> None:
         p.parent == folder / "replays" and SAFE_FILE_NAME.match(p.name) for p in files
     )
     for path in (folder / "replays").glob("*-g*.json"):
-        data = replay.read(path)
-        assert replay.verify(data) is None
+        data = replay_json(path)
+        assert replay.verify(replay.from_json(data)) is None
         assert sorted(player["name"] for player in data["players"]) == sorted(
             NAMES
         )  # exactly as given
@@ -190,9 +191,9 @@ def test_interrupted_run_stops_everyone_and_keeps_the_match(tmp_path: Path, how:
     assert "Traceback" not in result.stderr
     [path] = (tmp_path / "replays").glob("*.json")
     assert path.name.endswith("-interrupted.json")
-    data = replay.read(path)
+    data = replay_json(path)
     assert data["result"]["outcome"] == "interrupted" and len(data["transcript"]) > 10
-    assert replay.verify(data) is None
+    assert replay.verify(replay.from_json(data)) is None
     assert len(notes) == 2
     assert not [note for note in notes if _running(note["pid"])]
 

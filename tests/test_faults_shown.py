@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from replaymaker import replay_json
+
 from arena.replays import replay
 
 CHECKBOTS = Path(__file__).parent / "checkbots"
@@ -45,7 +47,7 @@ def _arena(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def _one_replay(folder: Path) -> tuple[Path, dict]:
     [path] = (folder / "replays").glob("*.json")
-    return path, replay.read(path)
+    return path, replay_json(path)
 
 
 def test_a_seat_that_cannot_start_shows_its_fault_stderr_and_log(tmp_path: Path) -> None:
@@ -75,7 +77,7 @@ def test_refused_asks_are_faults_everywhere_faults_are_counted(tmp_path: Path) -
         f"mine: {refused} refused asks; the first, at message #{invalid[0]['at']} (ask): ask-card-not-in-hand"
         in result.stdout
     )
-    assert replay.verify(data) is None
+    assert replay.verify(replay.from_json(data)) is None
     line = json.loads((tmp_path / "replays" / "results.jsonl").read_text().splitlines()[0])
     assert line["faults"][0] == {"refused-ask": refused}
     shown = _arena(tmp_path, "replay", "show", str(path))

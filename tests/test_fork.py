@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from replaymaker import replay_json
 from test_viewer import Browser, browser  # noqa: F401 -- the fixture, shared
 
 from arena.base.errors import ConfigError, ReplayError
@@ -72,14 +73,14 @@ def _the_match(document: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize("name", FORKED_CONFIGS)
 def test_a_fork_with_nobody_replaced_is_the_recorded_match(tmp_path: Path, name: str) -> None:
     folder, source = _played(tmp_path, name)
-    document = replay.read(source)
+    document = replay_json(source)
     length = len(document["transcript"])
     for number, at in enumerate(sorted({length // 4, (3 * length) // 4})):
         out = folder / f"fork{number}.json"
         path, forked = fork.fork_file(source, str(at), [], out, cwd=folder)
         assert path == out
-        again = replay.read(path)
-        assert replay.verify(again) is None
+        assert replay.verify(replay.read(path)) is None
+        again = replay_json(path)
         assert _the_match(again) == _the_match(document), f"fork at {at}"
         assert again["fork"]["at"] == at and again["fork"]["replaced"] == []
         # Every live seat was sent each of its messages before the point; their replies are aside.
@@ -91,7 +92,7 @@ def test_a_fork_with_nobody_replaced_is_the_recorded_match(tmp_path: Path, name:
 
 def test_a_replaced_seat_plays_live_from_the_point(tmp_path: Path) -> None:
     folder, source = _played(tmp_path, "fault-exit")  # seat 0 exits at its 40th message
-    document = replay.read(source)
+    document = replay_json(source)
     done = _arena(
         "replay",
         "fork",
@@ -105,7 +106,7 @@ def test_a_replaced_seat_plays_live_from_the_point(tmp_path: Path) -> None:
         cwd=folder,
     )
     assert done.returncode == 0, done.stderr
-    forked = replay.read(folder / "fixed.json")
+    forked = replay_json(folder / "fixed.json")
     at = forked["fork"]["at"]
     assert forked["fork"]["turn"] == 3 and forked["fork"]["replaced"] == [
         {"seat": 0, "bot": "hard"}
@@ -129,12 +130,12 @@ def test_a_replaced_seat_plays_live_from_the_point(tmp_path: Path) -> None:
 
 def test_a_seat_stopped_before_the_point_stays_stopped(tmp_path: Path) -> None:
     folder, source = _played(tmp_path, "fault-hang")  # seat 0 stops answering: timed out, stopped
-    document = replay.read(source)
+    document = replay_json(source)
     stopped_at = next(f["at"] for f in document["faults"] if f["kind"] == "timeout")
     path, forked = fork.fork_file(
         source, str(stopped_at + 5), [], folder / "later.json", cwd=folder
     )
-    again = replay.read(path)
+    again = replay_json(path)
     assert _the_match(again) == _the_match(document)
     assert all(
         e.get("delivered") is False for e in again["transcript"][stopped_at + 1 :] if e["seat"] == 0
@@ -147,15 +148,15 @@ def test_a_command_replaces_a_seat(tmp_path: Path) -> None:
     out = folder / "cmd.json"
     bot = f"{sys.executable} {GOLDEN / 'fakes' / 'scripted.py'}"
     path, _ = fork.fork_file(source, "30", [f"1={bot}"], out, cwd=folder)
-    again = replay.read(path)
+    again = replay_json(path)
     assert again["players"][1]["command"][1].endswith("scripted.py")
     assert again["fork"]["replaced"] == [
         {"seat": 1, "command": [sys.executable, str(GOLDEN / "fakes" / "scripted.py")]}
     ]
-    assert replay.verify(again) is None
+    assert replay.verify(replay.read(path)) is None
     # Written next to an existing file, a fork never overwrites it.
     second, _ = fork.fork_file(source, "30", [], out, cwd=folder)
-    assert second.name == "cmd-2.json" and replay.read(path) == again
+    assert second.name == "cmd-2.json" and replay_json(path) == again
 
 
 @pytest.mark.parametrize(
@@ -201,14 +202,15 @@ def test_show_and_the_page_mark_the_fork_point(tmp_path: Path, browser: Browser)
     folder, source = _played(tmp_path, "classic")
     path, _ = fork.fork_file(source, "turn:4", ["0=easy"], folder / "f.json", cwd=folder)
     document = replay.read(path)
+    assert document.fork is not None
     assert show.render(document) is not None
     page = folder / "f.html"
     page.write_text(viewer.render(document), encoding="utf-8")
     browser.open(page.as_uri())
     mark = browser.js("document.querySelector('#log li.fork-mark').textContent")
-    assert f"live from message {document['fork']['at']}" in mark and "hal replaced" in mark
+    assert f"live from message {document.fork.at}" in mark and "hal replaced" in mark
     following = browser.js(
         "(() => { const m = document.querySelector('#log li.fork-mark'); return m.nextElementSibling.value })()"
     )
-    assert following >= document["fork"]["at"]
+    assert following >= document.fork.at
     assert not [e for e in browser.events if e["method"] == "Runtime.exceptionThrown"]

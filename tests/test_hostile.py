@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from replaymaker import replay_json
 
 from arena.base import config as config_module
 from arena.replays import replay
@@ -155,8 +156,8 @@ def play(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
             config, resolved, game=0, seed=7, folder=tmp_path / "replays", stamp="t"
         )
         seconds = time.monotonic() - began
-        data = replay.read(played.replay)
-        assert replay.verify(data) is None
+        data = replay_json(played.replay)
+        assert replay.verify(replay.from_json(data)) is None
         notes_file = tmp_path / "pids.jsonl"
         notes = (
             [json.loads(line) for line in notes_file.read_text().splitlines()]
@@ -412,8 +413,8 @@ def test_every_seat_silent_ends_stalled(tmp_path: Path) -> None:
         config, seats, game=0, seed=3, folder=tmp_path / "replays", stamp="t"
     )
     assert time.monotonic() - began < 3 * 0.3 + 2.0
-    data = replay.read(played.replay)
-    assert replay.verify(data) is None
+    data = replay_json(played.replay)
+    assert replay.verify(replay.from_json(data)) is None
     assert data["result"]["outcome"] == "stalled"
     assert [count.get("timeout") for count in data["faultCounts"]] == [1, 1, 1]
     notes = [json.loads(line) for line in (tmp_path / "pids.jsonl").read_text().splitlines()]

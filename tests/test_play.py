@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from replaymaker import replay_json
 
 from arena.replays import replay as replay_module
 from arena.replays import timeline
@@ -139,8 +140,8 @@ def held_ranks(screen: Screen) -> list[str]:
 
 def the_replay(tmp: Path) -> dict[str, Any]:
     (path,) = (tmp / "replays").glob("*.json")
-    data = replay_module.read(path)
-    assert replay_module.verify(data) is None
+    data = replay_json(path)
+    assert replay_module.verify(replay_module.from_json(data)) is None
     return data
 
 
@@ -239,7 +240,7 @@ def test_ctrl_c_ends_cleanly_and_keeps_the_replay(tmp_path: Path, screens: list[
     data = the_replay(tmp_path)
     assert data["result"]["outcome"] == "interrupted"
     assert len(data["players"]) == 4
-    _, steps = timeline.build(data)  # an interrupted replay can be watched too
+    _, steps = timeline.build(replay_module.from_json(data))  # an interrupted one can be watched
     assert steps[0].kind is StepKind.DEAL and steps[-1].kind is StepKind.END
     assert "Traceback" not in screen.text
     assert not termios_left_raw(screen)
@@ -397,8 +398,8 @@ def test_play_starts_with_a_rule_set_by_name_or_file(
     )
     assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
     (path,) = (tmp_path / "out").glob("*.json")
-    data = replay_module.read(path)
-    assert replay_module.verify(data) is None
+    data = replay_json(path)
+    assert replay_module.verify(replay_module.from_json(data)) is None
     assert expected.items() <= data["config"]["rules"].items()
     told = data["transcript"][0]["message"]["settings"]["rules"]
     assert told["startingHandSize"] == (7 if choice == "classic" else 5)  # three at the table

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from replaymaker import replay_json
 
 from arena.base import config as config_module
 from arena.base.errors import ConfigError
 from arena.referee.seating import make_participants
-from arena.replays import replay
 from arena.seats import sandbox
 from arena.seats.replies import FaultKind
 from arena.seats.transport import SubprocessParticipant, close_all
@@ -318,7 +318,7 @@ def test_auto_without_bwrap_warns_once_and_plays_unsandboxed(tmp_path: Path) -> 
     ]
     assert len(warnings) == 1 and "read the config" in warnings[0], result.stderr
     for path in (tmp_path / "replays").glob("*-g*.json"):
-        data = replay.read(path)
+        data = replay_json(path)
         assert [p["sandbox"] for p in data["players"]] == ["none", "none"]
         assert data["config"]["limits"]["sandbox"] == "none"
 

@@ -5,15 +5,17 @@ from __future__ import annotations
 import io
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
-from replaymaker import make_replay
+from replaymaker import Read, make_replay
 from rich.console import Console
 from typer.testing import CliRunner
 
 from arena.base.errors import ReplayError
+from arena.referee.loop import replay_transcript
 from arena.replays import replay as replay_module
 from arena.replays import timeline
 from arena.replays.timeline import StepKind
@@ -21,7 +23,7 @@ from arena.ui import show
 from arena.ui.cli import app
 
 
-def _render(data: dict[str, Any], seat: int | None = None, terminal: bool = False) -> str:
+def _render(data: replay_module.Replay, seat: int | None = None, terminal: bool = False) -> str:
     buffer = io.StringIO()
     console = Console(
         file=buffer,
@@ -34,19 +36,20 @@ def _render(data: dict[str, Any], seat: int | None = None, terminal: bool = Fals
 
 
 @pytest.fixture(scope="module")
-def three(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def three(tmp_path_factory: pytest.TempPathFactory) -> Read:
     path = make_replay(
         tmp_path_factory.mktemp("three"),
         ["alice", "bob", "carol"],
         seed=5,
         bots=("easy", "hard", "random"),
     )
-    return replay_module.read(path)
+    return Read.of(path)
 
 
-def test_timeline_follows_the_engine_events(three: dict[str, Any]) -> None:
-    setup, steps = timeline.build(three)
-    assert [e.as_json() for e in timeline.engine_events(three, setup)] == three["events"]
+def test_timeline_follows_the_engine_events(three: Read) -> None:
+    setup, steps = timeline.build(three.replay)
+    events = replay_transcript(setup, list(three.replay.transcript)).events
+    assert [e.as_json() for e in events] == three.json["events"]
     kinds = [step.kind for step in steps]
     assert kinds[0] is StepKind.DEAL and kinds[-1] is StepKind.END
     by_event = {
@@ -55,13 +58,13 @@ def test_timeline_follows_the_engine_events(three: dict[str, Any]) -> None:
         "book-laid": StepKind.BOOK,
         "invalid-ask": StepKind.INVALID_ASK,
     }
-    assert kinds[1:-1] == [by_event[event["event"]] for event in three["events"]]
+    assert kinds[1:-1] == [by_event[event["event"]] for event in three.json["events"]]
     for step in steps:  # every card is somewhere, once
         held = [card for hand in step.hands for card in hand]
         assert len(held) == len(set(held))
         assert len(held) + step.pond + 4 * sum(len(b) for b in step.books) == 52
     assert steps[-1].pond == 0 and not any(steps[-1].hands)
-    assert [len(b) for b in steps[-1].books] == three["result"]["scores"]
+    assert [len(b) for b in steps[-1].books] == three.json["result"]["scores"]
 
 
 FAMILY_TABLE = (
@@ -71,7 +74,7 @@ FAMILY_TABLE = (
 
 
 @pytest.fixture(scope="module")
-def family(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def family(tmp_path_factory: pytest.TempPathFactory) -> Read:
     path = make_replay(
         tmp_path_factory.mktemp("family"),
         ["ann", "ben", "cat"],
@@ -79,28 +82,28 @@ def family(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         bots=("hard", "expert", "easy"),
         rules=FAMILY_TABLE,
     )
-    return replay_module.read(path)
+    return Read.of(path)
 
 
-def test_a_lucky_draw_is_a_step_every_seat_sees(family: dict[str, Any]) -> None:
-    setup, steps = timeline.build(family)
+def test_a_lucky_draw_is_a_step_every_seat_sees(family: Read) -> None:
+    setup, steps = timeline.build(family.replay)
     assert setup.rules.lucky_draw and setup.rules.hand_size(3) == 5
     lucky = [step for step in steps if step.kind is StepKind.LUCKY_DRAW]
-    assert lucky and len(lucky) == sum(e["event"] == "lucky-draw" for e in family["events"])
+    assert lucky and len(lucky) == sum(e["event"] == "lucky-draw" for e in family.json["events"])
     assert all(None not in step.seen for step in lucky)
-    text = _render(family, seat=2)
+    text = _render(family.replay, seat=2)
     assert "5 cards each (by table size)" in text and "lucky draw" in text
     assert "the rank asked for, and asks again" in text
     # The same seat goes on asking: no new turn starts after a lucky draw.
-    lines = _render(family).splitlines()
+    lines = _render(family.replay).splitlines()
     at = next(i for i, line in enumerate(lines) if "and asks again" in line)
     assert not lines[at + 1].startswith("turn ")
 
 
-def test_show_everything(three: dict[str, Any]) -> None:
-    text = _render(three)
+def test_show_everything(three: Read) -> None:
+    text = _render(three.replay)
     assert "the deal" in text and "the final table (completed, pond 0)" in text
-    asks = [e for e in three["events"] if e["event"] == "asked"]
+    asks = [e for e in three.json["events"] if e["event"] == "asked"]
     ask_lines = re.findall(r"^\s+\d+\s+(\w+) asked (\w+) for (\S+): (.*)$", text, re.MULTILINE)
     assert len(ask_lines) == len(asks)
     names = ["alice", "bob", "carol"]
@@ -116,9 +119,9 @@ def test_show_everything(three: dict[str, Any]) -> None:
         cards = handed.group(1).split()
         assert len(cards) == moved
         assert all(card[:-1] == timeline.rank_name(event["rank"]) for card in cards)
-    books = sum(1 for e in three["events"] if e["event"] == "book-laid")
+    books = sum(1 for e in three.json["events"] if e["event"] == "book-laid")
     assert len(re.findall(r" laid a book of ", text)) == books == 13
-    draws = [e for e in three["events"] if e["event"] == "drew"]
+    draws = [e for e in three.json["events"] if e["event"] == "drew"]
     assert len(re.findall(r" (went fishing and drew|picked up) [AJQK0-9]+[♠♥♦♣]", text)) == len(
         draws
     )
@@ -126,16 +129,16 @@ def test_show_everything(three: dict[str, Any]) -> None:
         assert re.search(rf"^  {name}: (\[\w+\] (\S+ ?)+ *)+$", text, re.MULTILINE), name
 
 
-def test_show_one_seat_hides_the_others(three: dict[str, Any]) -> None:
-    text = _render(three, seat=1)
+def test_show_one_seat_hides_the_others(three: Read) -> None:
+    text = _render(three.replay, seat=1)
     assert "as seen by seat 1" in text
     assert re.search(r"^  alice: 7 cards$", text, re.MULTILINE) and re.search(
         r"^  carol: 7 cards$", text, re.MULTILINE
     )
     assert re.search(r"^  bob: \[", text, re.MULTILINE)
-    setup, _ = timeline.build(three)
+    setup, _ = timeline.build(three.replay)
     lucky = 0
-    for event in three["events"]:
+    for event in three.json["events"]:
         if event["event"] == "drew" and event["seat"] != 1:
             assert (
                 f"{setup.names[event['seat']]} picked up {timeline.rank_name(event['rank'])}"
@@ -146,9 +149,9 @@ def test_show_one_seat_hides_the_others(three: dict[str, Any]) -> None:
             assert line[1].endswith(",")  # only ", the rank asked for"
             lucky += 1
     assert "picked up a card" in text or "went fishing" in text
-    own = [e for e in three["events"] if e["event"] == "drew" and e["seat"] == 1]
+    own = [e for e in three.json["events"] if e["event"] == "drew" and e["seat"] == 1]
     assert len(re.findall(r" bob (went fishing and drew|picked up) \S+", text)) == len(own)
-    assert lucky <= sum(1 for e in three["events"] if e["event"] == "drew" and e["seat"] != 1)
+    assert lucky <= sum(1 for e in three.json["events"] if e["event"] == "drew" and e["seat"] != 1)
 
 
 def test_faults_and_invalid_asks_are_shown(tmp_path: Path) -> None:
@@ -194,22 +197,24 @@ def test_cli(tmp_path: Path) -> None:
 
 def test_a_deck_that_is_not_a_pack_is_refused(tmp_path: Path) -> None:
     data = replay_module.read(make_replay(tmp_path, ["alice", "bob"], seed=8))
-    data["deck"][0]["rank"] = 99
-    with pytest.raises(ReplayError, match="not the pack"):
-        timeline.build(data)
-    data["deck"][0]["rank"] = data["deck"][1]["rank"]
-    data["deck"][0]["id"] = data["deck"][1]["id"]
-    with pytest.raises(ReplayError, match="not the pack"):
-        timeline.build(data)
+    first, second = data.deck[0], data.deck[1]
+    for wrong in (
+        {**first, "rank": 99},
+        {**first, "rank": second["rank"], "id": second["id"]},
+    ):
+        edited = replace(data, deck=(wrong, *data.deck[1:]))  # type: ignore[arg-type]
+        with pytest.raises(ReplayError, match="not the pack"):
+            timeline.build(edited)
 
 
-def test_a_family_replay_verifies_and_its_rules_cannot_be_changed(family: dict[str, Any]) -> None:
-    import copy
+def test_a_family_replay_verifies_and_its_rules_cannot_be_changed(family: Read) -> None:
+    assert replay_module.verify(family.replay) is None
+    rules = family.replay.settings["rules"]
 
-    assert replay_module.verify(family) is None
-    switched_off = copy.deepcopy(family)
-    del switched_off["config"]["rules"]["luckyDraw"]
+    def with_rules(changed: dict[str, Any]) -> replay_module.Replay:
+        return replace(family.replay, settings={**family.replay.settings, "rules": changed})
+
+    switched_off = with_rules({k: v for k, v in rules.items() if k != "luckyDraw"})
     assert (replay_module.verify(switched_off) or "").startswith("transcript[")
-    both = copy.deepcopy(family)
-    both["config"]["rules"]["startingHandSize"] = 5
+    both = with_rules({**rules, "startingHandSize": 5})
     assert "dealBySeats" in (replay_module.verify(both) or "")

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
+from replaymaker import replay_json
 
 from arena.replays import replay
 
@@ -248,13 +249,13 @@ def _check_records(run: Run, *, orphans_allowed: bool = False) -> list[dict[str,
     named = set()
     for line in lines:
         path = run.replays / line["replay"]
-        data = replay.read(path)
+        data = replay_json(path)
         assert data["result"]["outcome"] == line["outcome"] == "completed"
         assert data["game"] == line["game"]
         named.add(path.name)
     for path in run.replays.glob("*-g*.json"):
-        data = replay.read(path)
-        assert replay.verify(data) is None, path
+        data = replay_json(path)
+        assert replay.verify(replay.from_json(data)) is None, path
         if path.name.endswith("-interrupted.json"):
             assert data["result"]["outcome"] == "interrupted"
         elif not orphans_allowed:

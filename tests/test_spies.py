@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from replaymaker import replay_json
 
 from arena.replays import replay
 from arena.seats import sandbox
@@ -85,8 +86,8 @@ def run(
     assert len(paths) == games, result.stdout
     documents, reports = [], []
     for path in paths:
-        data = replay.read(path)
-        assert replay.verify(data) is None
+        data = replay_json(path)
+        assert replay.verify(replay.from_json(data)) is None
         assert data["result"]["outcome"] != "interrupted"
         assert not [f for f in data["faults"] if f["kind"] == "start-failed"], data["faults"]
         commands = dict(seats)

@@ -18,7 +18,7 @@ from arena.base import config as config_module
 from arena.engine.match import NO_REPLY
 from arena.referee.loop import MatchInterrupted, play_match
 from arena.referee.seating import PASSED_ENVIRONMENT, make_participants
-from arena.replays.replay import build, verify
+from arena.replays.replay import build, from_json, verify
 from arena.seats.replies import (
     MAX_DEPTH,
     BoundedLog,
@@ -343,7 +343,10 @@ def test_interrupt_mid_match_stops_everyone_and_the_record_verifies(tmp_path: Pa
         signal.signal(signal.SIGALRM, previous)
     record = stopped.value.record
     assert record.result.outcome == "interrupted" and record.transcript
-    assert verify(json.loads(json.dumps(build(record, seed=5, limits=config.limits)))) is None
+    assert (
+        verify(from_json(json.loads(json.dumps(build(record, seed=5, limits=config.limits)))))
+        is None
+    )
     for participant in participants:
         assert isinstance(participant, SubprocessParticipant)
         assert participant.proc is not None and participant.proc.returncode is not None

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from replaymaker import make_replay
+from replaymaker import make_replay, replay_json
 from typer.testing import CliRunner
 
 from arena.replays import replay as replay_module
@@ -241,10 +241,9 @@ def browser(tmp_path: Path) -> Iterator[Browser]:
 
 def _page(tmp_path: Path, names: list[str], **options: Any) -> tuple[Path, dict[str, Any]]:
     path = make_replay(tmp_path, names, **options)
-    data = replay_module.read(path)
     page = tmp_path / "replay.html"
-    page.write_text(viewer.render(data), encoding="utf-8")
-    return page, data
+    page.write_text(viewer.render(replay_module.read(path)), encoding="utf-8")
+    return page, replay_json(path)
 
 
 def _step(browser: Browser) -> tuple[int, int]:

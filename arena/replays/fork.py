@@ -31,6 +31,7 @@ from arena.engine.match import NO_REPLY, MatchSetup
 from arena.referee.loop import MatchRecord, play_match
 from arena.referee.seating import make_participants
 from arena.replays import replay
+from arena.replays.replay import RecordedPlayer, Replay
 from arena.replays.timeline import build, turn_starts
 from arena.seats.replies import (
     GONE,
@@ -40,6 +41,7 @@ from arena.seats.replies import (
     FaultKind,
     Participant,
     Player,
+    SeatFault,
     Wrapped,
 )
 
@@ -104,10 +106,10 @@ def parse_seat_option(text: str) -> tuple[int, SeatSpec]:
         raise ConfigError(f"--seat {text!r}: {error}") from None
 
 
-def fork_point(document: Mapping[str, Any], text: str, turn_starts: Sequence[int]) -> ForkPoint:
+def fork_point(document: Replay, text: str, turn_starts: Sequence[int]) -> ForkPoint:
     """The point `text` names: `57` (transcript index 57, as `replay show` numbers messages) or
     `turn:7` (the first ask of turn 7, as `replay show` numbers turns). Raises ReplayError."""
-    length = len(document["transcript"])
+    length = len(document.transcript)
     if _MESSAGE.fullmatch(text):
         index = int(text)
         if index >= length:
@@ -173,12 +175,11 @@ class StoppedSeat(Player):
 
 
 def stopped_before(
-    recorded: Sequence[Exchange], faults: Sequence[Mapping[str, Any]], seat: int, point: int
+    recorded: Sequence[Exchange], faults: Sequence[SeatFault], seat: int, point: int
 ) -> bool:
     """Whether the seat's participant was gone before message `point` of the recording."""
-    for fault in faults:
-        if fault.get("seat") == seat and fault.get("kind") == FaultKind.START_FAILED:
-            return True
+    if any(f.seat == seat and f.kind is FaultKind.START_FAILED for f in faults):
+        return True
     for exchange in recorded[:point]:
         if exchange.seat != seat:
             continue
@@ -197,7 +198,7 @@ class Forked:
 
 
 def fork(
-    document: Mapping[str, Any],
+    document: Replay,
     source: Path,
     point: ForkPoint,
     replaced: Mapping[int, SeatSpec],
@@ -209,13 +210,13 @@ def fork(
 
     Raises ConfigError for a seat out of range or a program that cannot run.
     """
-    players = document["players"]
+    players = document.players
     for seat in replaced:
         if not 0 <= seat < len(players):
             raise ConfigError(f"--seat {seat}: the replay has seats 0..{len(players) - 1}")
-    limits = LimitsSection.model_validate(document["config"]["limits"])
-    recorded = [Exchange.from_json(entry) for entry in document["transcript"]]
-    faults = document.get("faults") or []
+    limits = LimitsSection.model_validate(document.settings["limits"])
+    recorded = document.transcript
+    faults = document.faults
     cursor = Cursor(recorded, point.index)
     participants: list[Participant] = []
     commands: list[list[str]] = []
@@ -223,15 +224,11 @@ def fork(
         spec = replaced.get(seat)
         if spec is None and stopped_before(recorded, faults, seat, point.index):
             start = next(
-                (
-                    f
-                    for f in faults
-                    if f.get("seat") == seat and f.get("kind") == FaultKind.START_FAILED
-                ),
+                (f.fault for f in faults if f.seat == seat and f.kind is FaultKind.START_FAILED),
                 None,
             )
-            participants.append(StoppedSeat(cursor, Fault.from_json(start)))
-            commands.append(list(player["command"]))
+            participants.append(StoppedSeat(cursor, start))
+            commands.append(list(player.command))
             continue
         live = _seat(player, spec, cwd)
         (made,) = make_participants([live], limits, in_process_bots=True)
@@ -266,11 +263,15 @@ def fork_file(
     point = fork_point(document, at, turn_starts(steps))
     replaced = dict(parse_seat_option(text) for text in seats)
     forked = fork(document, source, point, replaced, cwd=cwd, setup=setup)
-    limits = LimitsSection.model_validate(document["config"]["limits"])
-    kept: dict[str, Any] = {key: document[key] for key in ("game", "dealSeed") if key in document}
+    limits = LimitsSection.model_validate(document.settings["limits"])
+    kept: dict[str, Any] = {
+        key: value
+        for key, value in (("game", document.match), ("dealSeed", document.deal_seed))
+        if value is not None
+    }
     built = replay.build(
         forked.record,
-        seed=document.get("seed"),
+        seed=document.seed,
         limits=limits,
         extra={**kept, "fork": forked.origin},
     )
@@ -279,15 +280,15 @@ def fork_file(
     return path, forked
 
 
-def _seat(player: Mapping[str, Any], spec: SeatSpec | None, cwd: Path) -> Seat:
+def _seat(player: RecordedPlayer, spec: SeatSpec | None, cwd: Path) -> Seat:
     """The seat to run: the replacement, or the recorded participant again."""
-    name = player["name"]
+    name = player.name
     env = {"ARENA_FORK": "1"}
     if spec is None:
         level = _recorded_level(player)
         if level is not None:
             return Seat(name=name, command=bot_command(level), cwd=cwd, env=env, bot=level)
-        command = tuple(player["command"])
+        command = player.command
     elif spec.bot is not None:
         return Seat(name=name, command=bot_command(spec.bot), cwd=cwd, env=env, bot=spec.bot)
     else:
@@ -295,13 +296,13 @@ def _seat(player: Mapping[str, Any], spec: SeatSpec | None, cwd: Path) -> Seat:
     try:
         program = resolve_program(command[0], cwd)
     except ConfigError as error:
-        raise ConfigError(f"seat {player['seat']} ({name}): {error}") from None
+        raise ConfigError(f"seat {player.seat} ({name}): {error}") from None
     return Seat(name=name, command=(program, *command[1:]), cwd=cwd, env=env)
 
 
-def _recorded_level(player: Mapping[str, Any]) -> str | None:
+def _recorded_level(player: RecordedPlayer) -> str | None:
     """The built-in level a recorded player ran, when it was one (`… -m arena.bots LEVEL`)."""
-    command = list(player["command"])
+    command = list(player.command)
     if len(command) == 4 and command[1:3] == ["-m", "arena.bots"] and command[3] in BOTS:
         return str(command[3])
     return None

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,6 +20,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     StrictInt,
     ValidationError,
     field_validator,
@@ -30,12 +32,12 @@ from arena import __version__
 from arena.base.config import MAX_SEATS, DeckSection, LimitsSection, RulesSection, engine_rules
 from arena.base.errors import ReplayError
 from arena.base.files import UnreadableFile, read_capped, safe_part, write_new
-from arena.engine.cards import new_pack
-from arena.engine.match import MatchSetup, Outcome
+from arena.engine.cards import Card, new_pack
+from arena.engine.match import NO_REPLY, MatchSetup, Outcome, Result
 from arena.engine.views import Message
 from arena.referee.loop import MatchRecord, Unobserved, play_match
 from arena.seats.recorded import Recording
-from arena.seats.replies import Exchange
+from arena.seats.replies import Answer, Exchange, Fault, FaultKind, SeatFault
 
 FORMAT = "gofish-arena-replay/1"
 # The largest replay read back (docs/hostile.md): far above any match the limits allow (a
@@ -54,7 +56,7 @@ class _Model(BaseModel):
 
 
 class CardModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
     id: int
     card: str
     deck: int
@@ -63,10 +65,11 @@ class CardModel(BaseModel):
 
 
 class FaultModel(_Model):
-    kind: str
+    kind: Annotated[FaultKind, one_of(FaultKind, "FaultKind")]
     detail: str
     raw: str | None = None
     exitCode: StrictInt | None = None
+    stderrTail: str | None = None
 
 
 class SeatFaultModel(FaultModel):
@@ -77,10 +80,10 @@ class SeatFaultModel(FaultModel):
 
 
 class EntryModel(_Model):
-    seat: int
+    seat: StrictInt
     message: dict[str, Any]
     reply: Any
-    delivered: bool = True
+    delivered: StrictBool = True
     noReply: FaultModel | None = None
     unsolicited: FaultModel | None = None
 
@@ -89,6 +92,8 @@ class PlayerModel(_Model):
     seat: StrictInt
     name: str
     command: list[str]
+    inProcess: StrictBool = False
+    sandbox: str | None = None
 
     @field_validator("name")
     @classmethod
@@ -98,18 +103,26 @@ class PlayerModel(_Model):
         return name
 
 
-class ResultModel(_Model):
+class ResultModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     outcome: Annotated[Outcome, one_of(Outcome, "Outcome")]
     scores: list[Annotated[StrictInt, Field(ge=0)]]
     ranks: list[Annotated[StrictInt, Field(ge=1)]]
+
+
+class ReplacedSeatModel(_Model):
+    """A seat a fork played with another participant (`fork.replaced`)."""
+
+    seat: StrictInt
 
 
 class ForkOriginModel(_Model):
     """Where a forked replay leaves its source (`fork`)."""
 
     at: Annotated[StrictInt, Field(ge=0)]
+    turn: Annotated[StrictInt, Field(ge=1)] | None = None
     source: str
-    replaced: list[dict[str, Any]] = []
+    replaced: list[ReplacedSeatModel] = []
 
 
 class ConfigModel(_Model):
@@ -124,6 +137,8 @@ class ReplayModel(_Model):
     format: str
     config: ConfigModel
     seed: StrictInt | None
+    dealSeed: StrictInt | None = None  # a tournament's match: its deal (contract §6)
+    game: Annotated[StrictInt, Field(ge=0)] | None = None  # … and its index in the tournament
     players: Annotated[list[PlayerModel], Field(min_length=1, max_length=MAX_SEATS)]
     startingPlayer: StrictInt
     deck: list[CardModel]
@@ -246,8 +261,105 @@ def write(folder: Path, stem: str, document: bytes, logs: Sequence[str]) -> Path
     return path
 
 
-def read(path: Path) -> dict[str, Any]:
-    """Load and check the shape of a replay file (a file anyone may have edited).
+@dataclass(frozen=True)
+class RecordedPlayer:
+    """A seat of a replay: who played it and how."""
+
+    seat: int
+    name: str
+    command: tuple[str, ...]  # the argument list run (for a bot in the arena: as it would run)
+    in_process: bool  # a built-in bot that played inside the arena
+    sandbox: str | None  # how it was confined (docs/sandbox.md); None in older replays
+
+
+@dataclass(frozen=True)
+class ForkOrigin:
+    """Where a forked replay leaves its source (contract §6.5)."""
+
+    at: int  # the transcript index from which it plays live
+    turn: int | None  # the turn `--at turn:T` named, if it was given so
+    source: str  # the source file's name
+    replaced: tuple[int, ...]  # the seats given another participant
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A replay file as read back and checked (`read`), in the arena's own types.
+
+    What verifying and showing use; the rest of the file (events, timings, faultCounts…) is
+    informative and stays there. `settings` are the recorded `config`'s rules, deck and limits
+    under their TOML names: `setup_of` checks them as strictly as a config.
+    """
+
+    format: str
+    settings: Mapping[str, Mapping[str, Any]]
+    seed: int | None
+    deal_seed: int | None  # a tournament match's deal ("dealSeed")
+    match: int | None  # a tournament match's index ("game")
+    players: tuple[RecordedPlayer, ...]
+    starting_player: int
+    deck: tuple[Card, ...]
+    transcript: tuple[Exchange, ...]
+    result: Result
+    faults: tuple[SeatFault, ...]
+    fault_counts: tuple[Mapping[str, int], ...] | None
+    fork: ForkOrigin | None
+
+    @classmethod
+    def of(cls, model: ReplayModel) -> Replay:
+        """The typed replay of a validated file."""
+        return cls(
+            format=model.format,
+            settings={
+                "rules": model.config.rules,
+                "deck": model.config.deck,
+                "limits": model.config.limits,
+            },
+            seed=model.seed,
+            deal_seed=model.dealSeed,
+            match=model.game,
+            players=tuple(
+                RecordedPlayer(p.seat, p.name, tuple(p.command), p.inProcess, p.sandbox)
+                for p in model.players
+            ),
+            starting_player=model.startingPlayer,
+            deck=tuple(Card(**card.model_dump()) for card in model.deck),  # type: ignore[typeddict-item]
+            transcript=tuple(_exchange(entry) for entry in model.transcript),
+            result=Result(
+                model.result.outcome, tuple(model.result.scores), tuple(model.result.ranks)
+            ),
+            faults=tuple(SeatFault(f.seat, f.at, _fault(f)) for f in model.faults),
+            fault_counts=None if model.faultCounts is None else tuple(model.faultCounts),
+            fork=None
+            if model.fork is None
+            else ForkOrigin(
+                model.fork.at,
+                model.fork.turn,
+                model.fork.source,
+                tuple(r.seat for r in model.fork.replaced),
+            ),
+        )
+
+
+def _fault(model: FaultModel) -> Fault:
+    return Fault(model.kind, model.detail, model.raw, model.exitCode, model.stderrTail)
+
+
+def _exchange(entry: EntryModel) -> Exchange:
+    """A transcript entry: a reply marked `noReply` or not delivered is NO_REPLY whatever its
+    `reply` key holds."""
+    no_reply = entry.noReply is not None or not entry.delivered
+    answer = Answer(
+        NO_REPLY if no_reply else entry.reply,
+        fault=None if entry.noReply is None else _fault(entry.noReply),
+        unsolicited=None if entry.unsolicited is None else _fault(entry.unsolicited),
+        delivered=entry.delivered,
+    )
+    return Exchange(entry.seat, entry.message, answer)
+
+
+def read(path: Path) -> Replay:
+    """Load and check a replay file (a file anyone may have edited).
 
     Raises ReplayError, one line naming the file and the key: a file that is not a regular
     file under REPLAY_LIMIT, not JSON (NaN and Infinity are not JSON), nested too deeply, or
@@ -265,45 +377,53 @@ def read(path: Path) -> dict[str, Any]:
         raise ReplayError(f"{path}: cannot read: {error.strerror or error}") from None
     except ValueError as error:
         raise ReplayError(f"{path}: not a JSON replay: {error}") from None
+    return from_json(data, str(path))
+
+
+def from_json(data: Any, where: str = "replay") -> Replay:
+    """A replay document, as JSON values, checked against `ReplayModel` and typed.
+
+    Raises ReplayError, one line naming `where` (the file) and the key.
+    """
     try:
-        ReplayModel.model_validate(data)
+        return Replay.of(ReplayModel.model_validate(data))
     except ValidationError as error:
         problem = error.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in problem["loc"])
+        key = ".".join(str(part) for part in problem["loc"])
         message = str(problem["msg"]).removeprefix("Value error, ")
-        raise ReplayError(f"{path}: {where + ': ' if where else ''}{message}") from None
+        raise ReplayError(f"{where}: {key + ': ' if key else ''}{message}") from None
     except RecursionError:
-        raise ReplayError(f"{path}: not a JSON replay: nested too deeply") from None
-    return data  # type: ignore[no-any-return]
+        raise ReplayError(f"{where}: not a JSON replay: nested too deeply") from None
 
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def setup_of(replay: dict[str, Any]) -> MatchSetup:
+def setup_of(replay: Replay) -> MatchSetup:
     """The match setup a replay records. Raises ValueError (pydantic's) for settings that
     `arena run` would have refused: a replay is checked as strictly as a config."""
-    config = replay["config"]
-    limits = LimitsSection.model_validate(config["limits"])
+    settings = replay.settings
+    limits = LimitsSection.model_validate(settings["limits"])
     return MatchSetup(
         rules=engine_rules(
-            RulesSection.model_validate(config["rules"]), DeckSection.model_validate(config["deck"])
+            RulesSection.model_validate(settings["rules"]),
+            DeckSection.model_validate(settings["deck"]),
         ),
-        names=tuple(player["name"] for player in replay["players"]),
-        deck=tuple(replay["deck"]),
-        starting_player=replay["startingPlayer"],
+        names=tuple(player.name for player in replay.players),
+        deck=replay.deck,
+        starting_player=replay.starting_player,
         **limits.match_options(),
     )
 
 
-def verify(replay: dict[str, Any]) -> str | None:
+def verify(replay: Replay) -> str | None:
     """Play the recorded replies again; the first difference as a sentence, or None.
 
     Values are compared as JSON, so `1`, `1.0` and `true` are three different values.
     """
-    if replay.get("format") != FORMAT:
-        return f"format: {_json(replay.get('format'))} is not {FORMAT!r}"
+    if replay.format != FORMAT:
+        return f"format: {_json(replay.format)} is not {FORMAT!r}"
     try:
         setup = setup_of(replay)
     except ValidationError as error:
@@ -313,17 +433,15 @@ def verify(replay: dict[str, Any]) -> str | None:
     wrong_deck = deck_problem(setup)
     if wrong_deck is not None:
         return wrong_deck
-    rules = setup.rules
-    if not 0 <= setup.starting_player < len(setup.names):
-        return f"startingPlayer: {setup.starting_player} is not a seat"
-    if replay.get("seed") is not None:
+    if replay.seed is not None:
         # The deal (and a random starting seat) follow from the recorded seed.
-        dealt = MatchSetup.from_seed(replay.get("dealSeed", replay["seed"]), setup.names, rules)
+        seed = replay.seed if replay.deal_seed is None else replay.deal_seed
+        dealt = MatchSetup.from_seed(seed, setup.names, setup.rules)
         if [_same(card) for card in dealt.deck] != [_same(card) for card in setup.deck]:
             return "deck: not the shuffle of the recorded seed"
         if dealt.starting_player != setup.starting_player:
             return f"startingPlayer: the recorded seed starts seat {dealt.starting_player}"
-    transcript = [Exchange.from_json(entry) for entry in replay["transcript"]]
+    transcript = list(replay.transcript)
     recording = Recording(transcript)
     same = _SameMessages(transcript)
     record = play_match(
@@ -337,13 +455,13 @@ def verify(replay: dict[str, Any]) -> str | None:
         return same.problem
     index = recording.next
     if record.unsent is not None:
-        if replay["result"]["outcome"] != Outcome.INTERRUPTED:
+        if replay.result.outcome != Outcome.INTERRUPTED:
             return f"transcript[{index}]: missing; the engine sends {_show((record.unsent.seat, record.unsent.message))}"
     elif index != len(transcript):
         return f"transcript[{index}]: recorded, but the match is over by then"
-    result = record.result.as_json()
-    if _same(result) != _same(replay["result"]):
-        return f"result: recorded {_json(replay['result'])}, the engine gives {_json(result)}"
+    if record.result != replay.result:
+        recorded, engine = _json(replay.result.as_json()), _json(record.result.as_json())
+        return f"result: recorded {recorded}, the engine gives {engine}"
     return None
 
 

@@ -17,7 +17,7 @@ Nothing here prints: `arena.show` and `arena.viewer` render the steps.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -35,11 +35,11 @@ from arena.engine.events import (
     PickedUp,
     WentFishing,
 )
-from arena.engine.match import MatchSetup
+from arena.engine.match import MatchSetup, Result
 from arena.engine.rules import NextPlayer, RefillWhen, Rules, Table
 from arena.referee.loop import replay_transcript
-from arena.replays.replay import deck_problem, setup_of
-from arena.seats.replies import Exchange
+from arena.replays.replay import Replay, deck_problem, setup_of
+from arena.seats.replies import Exchange, FaultKind, SeatFault
 
 SUIT_SIGNS = "♠♥♦♣"
 
@@ -146,7 +146,7 @@ class TimelineBuilder:
         )
         return self._add(StepKind.DEAL, 0, None, line, seen, moves)
 
-    def event(self, event: Event, transcript: Sequence[Mapping[str, Any]]) -> Step | None:
+    def event(self, event: Event, transcript: Sequence[Exchange]) -> Step | None:
         """The step of one engine event. Raises ReplayError if it does not fit the table."""
         try:
             match event:
@@ -168,33 +168,19 @@ class TimelineBuilder:
             ) from None
         return None
 
-    def fault(self, fault: Mapping[str, Any]) -> Step:
-        seat = int(fault["seat"])
-        detail = _cut(str(fault.get("detail", "")))
-        kind = str(fault.get("kind", "fault"))
-        line: Line = ("fault: ", Who(seat), f" — {kind}: {detail}")
-        raw = fault.get("raw")
-        if isinstance(raw, str) and raw:
-            line += (f" (it wrote: {_cut(raw, 60)})",)
+    def fault(self, fault: SeatFault) -> Step:
+        seat = fault.seat
+        line: Line = ("fault: ", Who(seat), f" — {fault.kind}: {_cut(fault.fault.detail)}")
+        if fault.fault.raw:
+            line += (f" (it wrote: {_cut(fault.fault.raw, 60)})",)
         return self._add(
-            StepKind.FAULT,
-            int(fault.get("at", 0)),
-            seat,
-            line,
-            self._only(seat, line),
-            (),
-            fault=True,
+            StepKind.FAULT, fault.at, seat, line, self._only(seat, line), (), fault=True
         )
 
-    def end(self, result: Mapping[str, Any], at: int) -> Step:
-        outcome = str(result.get("outcome", "?"))
-        scores, places = list(result.get("scores") or []), list(result.get("ranks") or [])
-        line: Line = (f"match over ({outcome}): ",)
-        for seat in sorted(
-            range(len(scores)), key=lambda s: (places[s] if s < len(places) else 0, s)
-        ):
-            place = places[seat] if seat < len(places) else "?"
-            line += (Who(seat), f" {scores[seat]} books ({_place(place)})  ")
+    def end(self, result: Result, at: int) -> Step:
+        line: Line = (f"match over ({result.outcome}): ",)
+        for seat in sorted(range(len(result.scores)), key=lambda s: (result.places[s], s)):
+            line += (Who(seat), f" {result.scores[seat]} books ({_place(result.places[seat])})  ")
         return self._add(StepKind.END, at, None, line, (line,) * self.seats, ())
 
     # -- events -------------------------------------------------------------------------
@@ -260,15 +246,16 @@ class TimelineBuilder:
         moves = (Move(ids, "hand", "book", seat, seat),)
         return self._add(StepKind.BOOK, event.at, seat, line, (line,) * self.seats, moves)
 
-    def _invalid(self, event: AskRefused, transcript: Sequence[Mapping[str, Any]]) -> Step:
+    def _invalid(self, event: AskRefused, transcript: Sequence[Exchange]) -> Step:
         seat, at = event.seat, event.at
-        entry = transcript[at] if 0 <= at < len(transcript) else {}
-        if entry.get("delivered") is False:
+        answer = transcript[at].answer if 0 <= at < len(transcript) else None
+        if answer is not None and not answer.delivered:
             why = "was gone"
-        elif "noReply" in entry:
-            why = f"gave no reply ({entry['noReply'].get('kind', '?')})"
+        elif answer is not None and answer.fault is not None:
+            why = f"gave no reply ({answer.fault.kind})"
         else:
-            why = "asked " + _cut(_json_text(entry.get("reply")), 60)
+            reply = None if answer is None else answer.value
+            why = "asked " + _cut(_json_text(reply), 60)
             if event.detail:
                 why += f": {event.detail}"
         line: Line = (Who(seat), f" made an invalid ask: {why}; the turn passes")
@@ -347,33 +334,26 @@ def _json_text(value: Any) -> str:
         return repr(value)
 
 
-def engine_events(replay: Mapping[str, Any], setup: MatchSetup) -> list[Event]:
-    """The events of a replay's match, from the engine fed its recorded replies."""
-    transcript = [Exchange.from_json(entry) for entry in replay["transcript"]]
-    return replay_transcript(setup, transcript).events
-
-
-def build(replay: Mapping[str, Any]) -> tuple[MatchSetup, list[Step]]:
-    """The steps of a replay (as read by `arena.replay.read`). Raises ReplayError.
+def build(replay: Replay) -> tuple[MatchSetup, list[Step]]:
+    """The steps of a replay (as `arena.replays.replay.read` gives it). Raises ReplayError.
 
     The events come from the engine, fed the transcript's replies, so the steps agree with
     what `arena replay verify` checks whatever the file's informative `events` say.
     """
     try:
-        setup = setup_of(dict(replay))
+        setup = setup_of(replay)
         _check_deck(setup)
-        events = engine_events(replay, setup)
+        events = replay_transcript(setup, list(replay.transcript)).events
     except (KeyError, TypeError, ValueError) as error:
         raise ReplayError(f"malformed replay: {error!r}") from None
     builder = TimelineBuilder(setup)
-    transcript = replay["transcript"]
+    transcript = replay.transcript
     if builder.deal() is not None:
         # A fault at message i happened before the events that message's reply caused
-        # (their `at` is i too): sort faults first among equals.
-        faults = [f for f in replay.get("faults") or [] if _is_fault(f, len(setup.names))]
-        timed: list[tuple[int, int, int]] = [
-            (int(f.get("at", 0)), 0, n) for n, f in enumerate(faults)
-        ]
+        # (their `at` is i too): sort faults first among equals. A refused ask is shown by
+        # its `invalid-ask` event, with the reason.
+        faults = [f for f in replay.faults if f.kind is not FaultKind.REFUSED_ASK]
+        timed = [(f.at, 0, n) for n, f in enumerate(faults)]
         timed += [(e.at, 1, n) for n, e in enumerate(events)]
         timed.sort()
         for _, is_event, n in timed:
@@ -381,19 +361,8 @@ def build(replay: Mapping[str, Any]) -> tuple[MatchSetup, list[Step]]:
                 builder.event(events[n], transcript)
             else:
                 builder.fault(faults[n])
-    builder.end(replay["result"], len(transcript))
+    builder.end(replay.result, len(transcript))
     return setup, builder.steps
-
-
-def _is_fault(fault: Any, seats: int) -> bool:
-    """A fault of a seat of this match that is not already a step: a refused ask is shown by
-    its `invalid-ask` event, with the reason."""
-    return (
-        isinstance(fault, Mapping)
-        and isinstance(fault.get("seat"), int)
-        and 0 <= fault["seat"] < seats
-        and fault.get("kind") != "refused-ask"
-    )
 
 
 def _check_deck(setup: MatchSetup) -> None:

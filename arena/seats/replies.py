@@ -5,7 +5,7 @@ talks to, with its whole lifecycle), `Answer` (one reply or the reason there is 
 and its kinds, `Exchange` (one transcript entry) and `SeatFault`, `decode_reply` (what counts
 as one JSON value), `BoundedLog` (a capped stderr), and `InProcessParticipant` (a built-in bot
 run inside the arena). Processes are `arena.seats.transport`'s. These values become JSON only
-at the replay boundary (`as_json` / `from_json`).
+at the replay boundary: `as_json` here, and `arena.replays.replay.read` back.
 """
 
 from __future__ import annotations
@@ -57,23 +57,6 @@ class Fault:
             data["stderrTail"] = self.stderr_tail
         return data
 
-    @classmethod
-    def from_json(cls, data: Any) -> Fault | None:
-        """The fault a replay recorded; None when it is not one this arena knows."""
-        if type(data) is not dict or data.get("kind") not in _FAULT_KINDS:
-            return None
-        detail, raw, code, tail = (data.get(k) for k in ("detail", "raw", "exitCode", "stderrTail"))
-        return cls(
-            FaultKind(data["kind"]),
-            detail if isinstance(detail, str) else "",
-            raw if isinstance(raw, str) else None,
-            code if type(code) is int else None,
-            tail if isinstance(tail, str) else None,
-        )
-
-
-_FAULT_KINDS = frozenset(str(kind) for kind in FaultKind)
-
 
 @dataclass(frozen=True)
 class Answer:
@@ -116,20 +99,6 @@ class Exchange:
         if answer.fault is not None:
             entry["noReply"] = answer.fault.as_json()
         return entry
-
-    @classmethod
-    def from_json(cls, entry: Mapping[str, Any]) -> Exchange:
-        """A recorded entry (shape already checked): a reply marked `noReply` or not delivered
-        is NO_REPLY whatever its `reply` key holds."""
-        delivered = entry.get("delivered") is not False
-        no_reply = "noReply" in entry or not delivered
-        answer = Answer(
-            NO_REPLY if no_reply else entry.get("reply"),
-            fault=Fault.from_json(entry.get("noReply")),
-            unsolicited=Fault.from_json(entry.get("unsolicited")),
-            delivered=delivered,
-        )
-        return cls(entry["seat"], entry["message"], answer)
 
 
 @dataclass(frozen=True, slots=True)

@@ -763,9 +763,7 @@ def replay_verify(
             failed += 1
             _say(problem, error=True)
         else:
-            _say(
-                f"{file}: ok ({len(data['transcript'])} messages, outcome {data['result']['outcome']})"
-            )
+            _say(f"{file}: ok ({len(data.transcript)} messages, outcome {data.result.outcome})")
     if len(files) > 1:
         _say(
             f"{len(files)} replays: {len(files) - failed} ok"
@@ -798,8 +796,8 @@ def replay_show(
         data = replay_module.read(file)
     except ReplayError as error:
         fail(str(error), 2)
-    if seat is not None and not 0 <= seat < len(data["players"]):
-        fail(f"--seat {seat}: the replay has seats 0..{len(data['players']) - 1}", 2)
+    if seat is not None and not 0 <= seat < len(data.players):
+        fail(f"--seat {seat}: the replay has seats 0..{len(data.players) - 1}", 2)
     try:
         out.print(show.render(data, seat))
     except ReplayError as error:

@@ -130,7 +130,7 @@ class Spectator(Unobserved):
 
     def __init__(self, setup: MatchSetup) -> None:
         self.builder = TimelineBuilder(setup)
-        self.transcript: list[dict[str, Any]] = []
+        self.transcript: list[Exchange] = []
         self.ui: TerminalUI | None = None
 
     def sending(self, index: int, seat: int, message: Message) -> None:
@@ -138,10 +138,10 @@ class Spectator(Unobserved):
             self.ui.before_bot_move()
 
     def exchanged(self, index: int, exchange: Exchange) -> None:
-        self.transcript.append(exchange.as_json())
+        self.transcript.append(exchange)
         answer = exchange.answer
         steps = [
-            self.builder.fault(SeatFault(exchange.seat, index, fault).as_json())
+            self.builder.fault(SeatFault(exchange.seat, index, fault))
             for fault in (answer.unsolicited, answer.fault)
             if fault is not None
         ]
@@ -537,7 +537,7 @@ class TerminalUI:
 
     def finish(self, record: MatchRecord, path: Path, options: PlayOptions) -> None:
         result = record.result
-        self.show_steps([self.spectator.builder.end(result.as_json(), len(record.transcript))])
+        self.show_steps([self.spectator.builder.end(result, len(record.transcript))])
         finished = result.outcome is not Outcome.INTERRUPTED
         # A match left before its end has no places: books so far are not a result.
         title = (

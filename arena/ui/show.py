@@ -7,7 +7,6 @@ Builds rich renderables (the CLI prints them). Every string that comes from the 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.rule import Rule
@@ -17,6 +16,7 @@ from rich.text import Text
 from arena.base.errors import ReplayError
 from arena.engine.cards import Card, ranks
 from arena.engine.match import MatchSetup
+from arena.replays.replay import ForkOrigin, Replay
 from arena.replays.timeline import (
     Line,
     Step,
@@ -104,7 +104,7 @@ def book_strip(books: Sequence[Sequence[int]], knights: bool) -> Text:
     return text
 
 
-def render(replay: Mapping[str, Any], seat: int | None = None) -> RenderableType:
+def render(replay: Replay, seat: int | None = None) -> RenderableType:
     """The whole timeline of a replay; `seat`: only what that seat saw. Raises ReplayError."""
     setup, steps = build(replay)
     seats = len(setup.names)
@@ -112,22 +112,20 @@ def render(replay: Mapping[str, Any], seat: int | None = None) -> RenderableType
         raise ReplayError(f"--seat {seat}: the replay has seats 0..{seats - 1}")
     names = Names(setup.names)
     parts: list[RenderableType] = [_header(replay, setup, names, seat)]
-    parts.extend(_timeline(setup, steps, names, seat, _fork_of(replay)))
+    parts.extend(_timeline(setup, steps, names, seat, replay.fork))
     parts.append(_final_table(replay, setup, steps, names, seat))
     return Group(*parts)
 
 
-def _header(replay: Mapping[str, Any], setup: MatchSetup, names: Names, seat: int | None) -> Text:
+def _header(replay: Replay, setup: MatchSetup, names: Names, seat: int | None) -> Text:
     rules = setup.rules
     text = Text()
-    text.append(f"seed {replay.get('seed')}  ·  {len(setup.names)} seats  ·  ")
+    text.append(f"seed {replay.seed}  ·  {len(setup.names)} seats  ·  ")
     text.append(rules_summary(rules, len(setup.names)))
-    fork = _fork_of(replay)
+    fork = replay.fork
     if fork is not None:
         text.append("\n")
-        text.append_text(
-            inert(f"forked from {fork.get('source')} at message {fork.get('at')}", 200)
-        )
+        text.append_text(inert(f"forked from {fork.source} at message {fork.at}", 200))
     text.append("\nseats: ")
     for s in range(len(setup.names)):
         text.append(f"{s} ")
@@ -148,20 +146,15 @@ def _timeline(
     steps: Sequence[Step],
     names: Names,
     seat: int | None,
-    fork: Mapping[str, Any] | None,
+    fork: ForkOrigin | None,
 ) -> Iterator[RenderableType]:
     cards = {card["id"]: card for card in setup.deck}
     turns = {at: number for number, at in enumerate(turn_starts(steps), 1)}
-    fork_at = fork.get("at") if fork is not None else None
+    marked = fork is None
     for step in steps:
-        if (
-            fork is not None
-            and isinstance(fork_at, int)
-            and step.kind is not StepKind.END
-            and step.at >= fork_at
-        ):
+        if fork is not None and not marked and step.kind is not StepKind.END and step.at >= fork.at:
             yield Rule(_fork_title(fork), style="yellow")
-            fork_at = None
+            marked = True
         line = step.line if seat is None else step.seen[seat]
         if step.kind is StepKind.DEAL:
             yield Rule("the deal", style="dim")
@@ -199,7 +192,7 @@ def _timeline(
 
 
 def _final_table(
-    replay: Mapping[str, Any],
+    replay: Replay,
     setup: MatchSetup,
     steps: Sequence[Step],
     names: Names,
@@ -207,16 +200,15 @@ def _final_table(
 ) -> RenderableType:
     last = steps[-1]
     cards = {card["id"]: card for card in setup.deck}
-    result = replay["result"]
-    counts = replay.get("faultCounts")
+    result = replay.result
+    counts = replay.fault_counts
     table = RichTable(
-        title=f"the final table ({result.get('outcome')}, pond {last.pond})", title_justify="left"
+        title=f"the final table ({result.outcome}, pond {last.pond})", title_justify="left"
     )
     for column in ("seat", "name", "books", "place", "booked ranks", "hand", "faults"):
         table.add_column(
             column, justify="right" if column in ("seat", "books", "place", "faults") else "left"
         )
-    places = result.get("ranks") or []
     for s in range(len(setup.names)):
         hand = last.hands[s]
         if seat is None or s == seat:
@@ -230,7 +222,7 @@ def _final_table(
             str(s),
             names.of(s),
             str(len(last.books[s])),
-            str(places[s]) if s < len(places) else "?",
+            str(result.places[s]),
             " ".join(rank_name(r) for r in last.books[s]) or "-",
             shown,
             faults,
@@ -239,21 +231,15 @@ def _final_table(
     return Group(table, strip)
 
 
-def _fault_total(counts: Any, seat: int) -> str:
+def _fault_total(counts: Sequence[Mapping[str, int]] | None, seat: int) -> str:
     """The seat's fault count from the replay's informative `faultCounts`, if it has one."""
-    if not isinstance(counts, list) or seat >= len(counts) or not isinstance(counts[seat], dict):
+    if counts is None or seat >= len(counts):
         return ""
-    return str(sum(value for value in counts[seat].values() if type(value) is int))
+    return str(sum(counts[seat].values()))
 
 
-def _fork_of(replay: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    fork = replay.get("fork")
-    return fork if isinstance(fork, Mapping) else None
-
-
-def _fork_title(fork: Mapping[str, Any]) -> Text:
+def _fork_title(fork: ForkOrigin) -> Text:
     """The line that marks where a forked replay leaves its source and plays live."""
-    replaced = fork.get("replaced") or []
-    seats = ", ".join(f"seat {r.get('seat')}" for r in replaced if isinstance(r, Mapping))
+    seats = ", ".join(f"seat {seat}" for seat in fork.replaced)
     who = f"; {seats} replaced" if seats else ""
-    return inert(f"forked here{who}: live from message {fork.get('at')} on", 200)
+    return inert(f"forked here{who}: live from message {fork.at} on", 200)

@@ -13,11 +13,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
 from arena.engine.cards import RANK_NAMES, ranks
+from arena.replays.replay import Replay
 from arena.replays.timeline import SUIT_SIGNS, Line, Step, Who, build, rank_name, rules_summary
 
 _PLACEHOLDERS = ("__CSP__", "__STYLE__", "__SCRIPT__", "__DATA__", "__TITLE__")
@@ -46,17 +46,18 @@ def _step(step: Step) -> dict[str, Any]:
     }
 
 
-def page_data(replay: Mapping[str, Any]) -> dict[str, Any]:
+def page_data(replay: Replay) -> dict[str, Any]:
     """What the page shows, as plain JSON. Raises ReplayError."""
     setup, steps = build(replay)
     rules = setup.rules
     cards: list[list[int]] = [[0, 0, 0] for _ in setup.deck]
     for card in setup.deck:
         cards[card["id"]] = [card["rank"], card["suit"], card["deck"]]
-    counts = replay.get("faultCounts")
+    counts = replay.fault_counts
+    fork = replay.fork
     return {
         # As text: a drawn seed has 63 bits, more than a JavaScript number holds exactly.
-        "seed": None if replay.get("seed") is None else str(replay.get("seed")),
+        "seed": None if replay.seed is None else str(replay.seed),
         "players": [{"seat": seat, "name": str(name)} for seat, name in enumerate(setup.names)],
         "rules": rules_summary(rules, len(setup.names)),
         "ranks": list(ranks(rules.knights)),
@@ -65,21 +66,12 @@ def page_data(replay: Mapping[str, Any]) -> dict[str, Any]:
         "suits": SUIT_SIGNS,
         "cards": cards,
         "steps": [_step(step) for step in steps],
-        "result": dict(replay["result"]),
-        "faultCounts": counts if isinstance(counts, list) else None,
-        "fork": _fork(replay.get("fork")),
-    }
-
-
-def _fork(fork: Any) -> dict[str, Any] | None:
-    """Where a forked replay leaves its source (shown as a mark in the log), or None."""
-    if not isinstance(fork, dict) or not isinstance(fork.get("at"), int):
-        return None
-    replaced = [r.get("seat") for r in fork.get("replaced") or [] if isinstance(r, dict)]
-    return {
-        "at": fork["at"],
-        "source": str(fork.get("source")),
-        "replaced": [s for s in replaced if isinstance(s, int)],
+        "result": replay.result.as_json(),
+        "faultCounts": None if counts is None else [dict(seat) for seat in counts],
+        # Where a forked replay leaves its source (shown as a mark in the log).
+        "fork": None
+        if fork is None
+        else {"at": fork.at, "source": fork.source, "replaced": list(fork.replaced)},
     }
 
 
@@ -103,7 +95,7 @@ def _hash(source: str) -> str:
     )
 
 
-def render(replay: Mapping[str, Any], title: str = "Go Fish replay") -> str:
+def render(replay: Replay, title: str = "Go Fish replay") -> str:
     """The page for a replay, as HTML text. Raises ReplayError."""
     return page("viewer", page_data(replay), title)
 
