@@ -206,7 +206,7 @@ def test_a_stalled_check_shows_its_note() -> None:
 
 
 def test_init_tells_the_limits_of_the_check() -> None:
-    limits = LimitsSection(replyTimeout=0.25, startupTimeout=3)
+    limits = LimitsSection(reply_timeout=0.25, startup_timeout=3)
     init = seat_zero_messages(check.scenarios(limits)[0])[0]
     assert init["settings"]["limits"]["replyTimeout"] == 0.25
     assert init["settings"]["limits"]["startupTimeout"] == 3

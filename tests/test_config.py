@@ -283,29 +283,29 @@ def test_long_values_are_cut_in_the_message(tmp_path: Path) -> None:
 def test_defaults(tmp_path: Path) -> None:
     config, seats = _load(tmp_path, TWO)
     limits = config.limits
-    assert (limits.replyTimeout, limits.startupTimeout, limits.timeBank, limits.closeGrace) == (
+    assert (limits.reply_timeout, limits.startup_timeout, limits.time_bank, limits.close_grace) == (
         2.0,
         10.0,
         0.0,
         0.5,
     )
-    assert (limits.maxTurns, limits.maxIdleTurns) == (DEFAULT_MAX_TURNS, 100)
-    assert (limits.maxLineBytes, limits.memoryMiB, limits.cpuSeconds) == (1 << 20, None, None)
+    assert (limits.max_turns, limits.max_idle_turns) == (DEFAULT_MAX_TURNS, 100)
+    assert (limits.max_line_bytes, limits.memory_mib, limits.cpu_seconds) == (1 << 20, None, None)
     assert [seat.bot for seat in seats] == ["random", "random"]
 
 
 def test_turn_cap_grows_with_the_pack_unless_given(tmp_path: Path) -> None:
     config, _ = _load(tmp_path, "[deck]\nnumberOfDecks = 64\nknights = true\n" + TWO)
-    assert config.limits.maxTurns == 4 * 64 * 56  # a legal match takes about 1.5 asks per card
+    assert config.limits.max_turns == 4 * 64 * 56  # a legal match takes about 1.5 asks per card
     config, _ = _load(tmp_path, "[deck]\nnumberOfDecks = 64\n[limits]\nmaxTurns = 300\n" + TWO)
-    assert config.limits.maxTurns == 300
+    assert config.limits.max_turns == 300
 
 
 def test_startup_time_defaults_to_at_least_the_reply_time(tmp_path: Path) -> None:
     config, _ = _load(tmp_path, "[limits]\nreplyTimeout = 30\n" + TWO)
-    assert config.limits.startupTimeout == 30.0
+    assert config.limits.startup_timeout == 30.0
     config, _ = _load(tmp_path, "[limits]\nreplyTimeout = 30\nstartupTimeout = 5\n" + TWO)
-    assert config.limits.startupTimeout == 5.0  # given: kept
+    assert config.limits.startup_timeout == 5.0  # given: kept
 
 
 def test_command_string_is_split_like_a_shell_would(tmp_path: Path) -> None:

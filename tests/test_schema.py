@@ -35,12 +35,12 @@ SETTINGS = {
     "3 seats, 2 decks, knights, Clockwise": (
         3,
         Rules(number_of_decks=2, knights=True, next_player=NextPlayer.CLOCKWISE),
-        LimitsSection(memoryMiB=64, cpuSeconds=5, replyTimeout=1),
+        LimitsSection(memory_mib=64, cpu_seconds=5, reply_timeout=1),
     ),
     "empty hands": (
         4,
         Rules(starting_player=StartingPlayer.FIRST_IN_LINE, starting_hand_size=0, min_hand_size=0),
-        LimitsSection(timeBank=3.5),
+        LimitsSection(time_bank=3.5),
     ),
     "the family rules": (
         3,

@@ -15,9 +15,10 @@ import tomllib
 import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic.fields import FieldInfo
 
 from arena.base.errors import ConfigError
 from arena.base.files import UnreadableFile, check_writable, read_capped
@@ -39,42 +40,71 @@ WEEK = 7 * 24 * 3600.0  # the longest time limit accepted (a poll's timeout must
 TURNS_PER_CARD = 4  # the default `maxTurns` is this many asks per card of the pack, at least 5000
 
 
+# Config keys whose file spelling is not plain camelCase of the Python name.
+_SPELLED = {"memory_mib": "memoryMiB"}
+
+
+def toml_name(field: str) -> str:
+    """A field's key in the config file and in replays (contract §5): `reply_timeout` is
+    `replyTimeout`, `memory_mib` is `memoryMiB`."""
+    if field in _SPELLED:
+        return _SPELLED[field]
+    head, *words = field.split("_")
+    return head + "".join(word.capitalize() for word in words)
+
+
 class _Section(BaseModel):
+    """A table of the config: snake_case in Python, the contract's names in files.
+
+    Python code builds one by field name (`LimitsSection(reply_timeout=1)`); a file's data goes
+    through `read`, which takes the file's spelling only. Dumps (replays, the tournament id)
+    and error locations use the file's names.
+    """
+
     # defer_build: a model's validator is built at its first use, not at import (start-up).
     model_config = ConfigDict(
         extra="forbid",
         strict=True,
         frozen=True,
-        populate_by_name=True,
+        alias_generator=toml_name,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
         allow_inf_nan=False,
         defer_build=True,
     )
 
+    @classmethod
+    def read(cls, data: Any) -> Self:
+        """The table from a file's data: only the file's spelling of a key is known (one
+        spelling in files; `reply_timeout` is an unknown key). Raises ValidationError."""
+        return cls.model_validate(data, by_alias=True, by_name=False)
+
 
 class RulesSection(_Section):
-    startingPlayer: Annotated[StartingPlayer, Lax] = StartingPlayer.RANDOM
-    startingHandSize: Annotated[int, Field(ge=0)] = 7
-    minHandSize: Annotated[int, Field(ge=0)] = 1
+    starting_player: Annotated[StartingPlayer, Lax] = StartingPlayer.RANDOM
+    starting_hand_size: Annotated[int, Field(ge=0)] = 7
+    min_hand_size: Annotated[int, Field(ge=0)] = 1
     # "Clockwise" is the reference arena's rule: the seat after the one ASKED (two seats: the asker).
-    nextPlayer: Annotated[NextPlayer, Lax] = NextPlayer.ASKED
+    next_player: Annotated[NextPlayer, Lax] = NextPlayer.ASKED
     # The family rules (docs/rulings.md); off by default, which is the reference arena's game.
-    luckyDraw: bool = False
-    refillEmptyHand: Annotated[int, Field(ge=0)] = 0
-    refillWhen: Annotated[RefillWhen, Lax] = RefillWhen.AT_ONCE
-    drawWhenNoOneToAsk: bool = False
-    dealBySeats: bool = False
+    lucky_draw: bool = False
+    refill_empty_hand: Annotated[int, Field(ge=0)] = 0
+    refill_when: Annotated[RefillWhen, Lax] = RefillWhen.AT_ONCE
+    draw_when_no_one_to_ask: bool = False
+    deal_by_seats: bool = False
 
     @model_validator(mode="after")
     def _rules_fit_together(self) -> RulesSection:
-        if self.dealBySeats and "startingHandSize" in self.model_fields_set:
+        if self.deal_by_seats and "starting_hand_size" in self.model_fields_set:
             raise ValueError(
                 "dealBySeats: deals by table size (7 each for two seats, 5 for three or more), "
                 "so it cannot go with startingHandSize: give one of them"
             )
         problem = Rules(
-            min_hand_size=self.minHandSize,
-            refill_empty_hand=self.refillEmptyHand,
-            refill_when=self.refillWhen,
+            min_hand_size=self.min_hand_size,
+            refill_empty_hand=self.refill_empty_hand,
+            refill_when=self.refill_when,
         ).problem()
         if problem is not None:
             raise ValueError(f"{problem[0]}: {problem[1]}")
@@ -109,28 +139,28 @@ RULE_SETS: dict[str, dict[str, Any]] = {
 
 
 class DeckSection(_Section):
-    numberOfDecks: Annotated[int, Field(ge=1, le=64)] = 1
+    number_of_decks: Annotated[int, Field(ge=1, le=64)] = 1
     knights: bool = False
 
 
 class LimitsSection(_Section):
-    replyTimeout: Annotated[float, Field(gt=0, le=WEEK)] = 2.0
+    reply_timeout: Annotated[float, Field(gt=0, le=WEEK)] = 2.0
     # For the `init` reply. Default: 10 s, or `replyTimeout` if longer (see `_derived_defaults`).
-    startupTimeout: Annotated[float, Field(gt=0, le=WEEK)] = 10.0
-    timeBank: Annotated[float, Field(ge=0, le=WEEK)] = (
+    startup_timeout: Annotated[float, Field(gt=0, le=WEEK)] = 10.0
+    time_bank: Annotated[float, Field(ge=0, le=WEEK)] = (
         0.0  # extra seconds per match, for late replies
     )
-    closeGrace: Annotated[float, Field(ge=0, le=60)] = 0.5  # after `match-end`, before the kill
+    close_grace: Annotated[float, Field(ge=0, le=60)] = 0.5  # after `match-end`, before the kill
     # Default: max(5000, TURNS_PER_CARD × the pack), filled in by `load` (see `_derived_defaults`).
-    maxTurns: Annotated[int, Field(ge=1)] = DEFAULT_MAX_TURNS
-    maxIdleTurns: Annotated[int, Field(ge=1)] = DEFAULT_MAX_IDLE_TURNS
-    maxLineBytes: Annotated[int, Field(ge=64, le=64 << 20)] = 1 << 20
-    maxReplyBytes: Annotated[int, Field(ge=1024, le=1 << 30)] = (
+    max_turns: Annotated[int, Field(ge=1)] = DEFAULT_MAX_TURNS
+    max_idle_turns: Annotated[int, Field(ge=1)] = DEFAULT_MAX_IDLE_TURNS
+    max_line_bytes: Annotated[int, Field(ge=64, le=64 << 20)] = 1 << 20
+    max_reply_bytes: Annotated[int, Field(ge=1024, le=1 << 30)] = (
         8 << 20
     )  # all of a seat's replies in a match
-    stderrBytes: Annotated[int, Field(ge=0, le=64 << 20)] = 1 << 20
-    memoryMiB: Annotated[int | None, Field(ge=16, le=1 << 24)] = None
-    cpuSeconds: Annotated[int | None, Field(ge=1, le=10**7)] = None
+    stderr_bytes: Annotated[int, Field(ge=0, le=64 << 20)] = 1 << 20
+    memory_mib: Annotated[int | None, Field(ge=16, le=1 << 24)] = None
+    cpu_seconds: Annotated[int | None, Field(ge=1, le=10**7)] = None
     # How each participant process is confined (docs/sandbox.md). "auto" is decided once per
     # run (`arena.seats.sandbox.decide`), and a replay records what was decided.
     sandbox: SandboxMode = "auto"
@@ -139,23 +169,23 @@ class LimitsSection(_Section):
         """What a `MatchSetup` takes from the limits: what seats are told, and the caps."""
         return {
             "limits": self.told_to_seats(),
-            "max_turns": self.maxTurns,
-            "max_idle_turns": self.maxIdleTurns,
+            "max_turns": self.max_turns,
+            "max_idle_turns": self.max_idle_turns,
         }
 
     def told_to_seats(self) -> dict[str, Any]:
         """The limits that apply to a participant, as sent in `init`."""
         told: dict[str, Any] = {
-            "replyTimeout": self.replyTimeout,
-            "startupTimeout": self.startupTimeout,
-            "timeBank": self.timeBank,
-            "maxTurns": self.maxTurns,
-            "maxLineBytes": self.maxLineBytes,
+            "replyTimeout": self.reply_timeout,
+            "startupTimeout": self.startup_timeout,
+            "timeBank": self.time_bank,
+            "maxTurns": self.max_turns,
+            "maxLineBytes": self.max_line_bytes,
         }
-        if self.memoryMiB is not None:
-            told["memoryMiB"] = self.memoryMiB
-        if self.cpuSeconds is not None:
-            told["cpuSeconds"] = self.cpuSeconds
+        if self.memory_mib is not None:
+            told["memoryMiB"] = self.memory_mib
+        if self.cpu_seconds is not None:
+            told["cpuSeconds"] = self.cpu_seconds
         return told
 
 
@@ -163,7 +193,7 @@ class TournamentSection(_Section):
     seats: Annotated[int | None, Field(ge=2, le=MAX_SEATS)] = None  # None: everyone in every match
     duplicate: bool = True  # the same deal under every rotation of the seats
     reuse: bool = True  # keep participants that ask for it alive between matches
-    inProcessBots: bool = True  # run built-in bots inside the arena
+    in_process_bots: bool = True  # run built-in bots inside the arena
     scheduler: str | None = None  # a Dask scheduler address
     candidate: Annotated[str | None, Field(min_length=1)] = (
         None  # a gauntlet: this one at every table
@@ -171,13 +201,13 @@ class TournamentSection(_Section):
 
 
 class SprtSection(_Section):
-    """Issue 14: a sequential test of the candidate's share (arena/tournaments/sprt.py)."""
+    """A sequential test of the candidate's share (arena/tournaments/sprt.py)."""
 
     share0: Annotated[float, Field(gt=0, lt=1)]  # the candidate's expected match point under H0
     share1: Annotated[float, Field(gt=0, lt=1)]  # … and under H1
     alpha: Annotated[float, Field(gt=0, lt=0.5)] = 0.05
     beta: Annotated[float, Field(gt=0, lt=0.5)] = 0.05
-    minGroups: Annotated[int, Field(ge=1, le=GAMES_LIMIT)] = (
+    min_groups: Annotated[int, Field(ge=1, le=GAMES_LIMIT)] = (
         20  # duplicate groups before any decision
     )
 
@@ -195,7 +225,7 @@ class ParticipantSection(_Section):
     env: dict[str, str] = Field(default_factory=dict)
     # More paths the participant may read inside its sandbox (a model, an opening book),
     # relative to the config file's folder; never writable.
-    readOnly: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list)
+    read_only: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list)
 
     @field_validator("name")
     @classmethod
@@ -273,17 +303,17 @@ def invisible_character(text: str) -> str | None:
 def engine_rules(rules: RulesSection, deck: DeckSection) -> Rules:
     """The engine's settings from the config's (or a replay's) `[rules]` and `[deck]`."""
     return Rules(
-        starting_player=rules.startingPlayer,
-        starting_hand_size=rules.startingHandSize,
-        min_hand_size=rules.minHandSize,
-        next_player=rules.nextPlayer,
-        number_of_decks=deck.numberOfDecks,
+        starting_player=rules.starting_player,
+        starting_hand_size=rules.starting_hand_size,
+        min_hand_size=rules.min_hand_size,
+        next_player=rules.next_player,
+        number_of_decks=deck.number_of_decks,
         knights=deck.knights,
-        lucky_draw=rules.luckyDraw,
-        refill_empty_hand=rules.refillEmptyHand,
-        refill_when=rules.refillWhen,
-        draw_when_no_one_to_ask=rules.drawWhenNoOneToAsk,
-        deal_by_seats=rules.dealBySeats,
+        lucky_draw=rules.lucky_draw,
+        refill_empty_hand=rules.refill_empty_hand,
+        refill_when=rules.refill_when,
+        draw_when_no_one_to_ask=rules.draw_when_no_one_to_ask,
+        deal_by_seats=rules.deal_by_seats,
     )
 
 
@@ -291,7 +321,7 @@ def named_rules(name: str) -> Rules:
     """A ready rule set (`RULE_SETS`), one deck. Raises ConfigError for an unknown name."""
     if name not in RULE_SETS:
         raise ConfigError(f"no rule set named {name!r} (known: {', '.join(RULE_SETS)})")
-    return engine_rules(RulesSection.model_validate(RULE_SETS[name]), DeckSection())
+    return engine_rules(RulesSection.read(RULE_SETS[name]), DeckSection())
 
 
 def rules_file(path: Path) -> Rules:
@@ -306,7 +336,7 @@ def rules_file(path: Path) -> Rules:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
     chosen: dict[str, Any] = {key: data[key] for key in ("rules", "deck") if key in data}
     try:
-        sections = _RuleSections.model_validate(chosen)
+        sections = _RuleSections.read(chosen)
     except ValidationError as error:
         raise ConfigError(f"{path}: {_first_problem(error, chosen)}") from None
     return engine_rules(sections.rules, sections.deck)
@@ -320,7 +350,7 @@ class _RuleSections(_Section):
 def rule_warnings(config: Config) -> list[str]:
     """Settings that are valid but play a game few people expect, one line each (not errors)."""
     warnings: list[str] = []
-    if config.rules.nextPlayer == "Clockwise" and config.seats_per_match == 2:
+    if config.rules.next_player == "Clockwise" and config.seats_per_match == 2:
         warnings.append(
             'rules.nextPlayer: "Clockwise" passes the turn to the seat after the one asked, so '
             'with two seats the asker plays every turn; "Asked" or "After asker" alternate'
@@ -380,7 +410,7 @@ def validate(path: Path, data: dict[str, Any]) -> tuple[Config, list[Seat]]:
     """Check and resolve a config's data, as if read from `path` (its folder is the base of
     relative paths; `path` names it in messages). Raises as `load`."""
     try:
-        config = Config.model_validate(data)
+        config = Config.read(data)
     except ValidationError as error:
         raise ConfigError(f"{path}: {_first_problem(error, data)}") from None
     _check_consistency(path, config)
@@ -450,10 +480,12 @@ def _derived_defaults(config: Config) -> Config:
     limits = config.limits
     given = limits.model_fields_set
     derived: dict[str, Any] = {}
-    if "maxTurns" not in given:
-        derived["maxTurns"] = max(DEFAULT_MAX_TURNS, TURNS_PER_CARD * config.engine_rules.pack_size)
-    if "startupTimeout" not in given:
-        derived["startupTimeout"] = max(limits.startupTimeout, limits.replyTimeout)
+    if "max_turns" not in given:
+        derived["max_turns"] = max(
+            DEFAULT_MAX_TURNS, TURNS_PER_CARD * config.engine_rules.pack_size
+        )
+    if "startup_timeout" not in given:
+        derived["startup_timeout"] = max(limits.startup_timeout, limits.reply_timeout)
     return config.model_copy(update={"limits": limits.model_copy(update=derived)})
 
 
@@ -535,7 +567,7 @@ def _read_only(path: Path, index: int, participant: ParticipantSection, replays:
     folder = path.resolve().parent
     config_file = path.resolve()
     paths = []
-    for number, given in enumerate(participant.readOnly):
+    for number, given in enumerate(participant.read_only):
         key = f"participants[{index}].readOnly[{number}]"
         if "\0" in given:
             raise ConfigError(f"{path}: {key}: a NUL character cannot be in a path")
@@ -624,22 +656,23 @@ def _dotted(location: list[Any]) -> str:
 
 
 def _did_you_mean(location: list[Any]) -> str:
+    """The nearest key of the file's spelling to an unknown one, or every key of its table."""
     model: type[BaseModel] | None = Config
     for part in location[:-1]:
         if isinstance(part, int) or model is None:
             continue
-        annotation = (
-            model.model_fields[str(part)].annotation if str(part) in model.model_fields else None
-        )
-        model = _model_in(annotation)
+        field = _keys(model).get(str(part))
+        model = _model_in(field.annotation if field is not None else None)
     if model is None:
         return ""
-    close = difflib.get_close_matches(str(location[-1]), list(model.model_fields), n=1)
-    return (
-        f"; did you mean {close[0]!r}?"
-        if close
-        else f"; known keys: {', '.join(model.model_fields)}"
-    )
+    keys = list(_keys(model))
+    close = difflib.get_close_matches(str(location[-1]), keys, n=1)
+    return f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(keys)}"
+
+
+def _keys(model: type[BaseModel]) -> dict[str, FieldInfo]:
+    """A table's fields by their key in the file."""
+    return {field.alias or name: field for name, field in model.model_fields.items()}
 
 
 def _model_in(annotation: Any) -> type[BaseModel] | None:

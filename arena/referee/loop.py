@@ -60,7 +60,7 @@ class SeatClock:
 
     @classmethod
     def of(cls, limits: LimitsSection) -> SeatClock:
-        return cls(limits.replyTimeout, limits.startupTimeout, limits.timeBank)
+        return cls(limits.reply_timeout, limits.startup_timeout, limits.time_bank)
 
     def allowed(self, message_type: str) -> float:
         return self.startup if message_type == "init" else self.reply + self.bank
@@ -207,7 +207,7 @@ def play_match(
                 if interrupted:
                     record.kept = []
                 ending = [p for seat, p in enumerate(participants) if seat not in record.kept]
-                grace = limits.closeGrace if close_grace is None else close_grace
+                grace = limits.close_grace if close_grace is None else close_grace
                 close_all(ending, 0.0 if interrupted or stopped else grace)
             except KeyboardInterrupt:
                 interrupted = True

@@ -45,8 +45,8 @@ def make_participants(
     """
     confinement = sandbox.resolved(limits.sandbox)
     resources = ResourceLimits(
-        memory_bytes=limits.memoryMiB * 2**20 if limits.memoryMiB else None,
-        cpu_seconds=limits.cpuSeconds,
+        memory_bytes=limits.memory_mib * 2**20 if limits.memory_mib else None,
+        cpu_seconds=limits.cpu_seconds,
     )
     made: list[Participant] = []
     for index, seat in enumerate(seats):
@@ -60,9 +60,9 @@ def make_participants(
                 seat.command,
                 seat.cwd,
                 participant_env(index, seat.name, seat.env),
-                line_cap=limits.maxLineBytes,
-                reply_cap=limits.maxReplyBytes,
-                stderr_cap=limits.stderrBytes,
+                line_cap=limits.max_line_bytes,
+                reply_cap=limits.max_reply_bytes,
+                stderr_cap=limits.stderr_bytes,
                 limits=resources,
                 sandbox=confinement,
                 bot=seat.bot is not None,

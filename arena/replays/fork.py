@@ -214,7 +214,7 @@ def fork(
     for seat in replaced:
         if not 0 <= seat < len(players):
             raise ConfigError(f"--seat {seat}: the replay has seats 0..{len(players) - 1}")
-    limits = LimitsSection.model_validate(document.settings["limits"])
+    limits = LimitsSection.read(document.settings["limits"])
     recorded = document.transcript
     faults = document.faults
     cursor = Cursor(recorded, point.index)
@@ -263,7 +263,7 @@ def fork_file(
     point = fork_point(document, at, turn_starts(steps))
     replaced = dict(parse_seat_option(text) for text in seats)
     forked = fork(document, source, point, replaced, cwd=cwd, setup=setup)
-    limits = LimitsSection.model_validate(document.settings["limits"])
+    limits = LimitsSection.read(document.settings["limits"])
     kept: dict[str, Any] = {
         key: value
         for key, value in (("game", document.match), ("dealSeed", document.deal_seed))

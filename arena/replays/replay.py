@@ -404,11 +404,11 @@ def setup_of(replay: Replay) -> MatchSetup:
     """The match setup a replay records. Raises ValueError (pydantic's) for settings that
     `arena run` would have refused: a replay is checked as strictly as a config."""
     settings = replay.settings
-    limits = LimitsSection.model_validate(settings["limits"])
+    limits = LimitsSection.read(settings["limits"])
     return MatchSetup(
         rules=engine_rules(
-            RulesSection.model_validate(settings["rules"]),
-            DeckSection.model_validate(settings["deck"]),
+            RulesSection.read(settings["rules"]),
+            DeckSection.read(settings["deck"]),
         ),
         names=tuple(player.name for player in replay.players),
         deck=replay.deck,

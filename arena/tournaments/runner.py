@@ -183,9 +183,9 @@ def _reuse_key(seat: Seat, config: Config) -> tuple[Any, ...]:
         seat.command,
         str(seat.cwd),
         tuple(sorted(seat.env.items())),
-        limits.maxLineBytes,
-        limits.stderrBytes,
-        limits.memoryMiB,
+        limits.max_line_bytes,
+        limits.stderr_bytes,
+        limits.memory_mib,
     )
 
 
@@ -199,7 +199,7 @@ def play_task(task: MatchTask) -> MatchPlayed:
         raise shutdown.Stopped
     config = task.config
     # A CPU-time limit is per process: a reused process would carry it over between matches.
-    reuse = task.reuse and config.limits.cpuSeconds is None
+    reuse = task.reuse and config.limits.cpu_seconds is None
     setup = setup_for(config, task.names, task.deal_seed)
     record, reused = _play_once(task, setup, kept_participants() if reuse else None)
     if any(_ended_before_init(record, seat) for seat in reused) and not shutdown.should_stop():
@@ -253,7 +253,7 @@ def _play_once(
         # match loop has stopped the others; stopping one again is safe).
         for index, participant in enumerate(participants):
             if index in kept_seats and pool is not None:
-                pool.give(keys[index], participant, config.limits.closeGrace, task.deal_seed)
+                pool.give(keys[index], participant, config.limits.close_grace, task.deal_seed)
             else:
                 close_all([participant], 0)
     return record, frozenset(reused)

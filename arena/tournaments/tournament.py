@@ -72,7 +72,7 @@ def tournament_id(config: Config, seed: int) -> str:
         "rules": config.engine_rules.as_seed_names()["rules"],
         "deck": config.deck.model_dump(),
         "limits": config.limits.model_dump(exclude={"sandbox"}),
-        "participants": [p.model_dump(exclude={"readOnly"}) for p in config.participants],
+        "participants": [p.model_dump(exclude={"read_only"}) for p in config.participants],
         "seats": config.seats_per_match,
         "duplicate": config.duplicate_deals,
     }
@@ -146,7 +146,7 @@ class Tournament:
             game=game,
             seed=slot.seed,
             deal_seed=slot.deal_seed,
-            in_process_bots=settings.inProcessBots,
+            in_process_bots=settings.in_process_bots,
             reuse=settings.reuse and reuse,
             extra=(
                 (
@@ -355,7 +355,7 @@ def _candidate(config: Config) -> CandidateTest | None:
     hypotheses = (
         None
         if test is None
-        else Hypotheses(test.share0, test.share1, test.alpha, test.beta, test.minGroups)
+        else Hypotheses(test.share0, test.share1, test.alpha, test.beta, test.min_groups)
     )
     return CandidateTest(name, config.seats_per_match, hypotheses)
 

@@ -426,7 +426,7 @@ def _open_cluster(ctx: typer.Context, address: str, settings: Any, seats: Any) -
             open_cluster(
                 address,
                 seats,
-                in_process_bots=settings.tournament.inProcessBots,
+                in_process_bots=settings.tournament.in_process_bots,
                 sandbox=settings.limits.sandbox,
             )
         )
@@ -1024,7 +1024,7 @@ def check(
         fail(f"--sandbox: {error}", 2)
     if warning is not None:
         err.print(warning, markup=False, highlight=False, soft_wrap=True)
-    limits = config_module.LimitsSection(replyTimeout=timeout, startupTimeout=startup_timeout)
+    limits = config_module.LimitsSection(reply_timeout=timeout, startup_timeout=startup_timeout)
     report = check_module.run_checks(resolved, cwd, limits, confinement)
     if not out.is_terminal and "COLUMNS" not in os.environ:
         out.console.width = PIPED_WIDTH  # a file or a pipe: rich's 80 columns would cut the cells

@@ -595,7 +595,7 @@ def play(
     Raises WriteError if the replay cannot be written.
     """
     setup = make_setup(options)
-    limits = LimitsSection(closeGrace=0)
+    limits = LimitsSection(close_grace=0)
     spectator = Spectator(setup)
     commands = [[], *([*bot_command(options.level)] for _ in range(options.opponents))]
     status = 0
