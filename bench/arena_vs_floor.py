@@ -47,9 +47,9 @@ def arena_round(path: Path, folder: Path, stamp: str) -> tuple[float, list[Path]
     began = time.perf_counter()
     replays = [
         play_one_match(
-            config, seats, game=game, seed=config.seed + game, folder=folder, stamp=stamp
+            config, seats, match=match, seed=config.seed + match, folder=folder, stamp=stamp
         ).replay
-        for game in range(config.games)
+        for match in range(config.matches)
     ]
     return time.perf_counter() - began, replays
 

@@ -87,7 +87,7 @@ def one_match(hostile: list[str] | None, limits: dict[str, Any]) -> dict[str, An
         config, seats = config_module.load(folder / "config.toml")
         began = time.monotonic()
         played = runner.play_one_match(
-            config, seats, game=0, seed=11, folder=folder / "replays", stamp="bench"
+            config, seats, match=0, seed=11, folder=folder / "replays", stamp="bench"
         )
         seconds = time.monotonic() - began
         data = json.loads(played.replay.read_text())

@@ -153,7 +153,7 @@ def play(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
         config, resolved = config_module.load(path)
         began = time.monotonic()
         played = runner.play_one_match(
-            config, resolved, game=0, seed=7, folder=tmp_path / "replays", stamp="t"
+            config, resolved, match=0, seed=7, folder=tmp_path / "replays", stamp="t"
         )
         seconds = time.monotonic() - began
         data = replay_json(played.replay)
@@ -410,7 +410,7 @@ def test_every_seat_silent_ends_stalled(tmp_path: Path) -> None:
     config, seats = config_module.load(path)
     began = time.monotonic()
     played = runner.play_one_match(
-        config, seats, game=0, seed=3, folder=tmp_path / "replays", stamp="t"
+        config, seats, match=0, seed=3, folder=tmp_path / "replays", stamp="t"
     )
     assert time.monotonic() - began < 3 * 0.3 + 2.0
     data = replay_json(played.replay)

@@ -25,7 +25,7 @@ def replay(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         '[[participants]]\nname = "a"\nbot = "easy"\n[[participants]]\nname = "b"\nbot = "random"\n'
     )
     config, seats = config_module.load(path)
-    played = play_one_match(config, seats, game=0, seed=11, folder=folder / "replays", stamp="t")
+    played = play_one_match(config, seats, match=0, seed=11, folder=folder / "replays", stamp="t")
     data: dict[str, Any] = json.loads(played.replay.read_text())
     return data
 

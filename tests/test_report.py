@@ -58,7 +58,7 @@ def test_select_counts_each_match_once_and_skips_what_is_not_a_results_line() ->
     lines = first + second + other + first[:4] + broken
     chosen = select(lines, "0123456789abcdef")
     assert len(chosen.entries) == 18 and chosen.repeated == 4 and chosen.skipped == 2
-    assert [e.result.game for e in chosen.entries][:4] == [
+    assert [e.result.match for e in chosen.entries][:4] == [
         0,
         0,
         1,

@@ -203,7 +203,7 @@ def test_results_lines_and_a_resume_that_plays_exactly_the_missing_matches(tmp_p
 
     class StopAtTheSixthMatch(InlineExecutor):
         def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
-            if args[0].game == 5:
+            if args[0].match == 5:
                 shutdown.token.request()  # as the CLI's handler does on Ctrl-C
             return super().submit(fn, *args, **kwargs)
 

@@ -197,7 +197,7 @@ def test_one_writer_per_folder_and_a_killed_run_frees_it(tmp_path: Path) -> None
 def test_standings_list_only_the_pairs_that_met() -> None:
     names = [f"p{i}" for i in range(3000)]
     matches = [
-        MatchResult(game=i, names=(names[2 * i], names[2 * i + 1]), scores=(7, 6), places=(1, 2))
+        MatchResult(match=i, names=(names[2 * i], names[2 * i + 1]), scores=(7, 6), places=(1, 2))
         for i in range(1500)
     ]
     document = Standings.of(names, matches).as_json()

@@ -41,7 +41,7 @@ TURNS_PER_CARD = 4  # the default `maxTurns` is this many asks per card of the p
 
 
 # Config keys whose file spelling is not plain camelCase of the Python name.
-_SPELLED = {"memory_mib": "memoryMiB"}
+_SPELLED = {"memory_mib": "memoryMiB", "matches": "games"}
 
 
 def toml_name(field: str) -> str:
@@ -265,7 +265,7 @@ class ParticipantSection(_Section):
 
 class Config(_Section):
     seed: Annotated[int | None, Field(ge=0, lt=2**63)] = None
-    games: Annotated[int, Field(ge=1, le=GAMES_LIMIT)] = 1
+    matches: Annotated[int, Field(ge=1, le=GAMES_LIMIT)] = 1  # `games` in the file
     replays: Annotated[str, Field(min_length=1)] = "replays"
     rules: RulesSection = RulesSection()
     deck: DeckSection = DeckSection()
@@ -380,7 +380,7 @@ def bot_command(level: str) -> tuple[str, ...]:
 
 
 def load(
-    path: Path, *, seed: int | None = None, games: int | None = None
+    path: Path, *, seed: int | None = None, matches: int | None = None
 ) -> tuple[Config, list[Seat]]:
     """Read, check and resolve a config file. Creates nothing.
 
@@ -401,8 +401,8 @@ def load(
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
     if seed is not None:
         data["seed"] = seed
-    if games is not None:
-        data["games"] = games
+    if matches is not None:
+        data["games"] = matches
     return validate(path, data)
 
 

@@ -245,8 +245,8 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def file_stem(stamp: str, game: int, names: list[str] | tuple[str, ...]) -> str:
-    return f"{stamp}-g{game:04d}-" + "-vs-".join(safe_part(name, 16) for name in names)[:120]
+def file_stem(stamp: str, match: int, names: list[str] | tuple[str, ...]) -> str:
+    return f"{stamp}-g{match:04d}-" + "-vs-".join(safe_part(name, 16) for name in names)[:120]
 
 
 def write(folder: Path, stem: str, document: bytes, logs: Sequence[str]) -> Path:

@@ -46,7 +46,7 @@ class CandidateTest:
     )  # group -> rotation -> point
     outcomes: dict[Fraction, int] = field(default_factory=dict)  # every complete group counted
     next_group: int = 0  # the first group not yet counted
-    seen: set[int] = field(default_factory=set)  # games already observed
+    seen: set[int] = field(default_factory=set)  # matches already observed
 
     def __post_init__(self) -> None:
         if self.hypotheses is not None and self.sprt is None:
@@ -62,20 +62,20 @@ class CandidateTest:
         return self.sprt.groups if self.sprt is not None else self.next_group
 
     @property
-    def tested_games(self) -> int:
-        """Games behind the test's figures: after a decision, the rest of the cap is not needed."""
+    def tested_matches(self) -> int:
+        """Matches behind the test's figures: after a decision, the rest of the cap is not needed."""
         return self.groups * self.seats
 
     def observe(self, line: Mapping[str, Any]) -> None:
-        """Take one results line (any order, each game once; a repeat is ignored)."""
-        game = int(line["game"])
-        if game in self.seen:
+        """Take one results line (any order, each match once; a repeat is ignored)."""
+        match = int(line["game"])
+        if match in self.seen:
             return
-        self.seen.add(game)
+        self.seen.add(match)
         names, places = list(line["seating"]), list(line["ranks"])
         if self.name not in names:
             return
-        group, rotation = divmod(game, self.seats)
+        group, rotation = divmod(match, self.seats)
         self.points.setdefault(group, {})[rotation] = match_point(
             places[names.index(self.name)], places
         )
@@ -100,7 +100,7 @@ class CandidateTest:
         """Matches recorded beyond those behind the verdict: reported, never tested."""
         if self.decision is None:
             return 0
-        return sum(1 for game in self.seen if game >= self.tested_games)
+        return sum(1 for match in self.seen if match >= self.tested_matches)
 
     def estimate(self) -> Estimate:
         """The candidate's mean group point against an equal share (1/k), every group counted."""
@@ -116,7 +116,7 @@ class CandidateTest:
             "lower": round(h.lower, 6),
             "upper": round(h.upper, 6),
             "decision": None if test.decision is None else str(test.decision),
-            "matches": self.tested_games,
+            "matches": self.tested_matches,
             "groups": test.groups,
             "share0": h.share0,
             "share1": h.share1,

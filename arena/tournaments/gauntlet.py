@@ -9,8 +9,8 @@ hand of one deal once.
 The combinations of others come in *cycles* (each once per cycle, every prefix about as even
 as can be, ties broken by the seed: the main schedule's balanced order, over the others), and
 a *round* of (k-1)! cycles gives every combination each of its orders of the others once.
-Built lazily, one group at a time: nothing depends on the number of games, and a run of a
-million games costs only what it plays.
+Built lazily, one group at a time: nothing depends on the number of matches, and a run of a
+million matches costs only what it plays.
 
     plan = Gauntlet(participants=4, seats=2, seed=42, candidate=3)
     plan.slot(0).seating   # (3, 0): the candidate, then the first other in config order
@@ -59,12 +59,12 @@ class Gauntlet:
         """How many distinct seatings there are: every table of the candidate, in every order."""
         return self.combinations * self.cyclic_orders * self.seats
 
-    def slot(self, game: int) -> Slot:
-        group, rotation = divmod(game, self.seats)
+    def slot(self, match: int) -> Slot:
+        group, rotation = divmod(match, self.seats)
         base, k = self.group_base(group), self.seats
         seating = tuple(base[(seat - rotation) % k] for seat in range(k))
-        deal_seed = self.seed + game - rotation if self.duplicate else self.seed + game
-        return Slot(game, seating, group, rotation, self.seed + game, deal_seed)
+        deal_seed = self.seed + match - rotation if self.duplicate else self.seed + match
+        return Slot(match, seating, group, rotation, self.seed + match, deal_seed)
 
     def group_base(self, group: int) -> tuple[int, ...]:
         """Rotation 0 of a duplicate group: the candidate in seat 0, then the others."""

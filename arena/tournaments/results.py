@@ -40,26 +40,38 @@ Count = Annotated[int, Field(ge=0)]
 
 
 class ResultLine(BaseModel):
-    """One line of `results.jsonl` (keys as in the file). Keys other helpers add are kept."""
+    """One line of `results.jsonl`. Keys other helpers add are kept.
 
-    model_config = ConfigDict(extra="allow", strict=True, frozen=True, allow_inf_nan=False)
+    Read and dumped with the file's keys (`game`, `ranks`, `dealSeed`); the Python names are
+    the arena's words (`match`, `places`, `deal_seed`).
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        strict=True,
+        frozen=True,
+        allow_inf_nan=False,
+        validate_by_alias=True,
+        validate_by_name=False,
+        serialize_by_alias=True,
+    )
 
     tournament: Annotated[str, Field(pattern=r"^[0-9a-f]{16}$")]
     run: Annotated[str, Field(pattern=r"^\d{8}-\d{6}-[0-9a-f]{6}$")]
     stamp: Annotated[str, Field(pattern=r"^\d{8}-\d{6}$")]
     seed: int
-    game: Count
+    match: Annotated[int, Field(ge=0, alias="game")]
     seating: list[Annotated[str, Field(min_length=1, max_length=1000)]]
     seats: list[Count]
     group: Count
     rotation: Count
-    matchSeed: int
-    dealSeed: int
+    match_seed: Annotated[int, Field(alias="matchSeed")]
+    deal_seed: Annotated[int, Field(alias="dealSeed")]
     outcome: Annotated[Outcome, Field(strict=False)]  # read from its JSON string
     scores: list[Count]
-    ranks: list[Annotated[int, Field(ge=1)]]
+    places: Annotated[list[Annotated[int, Field(ge=1)]], Field(alias="ranks")]
     faults: list[dict[str, Count]]
-    invalidAsks: list[Count] = []
+    invalid_asks: Annotated[list[Count], Field(alias="invalidAsks")] = []
     seconds: Annotated[float, Field(ge=0)]
     replay: Annotated[str, Field(pattern=REPLAY_NAME.pattern)]
 
@@ -67,14 +79,14 @@ class ResultLine(BaseModel):
         """What makes the line inconsistent in itself, or None."""
         seats = len(self.seating)
         if not seats >= 2 or any(
-            len(part) != seats for part in (self.seats, self.scores, self.ranks)
+            len(part) != seats for part in (self.seats, self.scores, self.places)
         ):
             return "seating, seats, scores and ranks must have one entry per seat"
         if len(self.faults) not in (0, seats):
             return "faults must have one entry per seat"
         places = [1 + sum(other > score for other in self.scores) for score in self.scores]
-        if self.outcome is not Outcome.INTERRUPTED and self.ranks != places:
-            return f"ranks {self.ranks} do not follow from scores {self.scores}"
+        if self.outcome is not Outcome.INTERRUPTED and self.places != places:
+            return f"ranks {self.places} do not follow from scores {self.scores}"
         return None
 
 
@@ -183,11 +195,11 @@ def confirmed(line: ResultLine, folder: Path) -> str | None:
     claimed = (
         line.tournament,
         line.run,
-        line.game,
+        line.match,
         line.seating,
         str(line.outcome),
         line.scores,
-        line.ranks,
+        line.places,
     )
     if recorded != claimed:
         return f"its replay {line.replay} records another match or result"

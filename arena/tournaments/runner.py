@@ -1,6 +1,6 @@
 """One match as an independent task, and writing what it returns.
 
-    task = MatchTask(config, seats, game=3, seed=45, deal_seed=44)
+    task = MatchTask(config, seats, match=3, seed=45, deal_seed=44)
     played = play_task(task)                      # in any process: returns bytes, writes nothing
     path = write_replay(folder, stamp, played)    # on the client: the one writer
 
@@ -40,7 +40,7 @@ class MatchTask:
 
     config: Config
     seats: tuple[Seat, ...]  # in seat order
-    game: int
+    match: int
     seed: int  # the match's seed, recorded in its replay
     deal_seed: int  # the seed of its shuffle and starting seat (shared by a duplicate group)
     in_process_bots: bool = False
@@ -52,14 +52,14 @@ class MatchTask:
         return tuple(seat.name for seat in self.seats)
 
     def __str__(self) -> str:
-        return f"game {self.game + 1}"
+        return f"game {self.match + 1}"
 
 
 @dataclass(frozen=True)
 class MatchPlayed:
     """What a worker sends back: the result, and the replay and logs ready to write."""
 
-    game: int
+    match: int
     seed: int
     deal_seed: int
     names: tuple[str, ...]
@@ -81,7 +81,7 @@ class MatchPlayed:
 class RecordedMatch:
     """What a finished match tells the run: where its replay is and how it ended."""
 
-    game: int
+    match: int
     seed: int
     names: tuple[str, ...]
     outcome: Outcome
@@ -260,12 +260,12 @@ def _play_once(
 
 
 def _played(task: MatchTask, record: MatchRecord) -> MatchPlayed:
-    extra = {"game": task.game, "dealSeed": task.deal_seed, **dict(task.extra)}
+    extra = {"game": task.match, "dealSeed": task.deal_seed, **dict(task.extra)}
     document = replay.build(record, seed=task.seed, limits=task.config.limits, extra=extra)
     invalid = Counter(event.seat for event in record.events if isinstance(event, AskRefused))
     result = record.result
     return MatchPlayed(
-        game=task.game,
+        match=task.match,
         seed=task.seed,
         deal_seed=task.deal_seed,
         names=task.names,
@@ -287,9 +287,9 @@ def write_replay(folder: Path, stamp: str, played: MatchPlayed) -> Path:
     """Write a played match's replay and non-empty stderr logs, never overwriting a file.
 
     Raises WriteError. An interrupted match is named `…-interrupted.json`: a resumed run plays
-    that game again under the usual name.
+    that match again under the usual name.
     """
-    stem = replay.file_stem(stamp, played.game, played.names)
+    stem = replay.file_stem(stamp, played.match, played.names)
     if played.interrupted:
         stem += "-interrupted"
     return replay.write(folder, stem, played.document, played.logs)
@@ -299,7 +299,7 @@ def play_one_match(
     config: Config,
     seats: Sequence[Seat],
     *,
-    game: int,
+    match: int,
     seed: int,
     folder: Path,
     stamp: str,
@@ -315,7 +315,7 @@ def play_one_match(
     task = MatchTask(
         config,
         tuple(seats),
-        game,
+        match,
         seed,
         seed if deal_seed is None else deal_seed,
         in_process_bots=in_process_bots,
@@ -323,7 +323,7 @@ def play_one_match(
     played = play_task(task)
     path = write_replay(folder, stamp, played)
     summary = RecordedMatch(
-        played.game,
+        played.match,
         played.seed,
         played.names,
         played.outcome,

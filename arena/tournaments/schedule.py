@@ -10,10 +10,10 @@ every seating once. A round is (k-1)! *cycles*; a cycle is every combination onc
 one of its cyclic orders), so after each cycle every participant has played equally often.
 Within a cycle, combinations are ordered greedily so that any prefix keeps appearances about
 as even as possible; ties are broken by the tournament seed. Match i is rotation i % k of group
-i // k. Nothing depends on the number of games, so a tournament can be extended.
+i // k. Nothing depends on the number of matches, so a tournament can be extended.
 
     plan = Schedule(participants=4, seats=2, seed=42, duplicate=True)
-    plan.slot(0)   # Slot(game=0, seating=(0, 1), rotation=0, seed=42, deal_seed=42)
+    plan.slot(0)   # Slot(match=0, seating=(0, 1), rotation=0, seed=42, deal_seed=42)
 
 Match i's own seed is `seed + i` (contract §5.1); with duplicate deals its deal seed is the seed of its
 group's first match, `seed + k * (i // k)`, so a single match (or rotation 0) plays exactly
@@ -32,11 +32,11 @@ from itertools import combinations
 class Slot:
     """One match of the schedule."""
 
-    game: int
+    match: int
     seating: tuple[int, ...]  # participant indices, in seat order
     group: int  # duplicate group number
     rotation: int
-    seed: int  # the match's own seed: first seed + game
+    seed: int  # the match's own seed: first seed + match
     deal_seed: int  # the seed of its shuffle and starting seat
 
 
@@ -64,13 +64,13 @@ class Schedule:
         """How many distinct seatings there are: n! / (n-k)!."""
         return self.combinations * self.cyclic_orders * self.seats
 
-    def slot(self, game: int) -> Slot:
-        group, rotation = divmod(game, self.seats)
+    def slot(self, match: int) -> Slot:
+        group, rotation = divmod(match, self.seats)
         base = self.group_base(group)
         k = self.seats
         seating = tuple(base[(seat - rotation) % k] for seat in range(k))
-        deal_seed = self.seed + game - rotation if self.duplicate else self.seed + game
-        return Slot(game, seating, group, rotation, self.seed + game, deal_seed)
+        deal_seed = self.seed + match - rotation if self.duplicate else self.seed + match
+        return Slot(match, seating, group, rotation, self.seed + match, deal_seed)
 
     def group_base(self, group: int) -> tuple[int, ...]:
         """Rotation 0 of a duplicate group."""

@@ -1,13 +1,13 @@
 """Standings of a tournament: counts, win shares with their uncertainty, ratings, pairwise.
 
 Pure: matches in, numbers out. `Standings.add` takes one match at a time (live standings);
-`Standings.of` replays a list of matches in game order, so the final figures do not depend on
+`Standings.of` replays a list of matches in match order, so the final figures do not depend on
 the order in which parallel workers finished.
 
 - **wins** split a shared first place: when w seats tie for the most books each gets 1/w;
 - **win share** is wins / matches, with a 95 % Wilson score interval;
 - **rating** is OpenSkill's Plackett–Luce model (mu, sigma) over the places of every match,
-  in game order; `ordinal` = mu - 3 sigma is the conservative figure it sorts by;
+  in match order; `ordinal` = mu - 3 sigma is the conservative figure it sorts by;
 - **pairwise**: for two participants, the share of their common matches in which the first
   placed ahead of the second (an equal place counts half);
 - **faults**: per kind as the replays record them, and `invalidAsks` from the `invalid-ask`
@@ -32,7 +32,7 @@ FORMAT = "gofish-arena-standings/1"
 class MatchResult:
     """One finished match as standings need it."""
 
-    game: int
+    match: int
     names: tuple[str, ...]  # in seat order
     scores: tuple[int, ...]
     places: tuple[int, ...]
@@ -43,7 +43,7 @@ class MatchResult:
     def from_line(cls, line: Mapping[str, Any]) -> MatchResult:
         """From a `results.jsonl` line."""
         return cls(
-            game=int(line["game"]),
+            match=int(line["game"]),
             names=tuple(line["seating"]),
             scores=tuple(line["scores"]),
             places=tuple(line["ranks"]),
@@ -164,9 +164,9 @@ class Standings:
 
     @classmethod
     def of(cls, names: Iterable[str], results: Iterable[MatchResult]) -> Standings:
-        """The standings of `results`, taken in game order whatever order they came in."""
+        """The standings of `results`, taken in match order whatever order they came in."""
         standings = cls(names)
-        for result in sorted(results, key=lambda r: r.game):
+        for result in sorted(results, key=lambda r: r.match):
             standings.add(result)
         return standings
 

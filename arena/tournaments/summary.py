@@ -5,8 +5,8 @@
     data = summary.as_json(sprt=sprt_of(standings_document))
 
 A line is untrusted (a person may have edited the file): `entry` checks its shape and returns
-None for one that does not fit. A match is (run, game): a line repeated in a folder merged from
-copies counts once; the same game played by two runs of the tournament is two matches.
+None for one that does not fit. A match is (run, match index): a line repeated in a folder merged from
+copies counts once; the same match index played by two runs of the tournament is two matches.
 
 Ratings, wins, places and faults are `standings.Standings` (the same figures as
 standings.json). What is added here: intervals over deal groups, the rating's path, seat
@@ -85,7 +85,7 @@ def _fault_counts(value: object) -> dict[str, int] | None:
 
 def entry(line: Mapping[str, Any]) -> Entry | None:
     """A results line as the report needs it, or None when it is not shaped like one."""
-    names, game, run = line.get("seating"), line.get("game"), line.get("run")
+    names, match, run = line.get("seating"), line.get("game"), line.get("run")
     if not (
         isinstance(names, list)
         and 2 <= len(names) <= 64
@@ -93,7 +93,7 @@ def entry(line: Mapping[str, Any]) -> Entry | None:
         and len(set(names)) == len(names)
     ):
         return None
-    if type(game) is not int or game < 0 or not isinstance(run, str) or len(run) > 100:
+    if type(match) is not int or match < 0 or not isinstance(run, str) or len(run) > 100:
         return None
     size = len(names)
     scores, places = (
@@ -112,11 +112,11 @@ def entry(line: Mapping[str, Any]) -> Entry | None:
     deal_seed = line.get("dealSeed")
     return Entry(
         result=MatchResult(
-            game, tuple(names), scores, places, tuple(c or {} for c in faults), invalid
+            match, tuple(names), scores, places, tuple(c or {} for c in faults), invalid
         ),
         run=run,
         stamp=_text(line.get("stamp"), 40, ""),
-        deal=("deal", deal_seed) if type(deal_seed) is int else ("match", run, game),
+        deal=("deal", deal_seed) if type(deal_seed) is int else ("match", run, match),
         outcome=_text(line.get("outcome"), 40, "?"),
         replay=_text(line.get("replay"), 300, ""),
         seats=_ints(line.get("seats"), size),
@@ -136,7 +136,7 @@ def tournaments_in(lines: Iterable[Mapping[str, Any]]) -> list[str]:
 
 @dataclass(frozen=True)
 class Selection:
-    entries: list[Entry]  # in game order, then in the order the runs first appear
+    entries: list[Entry]  # in match order, then in the order the runs first appear
     skipped: int  # lines of this tournament that were not shaped like results lines
     repeated: int  # lines of a match already counted
 
@@ -159,7 +159,7 @@ def select(
         ):
             skipped += 1
             continue
-        key = (checked.run, checked.result.game)
+        key = (checked.run, checked.result.match)
         if key in seen:
             repeated += 1
             continue
@@ -167,7 +167,7 @@ def select(
         names.update(checked.result.names)
         runs.setdefault(checked.run, len(runs))
         chosen.append(checked)
-    chosen.sort(key=lambda e: (e.result.game, runs[e.run]))
+    chosen.sort(key=lambda e: (e.result.match, runs[e.run]))
     return Selection(chosen, skipped, repeated)
 
 
@@ -246,10 +246,10 @@ class Summary:
         self.seat_wins: list[dict[object, list[float]]] = []  # per seat: deal -> wins, matches
         self.outcomes: Counter[str] = Counter()
         self.runs: dict[str, tuple[int, str]] = {}  # run id -> its number here, its stamp
-        self.in_game_order = True
+        self.in_match_order = True
         self.last: tuple[int, int] = (-1, -1)
         # the match list, as columns
-        self.games: list[int] = []
+        self.match_column: list[int] = []
         self.run_of: list[int] = []
         self.table_sizes: list[int] = []
         self.seated: list[int] = []  # participant indices, k per match
@@ -293,9 +293,9 @@ class Summary:
     def add(self, item: Entry) -> None:
         result = item.result
         run, stamp = self.runs.setdefault(item.run, (len(self.runs), item.stamp))
-        order = (result.game, run)
+        order = (result.match, run)
         if order < self.last:
-            self.in_game_order = False
+            self.in_match_order = False
         self.last = max(self.last, order)
         seated = [self._participant(name) for name in result.names]
         self.standings.add(result)
@@ -315,7 +315,7 @@ class Summary:
             counts.extend([0] * (k - len(counts)))
             counts[seat] += 1
         self.outcomes[item.outcome] += 1
-        self.games.append(result.game)
+        self.match_column.append(result.match)
         self.run_of.append(run)
         self.table_sizes.append(k)
         self.seated.extend(seated)
@@ -416,7 +416,7 @@ class Summary:
             "outcomes": dict(self.outcomes.most_common(8)),
             "sprt": dict(sprt) if sprt is not None else None,
             "list": {
-                "game": self.games,
+                "game": self.match_column,
                 "run": self.run_of,
                 "size": self.table_sizes,
                 "seated": self.seated,

@@ -8,7 +8,7 @@ back is written here, by this process alone: the replay, then one line of `resul
 (flushed and fsynced), the line being the proof that the match is done. A tournament is
 identified by a hash of its effective settings and seed (`tournament_id`); one run of it
 by a run id. `--resume` continues the last run of the same tournament found in
-`results.jsonl` and plays only the games it lacks.
+`results.jsonl` and plays only the matches it lacks.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ class Tournament:
     stamp: str  # the start of the run: the prefix of its replay names
     folder: Path
     schedule: Schedule | Gauntlet
-    done: dict[int, dict[str, Any]] = field(default_factory=dict)  # game -> its results line
+    done: dict[int, dict[str, Any]] = field(default_factory=dict)  # match -> its results line
     seed_drawn: bool = False
     resumed: bool = False
     candidate: CandidateTest | None = None  # a gauntlet's candidate, and its SPRT
@@ -119,8 +119,8 @@ class Tournament:
             self.candidate.observe(line)
 
     @property
-    def games(self) -> int:
-        return self.config.games
+    def matches(self) -> int:
+        return self.config.matches
 
     @property
     def results_path(self) -> Path:
@@ -133,17 +133,17 @@ class Tournament:
     def missing(self) -> Iterator[int]:
         """The matches still to play, lowest first (lazily: `games` may be huge); once the
         sequential test has decided, only those of the groups it counted."""
-        games = self.candidate.tested_games if self.decided and self.candidate else self.games
-        return (game for game in range(games) if game not in self.done)
+        matches = self.candidate.tested_matches if self.decided and self.candidate else self.matches
+        return (match for match in range(matches) if match not in self.done)
 
-    def task(self, game: int, *, reuse: bool = True) -> MatchTask:
-        """Match `game`'s task; `reuse` False forbids keeping participants whatever the config."""
-        slot = self.schedule.slot(game)
+    def task(self, match: int, *, reuse: bool = True) -> MatchTask:
+        """Match `match`'s task; `reuse` False forbids keeping participants whatever the config."""
+        slot = self.schedule.slot(match)
         settings = self.config.tournament
         return MatchTask(
             config=self.config,
             seats=tuple(self.seats[index] for index in slot.seating),
-            game=game,
+            match=match,
             seed=slot.seed,
             deal_seed=slot.deal_seed,
             in_process_bots=settings.in_process_bots,
@@ -162,13 +162,13 @@ class Tournament:
         )
 
     def line(self, played: MatchPlayed, replay: Path) -> dict[str, Any]:
-        slot = self.schedule.slot(played.game)
+        slot = self.schedule.slot(played.match)
         return {
             "tournament": self.id,
             "run": self.run,
             "stamp": self.stamp,
             "seed": self.seed,
-            "game": played.game,
+            "game": played.match,
             "seating": list(played.names),
             "seats": list(slot.seating),
             "group": slot.group,
@@ -187,9 +187,9 @@ class Tournament:
     def doubt(self, line: results.ResultLine) -> str | None:
         """Why a results line read back is not a match of this run as the arena recorded it
         (a line is believed only for a replay the arena wrote); None when it is."""
-        if line.game >= self.games:
-            return f"beyond the {self.games} matches of this run"
-        slot = self.schedule.slot(line.game)
+        if line.match >= self.matches:
+            return f"beyond the {self.matches} matches of this run"
+        slot = self.schedule.slot(line.match)
         names = [self.seats[index].name for index in slot.seating]
         expected = (
             list(slot.seating),
@@ -205,20 +205,20 @@ class Tournament:
             line.seating,
             line.group,
             line.rotation,
-            line.matchSeed,
-            line.dealSeed,
+            line.match_seed,
+            line.deal_seed,
             line.stamp,
         )
         if found != expected:
             return "not the seating, seeds or stamp the schedule gives this match"
-        if not line.replay.startswith(file_stem(self.stamp, line.game, names)):
+        if not line.replay.startswith(file_stem(self.stamp, line.match, names)):
             return "its replay is not named as the arena names it"
         return results.confirmed(line, self.folder)
 
     def standings(self) -> Standings:
-        """The standings of every match of this run so far, in game order."""
+        """The standings of every match of this run so far, in match order."""
         results = [
-            MatchResult.from_line(line) for game, line in self.done.items() if game < self.games
+            MatchResult.from_line(line) for match, line in self.done.items() if match < self.matches
         ]
         return Standings.of([seat.name for seat in self.seats], results)
 
@@ -229,7 +229,7 @@ class Tournament:
             tournament=self.id,
             run=self.run,
             seed=self.seed,
-            games=self.games,
+            games=self.matches,
             complete=next(self.missing(), None) is None,
             seats=self.schedule.seats,
             duplicate=self.schedule.duplicate,
@@ -327,13 +327,13 @@ def _prepare(
         lock=lock,
     )
     for line in ours:
-        if line.run != run_id or line.game in plan.done:
+        if line.run != run_id or line.match in plan.done:
             continue
         why = plan.doubt(line)
         if why is None:
             plan.accept(line.model_dump(mode="json"))
         else:
-            plan.skipped.append(f"game {line.game}: {why}")
+            plan.skipped.append(f"game {line.match}: {why}")
     return plan
 
 
@@ -404,21 +404,21 @@ def run(
             while (
                 todo and len(in_flight) < window and not plan.decided and not shutdown.should_stop()
             ):
-                game = todo.pop()
-                task = plan.task(game, reuse=executor.keeps_participants)
-                in_flight[executor.submit(play_task, task)] = game
+                match = todo.pop()
+                task = plan.task(match, reuse=executor.keeps_participants)
+                in_flight[executor.submit(play_task, task)] = match
             done, _ = wait(list(in_flight), timeout=0.1, return_when=FIRST_COMPLETED)
             broken = False
             fatal: str | None = None
             for future in sorted(done, key=in_flight.__getitem__):
-                game = in_flight.pop(future)
-                if _collect(future, game, recorder, report) is TaskEnd.RETRY:
-                    attempts[game] = attempts.get(game, 0) + 1
-                    if attempts[game] >= RETRIES:
+                match = in_flight.pop(future)
+                if _collect(future, match, recorder, report) is TaskEnd.RETRY:
+                    attempts[match] = attempts.get(match, 0) + 1
+                    if attempts[match] >= RETRIES:
                         # Raised once the rest of this batch is recorded: none of it is lost.
-                        fatal = fatal or f"game {game + 1}: its worker died {RETRIES} times"
+                        fatal = fatal or f"game {match + 1}: its worker died {RETRIES} times"
                     report.retries += 1
-                    todo.again([game])
+                    todo.again([match])
                     broken = True
             recorder.deliver(report, on_played, backlog=BACKLOG)
             if fatal is not None:
@@ -450,7 +450,7 @@ def _lines_of(plan: Tournament) -> None:
     """Lines an interrupt may have kept from `plan.done` after they reached the file: taken
     back from it, each only when its replay confirms it (the file is shared with the world)."""
     for line in results.read(plan.results_path).lines:
-        ours = line.tournament == plan.id and line.run == plan.run and line.game not in plan.done
+        ours = line.tournament == plan.id and line.run == plan.run and line.match not in plan.done
         if ours and plan.doubt(line) is None:
             plan.accept(line.model_dump(mode="json"))
 
@@ -470,12 +470,12 @@ class _Todo:
         if self._again and (self._coming is None or self._again[0] < self._coming):
             return heapq.heappop(self._again)
         assert self._coming is not None
-        game, self._coming = self._coming, next(self._missing, None)
-        return game
+        match, self._coming = self._coming, next(self._missing, None)
+        return match
 
-    def again(self, games: Iterable[int]) -> None:
-        for game in games:
-            heapq.heappush(self._again, game)
+    def again(self, matches: Iterable[int]) -> None:
+        for match in matches:
+            heapq.heappush(self._again, match)
 
 
 def _stop(executor: MatchExecutor) -> None:
@@ -493,7 +493,7 @@ class TaskEnd(Enum):
 
 
 def _collect(
-    future: Future[MatchPlayed], game: int, recorder: _Recorder, report: RunReport
+    future: Future[MatchPlayed], match: int, recorder: _Recorder, report: RunReport
 ) -> TaskEnd:
     """Hand a finished future's match to the recorder; say whether it must be played again."""
     try:
@@ -508,7 +508,7 @@ def _collect(
         raise
     except Exception as error:
         raise ArenaError(
-            f"game {game + 1}: a worker failed: {type(error).__name__}: {error}"
+            f"game {match + 1}: a worker failed: {type(error).__name__}: {error}"
         ) from error
     if played.interrupted:
         report.interrupted = True

@@ -146,7 +146,7 @@ def _print_game(played: MatchPlayed, replay: Path, cwd: Path) -> None:
 
     from arena.ui.terminal import inert
 
-    line = Text(f"game {played.game + 1}  seed {played.seed}  {played.outcome}  ")
+    line = Text(f"game {played.match + 1}  seed {played.seed}  {played.outcome}  ")
     for seat, name in enumerate(played.names):
         line.append_text(inert(name, 24))
         faults = sum(played.fault_counts[seat].values())
@@ -225,7 +225,7 @@ def run(
     _in_range("--jobs", jobs, 1, JOBS_LIMIT)
 
     try:
-        settings, seats = config_module.load(config, seed=seed, games=games)
+        settings, seats = config_module.load(config, seed=seed, matches=games)
     except ConfigError as error:
         fail(str(error), 2)
     except ArenaError as error:
@@ -307,14 +307,14 @@ def _run_loaded(
         ctx, config, settings, seats, jobs=jobs, resume=resume, scheduler=scheduler
     )
     shutdown.install_graceful()  # SIGINT, SIGTERM, SIGHUP: stop the matches, keep every finished one
-    missing = plan.games - len(plan.done)
+    missing = plan.matches - len(plan.done)
     workers = max(1, min(jobs or default_jobs(), missing))
     executor: Callable[[], MatchExecutor] = lambda: make_executor(workers)
     if cluster is not None:
         workers, executor = max(1, min(cluster.slots, missing)), cluster.executor
     cwd = Path.cwd()
     hint = again((f" --seed {plan.seed}" if plan.seed_drawn else "") + " --resume")
-    if plan.games == 1:
+    if plan.matches == 1:
         _run_single(plan, cwd, quiet, executor if cluster is not None else None, hint)
         _check_stdout(config)
         return
@@ -352,7 +352,7 @@ def _run_loaded(
         _print_standings(plan, report, path, cwd, stops)
     if report.interrupted:
         _say_stopped(
-            f"interrupted: {len(plan.done)} of {plan.games} matches played; `{hint}` plays the rest",
+            f"interrupted: {len(plan.done)} of {plan.matches} matches played; `{hint}` plays the rest",
             quiet,
         )
         raise typer.Exit(shutdown.exit_status())
@@ -454,7 +454,7 @@ def _print_header(plan: Tournament, workers: int, missing: int) -> None:
     duplicate = "duplicate deals" if schedule.duplicate else "a fresh deal per match"
     out.print(
         Text(
-            f"  {plan.games} matches of {schedule.seats} seats over {schedule.seatings} seatings, "
+            f"  {plan.matches} matches of {schedule.seats} seats over {schedule.seatings} seatings, "
             f"{duplicate}, {workers} {'job' if workers == 1 else 'jobs'}",
             style="dim",
         )
@@ -462,7 +462,7 @@ def _print_header(plan: Tournament, workers: int, missing: int) -> None:
     if plan.resumed:
         out.print(
             Text(
-                f"  resuming run {plan.run}: {plan.games - missing} of {plan.games} already played",
+                f"  resuming run {plan.run}: {plan.matches - missing} of {plan.matches} already played",
                 style="dim",
             )
         )
@@ -490,7 +490,7 @@ def _run_with_progress(
     progress = progress_bar()
     done = len(plan.done)
     task = progress.add_task(
-        "playing", total=plan.games, completed=done, start=True, start_count=done
+        "playing", total=plan.matches, completed=done, start=True, start_count=done
     )
     test = (
         plan.candidate if plan.candidate is not None and plan.candidate.sprt is not None else None
@@ -525,7 +525,7 @@ def _print_standings(
 
     standings = plan.standings()
     rate = report.played / report.seconds if report.seconds > 0 else 0.0
-    title = f"standings after {standings.matches} of {plan.games} matches"
+    title = f"standings after {standings.matches} of {plan.matches} matches"
     out.print(standings_table(standings, title=title))
     for table in (pairwise_table(standings), faults_table(standings)):
         if table is not None:
@@ -607,7 +607,9 @@ def _print_candidate(plan: Tournament, standings: Any, report: RunReport) -> Non
     assert test is not None
     out.print(sprt_view.candidate_table(standings, test))
     opponents = [seat.name for seat in plan.seats if seat.name != test.name]
-    for line in sprt_view.verdict(test, opponents, cap=plan.games, interrupted=report.interrupted):
+    for line in sprt_view.verdict(
+        test, opponents, cap=plan.matches, interrupted=report.interrupted
+    ):
         out.print(line)
 
 

@@ -178,7 +178,7 @@ def _views(folder: Path, entries: Sequence[Entry], games: Sequence[int]) -> list
     written = []
     found = set()
     for item in entries:
-        number = item.result.game + 1
+        number = item.result.match + 1
         if number not in wanted or not summary_module.linkable(item.replay):
             continue
         found.add(number)
@@ -231,12 +231,12 @@ class LiveReport:
         self.pause = every
 
     def _fresh(self, done: Mapping[int, Mapping[str, Any]]) -> Summary:
-        """The summary of these lines in game order; games beyond `games` do not count (as in
-        standings.json, after a resume with fewer games)."""
-        summary = Summary([seat.name for seat in self.plan.seats], expected=self.plan.games)
-        for game in sorted(done):
-            item = summary_module.entry(done[game])
-            if item is not None and game < self.plan.games:
+        """The summary of these lines in match order; matches beyond `games` do not count (as in
+        standings.json, after a resume with fewer matches)."""
+        summary = Summary([seat.name for seat in self.plan.seats], expected=self.plan.matches)
+        for match in sorted(done):
+            item = summary_module.entry(done[match])
+            if item is not None and match < self.plan.matches:
                 summary.add(item)
         return summary
 
@@ -255,9 +255,9 @@ class LiveReport:
             self.pause = max(self.every, 10 * (time.monotonic() - began))
 
     def finish(self) -> Path:
-        """The page of every match of the run, in game order (as standings.json). Raises WriteError."""
-        counted = sum(1 for game in self.plan.done if game < self.plan.games)
-        if not self.summary.in_game_order or self.summary.matches != counted:
+        """The page of every match of the run, in match order (as standings.json). Raises WriteError."""
+        counted = sum(1 for match in self.plan.done if match < self.plan.matches)
+        if not self.summary.in_match_order or self.summary.matches != counted:
             self.summary = self._fresh(self.plan.done)
         return self._write(live=False)
 
@@ -269,7 +269,7 @@ class LiveReport:
             if document and document.get("run") == plan.run
             else None,
             tournament=plan.id,
-            games=plan.games,
+            games=plan.matches,
             seed=plan.seed,
             seats=plan.schedule.seats,
             duplicate=plan.schedule.duplicate,

@@ -119,7 +119,7 @@ class FirstStops:
         document = orjson.loads(played.document)
         for seat in stopped:
             self.found[played.names[seat]] = (
-                played.game,
+                played.match,
                 self.folder / str(line.get("replay", "")),
                 document,
                 tuple(played.logs),
@@ -132,6 +132,6 @@ class FirstStops:
         yield Text(
             "stopped participants, each at its first time (the faults table counts them all):"
         )
-        for game, replay, document, logs, seat in self.found.values():
-            yield Text(f"  game {game + 1} ({shown_path(replay)}):", style="dim")
+        for match, replay, document, logs, seat in self.found.values():
+            yield Text(f"  game {match + 1} ({shown_path(replay)}):", style="dim")
             yield from notes(document, replay, logs, shown_path, seats={seat}, counted=False)
