@@ -267,10 +267,11 @@ class Config(_Section):
     seed: Annotated[int | None, Field(ge=0, lt=2**63)] = None
     matches: Annotated[int, Field(ge=1, le=GAMES_LIMIT)] = 1  # `games` in the file
     replays: Annotated[str, Field(min_length=1)] = "replays"
-    rules: RulesSection = RulesSection()
-    deck: DeckSection = DeckSection()
-    limits: LimitsSection = LimitsSection()
-    tournament: TournamentSection = TournamentSection()
+    # Factories: a default made here would build the section's validator at import (start-up).
+    rules: RulesSection = Field(default_factory=RulesSection)
+    deck: DeckSection = Field(default_factory=DeckSection)
+    limits: LimitsSection = Field(default_factory=LimitsSection)
+    tournament: TournamentSection = Field(default_factory=TournamentSection)
     sprt: SprtSection | None = None
     participants: Annotated[list[ParticipantSection], Field(min_length=2)]
 
@@ -343,8 +344,8 @@ def rules_file(path: Path) -> Rules:
 
 
 class _RuleSections(_Section):
-    rules: RulesSection = RulesSection()
-    deck: DeckSection = DeckSection()
+    rules: RulesSection = Field(default_factory=RulesSection)
+    deck: DeckSection = Field(default_factory=DeckSection)
 
 
 def rule_warnings(config: Config) -> list[str]:
@@ -361,7 +362,7 @@ def rule_warnings(config: Config) -> list[str]:
 class Seat(BaseModel):
     """A participant ready to run: its name and the argument list that starts it."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     name: str
     command: tuple[str, ...]
