@@ -6,8 +6,6 @@ stdout that could not take the output), 128 + the signal when stopped by one (13
 143 for SIGTERM, 129 for SIGHUP; see `arena.base.shutdown` and docs/stopping.md).
 """
 
-from __future__ import annotations
-
 import math
 import os
 import shlex
@@ -21,6 +19,7 @@ import typer
 
 from arena.base import shutdown
 from arena.base.errors import ArenaError, ConfigError, ReplayError
+from arena.ui import plugins
 
 # Start-up: `arena --help` imports typer and nothing else of weight. Rich, pydantic, orjson and
 # the rooms below are imported by the commands that use them (bench/startup.py measures it).
@@ -58,7 +57,7 @@ class _Console:
         self._made: Console | None = None
 
     @property
-    def console(self) -> Console:
+    def console(self) -> "Console":
         if self._made is None:
             from rich.console import Console
 
@@ -77,11 +76,22 @@ err = _Console(stderr=True, highlight=False)
 
 
 def fail(message: str, status: int) -> NoReturn:
-    from arena.ui.terminal import inert
+    """One line on stderr (for grep and scripts, whatever the terminal width), then exit."""
+    if status == 1:  # the arena's own failure: in red
+        from arena.ui.terminal import inert
 
-    # soft_wrap: an error stays one line (for grep and scripts), whatever the terminal width.
-    err.print(inert(message, limit=2000), style="bold red" if status == 1 else None, soft_wrap=True)
+        err.print(inert(message, limit=2000), style="bold red", soft_wrap=True)
+    else:  # plain: a mistake in a file or an option is told without loading rich
+        _say(message, error=True)
     raise typer.Exit(status)
+
+
+def _say(line: str, *, error: bool = False) -> None:
+    """One plain line (a file name made printable), without loading rich: verify prints many."""
+    from arena.ui.terminal import printable
+
+    stream = sys.stderr if error else sys.stdout
+    stream.write(printable(line, limit=2000) + "\n")
 
 
 def _command(config: Path, options: dict[str, object]) -> str:
@@ -141,7 +151,7 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
-def _print_game(played: MatchPlayed, replay: Path, cwd: Path) -> None:
+def _print_game(played: "MatchPlayed", replay: Path, cwd: Path) -> None:
     from rich.text import Text
 
     from arena.ui.terminal import inert
@@ -251,13 +261,13 @@ def run(
 def _prepared(
     ctx: typer.Context,
     config: Path,
-    settings: Config,
-    seats: list[Seat],
+    settings: "Config",
+    seats: "list[Seat]",
     *,
     jobs: int | None,
     resume: bool,
     scheduler: str | None,
-) -> tuple[Tournament, Cluster | None]:
+) -> "tuple[Tournament, Cluster | None]":
     """The run's plan (its replays folder locked) and its Dask cluster, if any; exit 2 for a
     bad option or a folder another run is writing. Nothing is written before the checks."""
     from arena.base import config as config_module
@@ -289,8 +299,8 @@ def _prepared(
 def _run_loaded(
     ctx: typer.Context,
     config: Path,
-    settings: Config,
-    seats: list[Seat],
+    settings: "Config",
+    seats: "list[Seat]",
     *,
     jobs: int | None,
     resume: bool,
@@ -336,7 +346,7 @@ def _run_loaded(
     page = LiveReport(plan)
     stops = FirstStops(plan.folder)
 
-    def recorded(line: dict[str, Any], played: MatchPlayed) -> None:
+    def recorded(line: dict[str, Any], played: "MatchPlayed") -> None:
         page.played(line)
         stops.add(line, played)
 
@@ -360,10 +370,10 @@ def _run_loaded(
 
 
 def _run_single(
-    plan: Tournament,
+    plan: "Tournament",
     cwd: Path,
     quiet: bool,
-    executor: Callable[[], MatchExecutor] | None,
+    executor: "Callable[[], MatchExecutor] | None",
     again: str,
 ) -> None:
     """One match: today's output, a game line and the replay's path."""
@@ -398,7 +408,7 @@ def _run_single(
         raise typer.Exit(shutdown.exit_status())
 
 
-def _decide_sandbox(path: Path, settings: Config) -> Config:
+def _decide_sandbox(path: Path, settings: "Config") -> "Config":
     """`[limits] sandbox` decided once for the whole run (every worker, every match).
 
     Raises ConfigError when `bwrap` is required and does not work; prints one warning line
@@ -417,7 +427,7 @@ def _decide_sandbox(path: Path, settings: Config) -> Config:
     )
 
 
-def _open_cluster(ctx: typer.Context, address: str, settings: Any, seats: Any) -> Cluster:
+def _open_cluster(ctx: typer.Context, address: str, settings: Any, seats: Any) -> "Cluster":
     """Connect to and check the cluster, closed with the command. Exit 2 if it cannot run."""
     from arena.tournaments.cluster import ClusterError, open_cluster
 
@@ -435,7 +445,7 @@ def _open_cluster(ctx: typer.Context, address: str, settings: Any, seats: Any) -
     return cluster
 
 
-def _warn_skipped(plan: Tournament) -> None:
+def _warn_skipped(plan: "Tournament") -> None:
     """Results lines read back but not believed: one line, so nobody wonders why they replay."""
     from arena.ui.terminal import inert
 
@@ -445,7 +455,7 @@ def _warn_skipped(plan: Tournament) -> None:
         err.print(inert(text, 2000), soft_wrap=True)
 
 
-def _print_header(plan: Tournament, workers: int, missing: int) -> None:
+def _print_header(plan: "Tournament", workers: int, missing: int) -> None:
     from rich.text import Text
 
     schedule = plan.schedule
@@ -469,12 +479,12 @@ def _print_header(plan: Tournament, workers: int, missing: int) -> None:
 
 
 def _run_with_progress(
-    plan: Tournament,
+    plan: "Tournament",
     workers: int,
     quiet: bool,
-    executor: Callable[[], MatchExecutor],
-    recorded: Callable[[dict[str, Any], MatchPlayed], None],
-) -> RunReport:
+    executor: "Callable[[], MatchExecutor]",
+    recorded: "Callable[[dict[str, Any], MatchPlayed], None]",
+) -> "RunReport":
     from rich.console import Group
     from rich.live import Live
 
@@ -502,7 +512,7 @@ def _run_with_progress(
 
     with Live(view(), console=out.console, refresh_per_second=4, transient=True) as live:
 
-        def on_played(line: dict[str, Any], played: MatchPlayed) -> None:
+        def on_played(line: dict[str, Any], played: "MatchPlayed") -> None:
             recorded(line, played)
             standings.add(MatchResult.from_line(line))
             progress.advance(task)
@@ -517,7 +527,11 @@ def _run_with_progress(
 
 
 def _print_standings(
-    plan: Tournament, report: RunReport, path: Path, cwd: Path, stops: FirstStops | None = None
+    plan: "Tournament",
+    report: "RunReport",
+    path: Path,
+    cwd: Path,
+    stops: "FirstStops | None" = None,
 ) -> None:
     from rich.text import Text
 
@@ -600,7 +614,7 @@ def report(
     )
 
 
-def _print_candidate(plan: Tournament, standings: Any, report: RunReport) -> None:
+def _print_candidate(plan: "Tournament", standings: Any, report: "RunReport") -> None:
     from arena.ui import sprt_view
 
     test = plan.candidate
@@ -773,14 +787,6 @@ def replay_verify(
         )
     if failed:
         raise typer.Exit(1)
-
-
-def _say(line: str, *, error: bool = False) -> None:
-    """One plain line (a file name made printable), without loading rich: verify prints many."""
-    from arena.ui.terminal import printable
-
-    stream = sys.stderr if error else sys.stdout
-    stream.write(printable(line, limit=2000) + "\n")
 
 
 @replay_app.command("show")
@@ -1039,6 +1045,7 @@ def main() -> None:
     # The arena uses no pydantic plugin: looking for some reads every installed package's
     # metadata, a third of the start-up of `arena replay verify`.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    plugins.find_none()
     # A lone surrogate a bot wrote (kept in its replay) is printed as `\udXXX`, not a crash.
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
@@ -1060,17 +1067,14 @@ def _usage_error(error: typer.TyperException) -> int:
     one line naming the command, exit 2; `arena` alone and `arena replay` still show help."""
     from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
 
-    from arena.ui.terminal import inert
-
     if isinstance(error, NoArgsIsHelpError) or not isinstance(error, UsageError):
         if isinstance(error, ClickException):
             error.show()
             return error.exit_code
-        err.print(inert(str(error), limit=2000), soft_wrap=True)
+        _say(str(error), error=True)
         return 2
     command = error.ctx.command_path if error.ctx is not None else "arena"
-    hint = f" (see {command} --help)"
-    err.print(inert(f"{command}: {error.format_message()}{hint}", limit=2000), soft_wrap=True)
+    _say(f"{command}: {error.format_message()} (see {command} --help)", error=True)
     return 2
 
 
