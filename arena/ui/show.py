@@ -28,7 +28,7 @@ from arena.replays.timeline import (
     rules_summary,
     turn_starts,
 )
-from arena.ui.terminal import inert
+from arena.ui.terminal import inert, printable
 
 SEAT_STYLES = (
     "bold cyan",
@@ -55,18 +55,22 @@ class Names:
         self.you = you
 
     def of(self, seat: int) -> Text:
+        return Text(*self.styled(seat))
+
+    def styled(self, seat: int) -> tuple[str, str]:
+        """The seat's name (or `you`) and its style, for `Text.append`."""
         if seat == self.you:
-            return Text("you", style=seat_style(seat))
+            return "you", seat_style(seat)
         name = self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat}"
-        return Text(name, style=seat_style(seat))
+        return name, seat_style(seat)
 
     def line(self, line: Line, style: str = "") -> Text:
         text = Text(style=style)
         for segment in line:
             if isinstance(segment, Who):
-                text.append_text(self.of(segment.seat))
+                text.append(*self.styled(segment.seat))
             else:
-                text.append_text(inert(segment, 400))
+                text.append(printable(segment, 400))
         return text
 
 
@@ -157,7 +161,7 @@ def _timeline(
             marked = True
         line = step.line if seat is None else step.seen[seat]
         if step.kind is StepKind.DEAL:
-            yield Rule("the deal", style="dim")
+            yield Rule(Text("the deal"), style="dim")
             yield names.line(step.line if seat is None else (line or ()))
             for s, hand in enumerate(step.hands):
                 if seat is None or s == seat:
@@ -169,10 +173,10 @@ def _timeline(
                     )
                 else:
                     yield Text("  ").append_text(names.of(s)).append(f": {len(hand)} cards")
-            yield Rule("play", style="dim")
+            yield Rule(Text("play"), style="dim")
             continue
         if step.kind is StepKind.END:
-            yield Rule("the end", style="dim")
+            yield Rule(Text("the end"), style="dim")
             yield names.line(step.line, "bold")
             continue
         starts = (StepKind.ASK, StepKind.INVALID_ASK, StepKind.NO_ONE_TO_ASK)
@@ -202,12 +206,13 @@ def _final_table(
     cards = {card["id"]: card for card in setup.deck}
     result = replay.result
     counts = replay.fault_counts
-    table = RichTable(
-        title=f"the final table ({result.outcome}, pond {last.pond})", title_justify="left"
-    )
+    # Text rather than str throughout: a str is parsed as console markup (and emoji codes).
+    title = f"the final table ({result.outcome}, pond {last.pond})"
+    table = RichTable(title=Text(title, style="table.title"), title_justify="left")
     for column in ("seat", "name", "books", "place", "booked ranks", "hand", "faults"):
         table.add_column(
-            column, justify="right" if column in ("seat", "books", "place", "faults") else "left"
+            Text(column),
+            justify="right" if column in ("seat", "books", "place", "faults") else "left",
         )
     for s in range(len(setup.names)):
         hand = last.hands[s]
@@ -219,13 +224,13 @@ def _final_table(
         if seat is None or s == seat:
             faults = _fault_total(counts, s)
         table.add_row(
-            str(s),
+            Text(str(s)),
             names.of(s),
-            str(len(last.books[s])),
-            str(result.places[s]),
-            " ".join(rank_name(r) for r in last.books[s]) or "-",
+            Text(str(len(last.books[s]))),
+            Text(str(result.places[s])),
+            Text(" ".join(rank_name(r) for r in last.books[s]) or "-"),
             shown,
-            faults,
+            Text(faults),
         )
     strip = Text("books: ").append_text(book_strip(last.books, setup.rules.knights))
     return Group(table, strip)
