@@ -81,3 +81,49 @@ def test_verify_takes_files_and_folders_and_names_each_that_differs(tmp_path: Pa
     empty.mkdir()
     done = _arena("replay", "verify", "empty", cwd=tmp_path)
     assert done.returncode == 2 and "no replay" in done.stderr
+
+
+def _modules_after(*args: str) -> set[str]:
+    """The modules a whole `arena ARGS` loaded, run in a fresh interpreter."""
+    probe = (
+        "import sys\n"
+        "from arena.ui import cli\n"
+        f"sys.argv = ['arena', *{list(args)!r}]\n"
+        "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
+        "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    return set(done.stderr.strip().splitlines()[-1].split())
+
+
+def test_replay_show_and_verify_load_only_what_they_use(tmp_path: Path) -> None:
+    [one] = _replays(tmp_path, 1)
+    unused = {"dask", "openskill", "importlib.metadata", "arena.referee.seating"}
+    unused |= {"arena.tournaments.tournament", "arena.tournaments.runner", "arena.ui.report"}
+    shown = _modules_after("replay", "show", str(one))
+    verified = _modules_after("replay", "verify", str(one))
+    assert "arena.ui.show" in shown and "arena.replays.replay" in verified  # they did run
+    assert not shown & unused and not verified & unused, (shown | verified) & unused
+    assert "rich" not in verified  # its lines are plain
+
+
+def test_pydantic_finds_no_plugin_without_importlib_metadata() -> None:
+    probe = (
+        "import os, sys\n"
+        "os.environ['PYDANTIC_DISABLE_PLUGINS'] = '__all__'\n"
+        "from arena.ui import plugins\n"
+        "plugins.find_none()\n"
+        "from pydantic import BaseModel\n"
+        "class Seat(BaseModel):\n    seat: int\n"
+        "assert Seat.model_validate({'seat': 1}).seat == 1\n"
+        "print('importlib.metadata' in sys.modules)\n"
+        "from pydantic.plugin._loader import PYDANTIC_ENTRY_POINT_GROUP\n"  # the rest: pydantic's
+        "print(PYDANTIC_ENTRY_POINT_GROUP)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "pydantic"]
