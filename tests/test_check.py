@@ -373,7 +373,7 @@ def test_a_child_the_bot_leaves_behind_is_stopped_with_it() -> None:
     assert survivors("checkbots/forks_a_child.py") == []
 
 
-# -- one vocabulary (issue 13) ------------------------------------------------------------------
+# -- one vocabulary ------------------------------------------------------------------------------
 
 
 def test_a_discarded_line_shows_its_newline_as_backslash_n() -> None:

@@ -1,4 +1,4 @@
-"""The family rules (issue 18), one rule per test on a rigged deck with scripted replies:
+"""The family rules, one rule per test on a rigged deck with scripted replies:
 lucky draw, refill when empty (at once, on its turn, and again after a book), dead hands,
 a draw when no one can be asked, the deal by table size, and the turn after a miss.
 

@@ -1,4 +1,4 @@
-"""Gauntlets and their SPRT (issue 14): the candidate's schedule, the test fed in schedule order,
+"""Gauntlets and their SPRT: the candidate's schedule, the test fed in schedule order,
 and whole runs through the real CLI with answers known beforehand (expert beats hard; two
 random bots that differ only in their seed are not told apart; two copies of one deterministic
 bot give degenerate data)."""

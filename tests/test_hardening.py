@@ -1,4 +1,4 @@
-"""Configs, options and paths a hostile tester would try (issue 12): each is one line, exit 2,
+"""Configs, options and paths a hostile tester would try: each is one line, exit 2,
 nothing started; through the real command, as a user would meet them."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Property (issue 12): real replays and real results lines, mutated at random, fed to `replay
+"""Property: real replays and real results lines, mutated at random, fed to `replay
 verify`, `show`, `html`, `fork` and `arena run --resume`: a clean exit (0, 1 or 2) and one line,
 never a traceback. The matches are played once per session; each example mutates a copy."""
 

@@ -1,4 +1,4 @@
-"""Replays edited by hand (issue 12): one line naming the file and the key, exit 2 (1 for
+"""Replays edited by hand: one line naming the file and the key, exit 2 (1 for
 `verify`), never a traceback; `replay html` replaces a page only with a complete new one."""
 
 from __future__ import annotations

@@ -76,7 +76,7 @@ def tournament_id(config: Config, seed: int) -> str:
         "seats": config.seats_per_match,
         "duplicate": config.duplicate_deals,
     }
-    if config.tournament.candidate is not None:  # issue 14: a gauntlet seats differently
+    if config.tournament.candidate is not None:  # a gauntlet seats differently
         identity["candidate"] = config.tournament.candidate
     return hashlib.sha256(orjson.dumps(identity, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
 
@@ -234,7 +234,7 @@ class Tournament:
             seats=self.schedule.seats,
             duplicate=self.schedule.duplicate,
         )
-        if self.candidate is not None:  # issue 14
+        if self.candidate is not None:  # a gauntlet: its candidate and test
             document["candidate"] = self.candidate.name
             document["againstEach"] = against_each(standings, self.candidate.name)
             if (test := self.candidate.as_json()) is not None:
@@ -399,7 +399,7 @@ def run(
     recorder = _Recorder(plan)
     executor = make_executor()
     try:
-        # Once a sequential test has its answer (issue 14), no match starts: those in flight finish.
+        # Once a sequential test has its answer, no match starts: those in flight finish.
         while ((todo and not plan.decided) or in_flight) and not shutdown.should_stop():
             while (
                 todo and len(in_flight) < window and not plan.decided and not shutdown.should_stop()

@@ -504,7 +504,7 @@ def _run_with_progress(
     )
     test = (
         plan.candidate if plan.candidate is not None and plan.candidate.sprt is not None else None
-    )  # issue 14
+    )  # a gauntlet with a [sprt] table
     shown = [0.0]
 
     def view() -> Group:
@@ -516,7 +516,7 @@ def _run_with_progress(
             recorded(line, played)
             standings.add(MatchResult.from_line(line))
             progress.advance(task)
-            if test is not None:  # issue 14: LLR and its bounds on the progress line
+            if test is not None:  # the LLR and its bounds on the progress line
                 progress.update(task, description=sprt_view.progress_note(test))
             now = time.monotonic()
             if now - shown[0] > 0.5:
@@ -544,7 +544,7 @@ def _print_standings(
     for table in (pairwise_table(standings), faults_table(standings)):
         if table is not None:
             out.print(table)
-    if plan.candidate is not None:  # issue 14: the gauntlet's candidate and its test
+    if plan.candidate is not None:  # a gauntlet: the candidate and its test
         _print_candidate(plan, standings, report)
     retried = f", {report.retries} retried after a worker died" if report.retries else ""
     out.print(

@@ -1,4 +1,4 @@
-"""How a gauntlet's candidate and its SPRT read in a terminal (issue 14): renderables and lines.
+"""How a gauntlet's candidate and its SPRT read in a terminal: renderables and lines.
 
 Names are untrusted text: every one goes through `inert`.
 """
