@@ -32,7 +32,8 @@ from arena import __version__
 from arena.base.config import MAX_SEATS, DeckSection, LimitsSection, RulesSection, engine_rules
 from arena.base.errors import ReplayError
 from arena.base.files import UnreadableFile, read_capped, safe_part, write_new
-from arena.engine.cards import Card, new_pack
+from arena.engine import cards
+from arena.engine.cards import new_pack
 from arena.engine.match import NO_REPLY, MatchSetup, Outcome, Result
 from arena.engine.views import Message
 from arena.referee.loop import MatchRecord, Unobserved, play_match
@@ -55,13 +56,28 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
 
-class CardModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
-    id: int
-    card: str
-    deck: int
-    suit: int
-    rank: int
+def _key(name: str, _: Any) -> str:
+    return name  # a field's title is its key on the wire, not "Cardid"
+
+
+# The one model of a card on the wire and in a replay (`arena schema` shows it, `read` checks a
+# replay's deck with it): the keys of the engine's `cards.Card`, with their bounds.
+class Card(BaseModel):
+    """One card."""
+
+    model_config = ConfigDict(
+        strict=True, frozen=True, extra="forbid", field_title_generator=_key, defer_build=True
+    )
+
+    id: Annotated[int, Field(ge=0, description="Unique in the match: what an ask reply names.")]
+    card: Annotated[
+        str, Field(min_length=1, max_length=1, description="The Unicode playing-card glyph.")
+    ]
+    deck: Annotated[int, Field(ge=0, description="Which physical deck, 0 .. numberOfDecks-1.")]
+    suit: Annotated[int, Field(ge=0, le=3, description="0 spades, 1 hearts, 2 diamonds, 3 clubs.")]
+    rank: Annotated[
+        int, Field(ge=0, le=13, description="0 Ace .. 10 Jack, 11 Knight, 12 Queen, 13 King.")
+    ]
 
 
 class FaultModel(_Model):
@@ -141,7 +157,7 @@ class ReplayModel(_Model):
     game: Annotated[StrictInt, Field(ge=0)] | None = None  # … and its index in the tournament
     players: Annotated[list[PlayerModel], Field(min_length=1, max_length=MAX_SEATS)]
     startingPlayer: StrictInt
-    deck: list[CardModel]
+    deck: list[Card]
     transcript: list[EntryModel]
     result: ResultModel
     faults: list[SeatFaultModel] = []
@@ -298,7 +314,7 @@ class Replay:
     match: int | None  # a tournament match's index ("game")
     players: tuple[RecordedPlayer, ...]
     starting_player: int
-    deck: tuple[Card, ...]
+    deck: tuple[cards.Card, ...]
     transcript: tuple[Exchange, ...]
     result: Result
     faults: tuple[SeatFault, ...]
@@ -323,7 +339,7 @@ class Replay:
                 for p in model.players
             ),
             starting_player=model.startingPlayer,
-            deck=tuple(Card(**card.model_dump()) for card in model.deck),  # type: ignore[typeddict-item]
+            deck=tuple(cards.Card(**card.model_dump()) for card in model.deck),  # type: ignore[typeddict-item]
             transcript=tuple(_exchange(entry) for entry in model.transcript),
             result=Result(
                 model.result.outcome, tuple(model.result.scores), tuple(model.result.ranks)

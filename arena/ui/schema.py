@@ -28,7 +28,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from arena import __version__
 from arena.engine.rules import NextPlayer, RefillWhen, StartingPlayer, is_pond_number, whole_number
-from arena.replays.replay import EntryModel, ReplayModel, one_of
+from arena.replays.replay import Card, EntryModel, ReplayModel, one_of
 
 SCHEMA_FORMAT: Final = "gofish-arena-schema/1"
 _DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
@@ -45,20 +45,6 @@ class _Wire(BaseModel):
     model_config = ConfigDict(
         strict=True, frozen=True, extra="forbid", field_title_generator=_wire_name
     )
-
-
-class Card(_Wire):
-    """One card."""
-
-    id: Annotated[int, Field(ge=0, description="Unique in the match: what an ask reply names.")]
-    card: Annotated[
-        str, Field(min_length=1, max_length=1, description="The Unicode playing-card glyph.")
-    ]
-    deck: Annotated[int, Field(ge=0, description="Which physical deck, 0 .. numberOfDecks-1.")]
-    suit: Annotated[int, Field(ge=0, le=3, description="0 spades, 1 hearts, 2 diamonds, 3 clubs.")]
-    rank: Annotated[
-        int, Field(ge=0, le=13, description="0 Ace .. 10 Jack, 11 Knight, 12 Queen, 13 King.")
-    ]
 
 
 Hand = Annotated[list[Card], Field(description="Your hand, in order.")]
