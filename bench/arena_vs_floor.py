@@ -5,8 +5,9 @@ read, decoded, validated, recorded; replay written). The floor then feeds the ve
 participants the very same messages (taken from those replays, encoded beforehand) with a
 bare loop: spawn, write a line, read a line. Both run in this process, alternating, several
 rounds; the ratio of the best times is printed. Goal: arena / floor <= 1.2.
+`--sandbox none` runs the participants unsandboxed (default: the config's default, `auto`).
 
-    python bench/arena_vs_floor.py [--matches 10] [--rounds 5]
+    python bench/arena_vs_floor.py [--matches 10] [--rounds 5] [--sandbox auto|bwrap|none]
 """
 
 from __future__ import annotations
@@ -29,12 +30,13 @@ from arena.tournaments.runner import play_one_match
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def write_config(folder: Path, matches: int) -> Path:
+def write_config(folder: Path, matches: int, sandbox: str = "auto") -> Path:
     bot = ROOT / "participants" / "random_bot.py"
     command = f'["{sys.executable}", "{bot}"]'
     path = folder / "bench.toml"
     path.write_text(
         f'seed = 1\ngames = {matches}\nreplays = "replays"\n'
+        f'[limits]\nsandbox = "{sandbox}"\n'
         f'[[participants]]\nname = "one"\ncommand = {command}\n'
         f'[[participants]]\nname = "two"\ncommand = {command}\n'
     )
@@ -96,10 +98,11 @@ def main() -> None:
     )
     parser.add_argument("--matches", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--sandbox", choices=("auto", "bwrap", "none"), default="auto")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
-        path = write_config(folder, options.matches)
+        path = write_config(folder, options.matches, options.sandbox)
         arena_times, floor_times = [], []
         messages = 0
         for round_number in range(options.rounds):
@@ -115,8 +118,10 @@ def main() -> None:
         )
         cli_seconds = time.perf_counter() - cli_began
     best_arena, best_floor = min(arena_times), min(floor_times)
+    sandbox = "" if options.sandbox == "auto" else f" --sandbox {options.sandbox}"
     print(
-        f"command: python bench/arena_vs_floor.py --matches {options.matches} --rounds {options.rounds}"
+        "command: python bench/arena_vs_floor.py "
+        f"--matches {options.matches} --rounds {options.rounds}{sandbox}"
     )
     print(f"{options.matches} matches of two Python participants, {messages} messages per round")
     print(
