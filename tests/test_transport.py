@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arena.base import config as config_module
 from arena.engine.match import NO_REPLY
@@ -72,6 +74,65 @@ def test_replies_that_are_not(line: bytes) -> None:
 
 def test_nesting_up_to_the_limit_is_accepted() -> None:
     assert decode_reply(b"[" * MAX_DEPTH + b"]" * MAX_DEPTH) is not None
+
+
+def _standard_reading(line: bytes) -> tuple[str, str]:
+    """What the standard module alone makes of a reply line (repr tells 1 from 1.0, -0.0 from 0)."""
+
+    def refuse(literal: str) -> Any:
+        raise ValueError(literal)
+
+    try:
+        return "value", repr(json.JSONDecoder(parse_constant=refuse).decode(line.decode("utf-8")))
+    except (ValueError, RecursionError):
+        return "refused", ""
+
+
+def _reading(line: bytes) -> tuple[str, str]:
+    try:
+        return "value", repr(decode_reply(line))
+    except ValueError:
+        return "refused", ""
+
+
+# Pieces of JSON and of what is nearly JSON: orjson and the standard module differ at some.
+_PIECES = [
+    *'{}[]":,.+-eE019 \t\r\n\x0c\x00\x1fua',
+    "true",
+    "null",
+    "NaN",
+    "Infinity",
+    "d800",
+    "12345678901234567890",
+    "\u00e9",
+    "\ufeff",
+]
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**80), max_value=2**80)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.lists(st.sampled_from(_PIECES), max_size=12).map(lambda p: "".join(p).encode("utf-8"))
+    | st.binary(max_size=12)
+    | _JSON.map(lambda value: json.dumps(value).encode())
+    | _JSON.map(
+        lambda value: json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    )
+)
+def test_a_reply_reads_as_the_standard_module_reads_it(line: bytes) -> None:
+    """orjson reads a reply first (for speed): its value is always the standard module's, and
+    it accepts nothing the standard module refuses."""
+    assert _reading(line) == _standard_reading(line)
 
 
 # -- the stderr log ----------------------------------------------------------------------

@@ -338,7 +338,7 @@ def _explained_timeout(answer: Answer, kind: str, clock: SeatClock) -> Answer:
         f"{fault.detail} The message was `{kind}`, stopped after {answer.seconds:.2f} s; its "
         f"time is {clock.limit_text(kind)}: raise that in the config if the bot needs longer."
     )
-    return replace(answer, fault=replace(fault, detail=detail))
+    return answer._replace(fault=replace(fault, detail=detail))
 
 
 def _reusable(participants: Sequence[Participant], record: MatchRecord) -> list[int]:

@@ -447,9 +447,11 @@ class SubprocessParticipant:
         """
         if self._stopped:
             return GONE
-        unsolicited, stop = self.take_unsolicited()
-        if self._stopped:
-            return Answer(NO_REPLY, fault=stop, unsolicited=unsolicited, delivered=False)
+        unsolicited = None
+        if self.buffer or self._rest_unsolicited or self._stdout_waiting():
+            unsolicited, stop = self.take_unsolicited()
+            if self._stopped:
+                return Answer(NO_REPLY, fault=stop, unsolicited=unsolicited, delivered=False)
         started = time.monotonic()
         deadline = started + timeout
         fault = self._write(line, deadline, timeout)
@@ -474,9 +476,27 @@ class SubprocessParticipant:
             )
         return Answer(value, seconds, None, unsolicited)
 
+    def _stdout_waiting(self) -> bool:
+        """Whether output (or the end of stdout) is waiting, before a message is written.
+
+        One poll, where a read that finds nothing costs an exception (this runs for every
+        message); `take_unsolicited` reads what is there.
+        """
+        stdout = self._fds["stdout"]
+        return any(fd == stdout for fd, _ in self._poll.poll(0))
+
     def _write(self, line: bytes, deadline: float, timeout: float) -> Fault | None:
         fd = self._fds["stdin"]
-        view = memoryview(line)
+        written = 0
+        try:
+            written = os.write(fd, line)
+            if written == len(line):  # the usual case: the pipe had room for it all
+                return None
+        except BlockingIOError:
+            pass
+        except (BrokenPipeError, ConnectionResetError):
+            return self._gone("closed its stdin")
+        view = memoryview(line)[written:]
         next_check = time.monotonic() + _EXIT_CHECK
         while view:
             try:
