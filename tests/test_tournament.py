@@ -23,7 +23,8 @@ import pytest
 from arena.base import config as config_module
 from arena.base import shutdown
 from arena.tournaments import tournament
-from arena.tournaments.executors import InlineExecutor, LocalExecutor
+from arena.tournaments.executors import InlineExecutor
+from arena.tournaments.pool import LocalExecutor
 from arena.tournaments.runner import MatchPlayed, MatchTask, play_task
 from arena.tournaments.schedule import Schedule
 

@@ -438,7 +438,7 @@ def run(
         _stop(executor)
         raise
     finally:
-        executor.shutdown(wait=True, cancel_futures=True)  # bounded: see executors.END_SECONDS
+        executor.shutdown(wait=True, cancel_futures=True)  # bounded: see pool.END_SECONDS
         recorder.close()
         report.seconds = time.monotonic() - began
     recorder.deliver(report, on_played)

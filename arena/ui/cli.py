@@ -308,9 +308,10 @@ def _run_loaded(
     scheduler: str | None,
     again: Callable[[str], str],
 ) -> None:
-    """`arena run` once its config is loaded (`arena sprt` builds one from its options)."""
-    from rich.text import Text
+    """`arena run` once its config is loaded (`arena sprt` builds one from its options).
 
+    With `--quiet` (or output to a pipe) nothing of rich is imported: it is for the terminal.
+    """
     from arena.tournaments.executors import default_jobs, make_executor
 
     plan, cluster = _prepared(
@@ -331,6 +332,8 @@ def _run_loaded(
     if not quiet:
         _print_header(plan, workers, missing)
         if cluster is not None:
+            from rich.text import Text
+
             out.print(
                 Text(
                     f"  on the Dask cluster at {cluster.address}: {len(cluster.workers)} workers checked, "
@@ -341,14 +344,17 @@ def _run_loaded(
     elif plan.seed_drawn:
         err.print(f"seed {plan.seed} (drawn)")
     from arena.ui.report import LiveReport  # report.html beside standings.json
-    from arena.ui.seat_faults import FirstStops
+
+    if not quiet:
+        from arena.ui.seat_faults import FirstStops
 
     page = LiveReport(plan)
-    stops = FirstStops(plan.folder)
+    stops = None if quiet else FirstStops(plan.folder)  # told after the standings
 
     def recorded(line: dict[str, Any], played: "MatchPlayed") -> None:
         page.played(line)
-        stops.add(line, played)
+        if stops is not None:
+            stops.add(line, played)
 
     try:
         report = _run_with_progress(plan, workers, quiet, executor, recorded)
@@ -485,17 +491,18 @@ def _run_with_progress(
     executor: "Callable[[], MatchExecutor]",
     recorded: "Callable[[dict[str, Any], MatchPlayed], None]",
 ) -> "RunReport":
-    from rich.console import Group
-    from rich.live import Live
-
     from arena.tournaments import tournament
-    from arena.tournaments.standings import MatchResult
-    from arena.ui import sprt_view
-    from arena.ui.tournament_view import progress_bar, standings_table
 
     window = 1 if workers == 1 else 2 * workers
     if quiet or not out.is_terminal:
         return tournament.run(plan, executor, window=window, on_played=recorded)
+    from rich.console import Group
+    from rich.live import Live
+
+    from arena.tournaments.standings import MatchResult
+    from arena.ui import sprt_view
+    from arena.ui.tournament_view import progress_bar, standings_table
+
     standings = plan.standings()
     progress = progress_bar()
     done = len(plan.done)
