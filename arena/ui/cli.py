@@ -310,7 +310,7 @@ def _run_loaded(
 ) -> None:
     """`arena run` once its config is loaded (`arena sprt` builds one from its options).
 
-    With `--quiet` (or output to a pipe) nothing of rich is imported: it is for the terminal.
+    With `--quiet` nothing of rich is imported (its live view: only at a terminal).
     """
     from arena.tournaments.executors import default_jobs, make_executor
 
