@@ -289,6 +289,8 @@ def _exchanges(
 ) -> Delivery | None:
     """Deliver every message; None when the match ended, else the delivery not sent."""
     transcript, faults, events = record.transcript, record.faults, match.events
+    observed = observer is not UNOBSERVED  # (`arena run`'s matches: no call that does nothing)
+    dumps, newline = orjson.dumps, orjson.OPT_APPEND_NEWLINE
     flow = match.play()
     seen = 0
     try:
@@ -301,8 +303,9 @@ def _exchanges(
             kind = message["type"]
             clock = clocks[seat]
             index = len(transcript)
-            observer.sending(index, seat, message)
-            line = orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
+            if observed:
+                observer.sending(index, seat, message)
+            line = dumps(message, option=newline)
             try:
                 answer: Answer = participants[seat].exchange(line, clock.allowed(kind))
             except shutdown.Stopped:  # the process was told to stop while this seat thought
@@ -318,6 +321,9 @@ def _exchanges(
                 faults.append(SeatFault(seat, index, answer.fault))
             exchange = Exchange(seat, message, answer)
             transcript.append(exchange)
+            if not observed:
+                delivery = flow.send(answer.value)
+                continue
             observer.exchanged(index, exchange)
             try:
                 delivery = flow.send(answer.value)

@@ -115,6 +115,21 @@ def _not_runnable(program: str, env: Mapping[str, str]) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=64)
+def _jail(
+    command: tuple[str, ...],
+    cwd: Path,
+    env: tuple[tuple[str, str], ...],
+    bot: bool,
+    read_only: tuple[str, ...],
+    hidden: tuple[str, ...],
+) -> Jail | None:
+    """A participant's sandbox, found once per process: every match of a run starts the same
+    participants, and finding what each may read (links, `#!` lines, folders) costs more
+    than the rest of a start in the arena."""
+    return Jail.of(command, cwd, dict(env), bot=bot, read_only=read_only, hidden=hidden)
+
+
 def _child_setup(limits: ResourceLimits) -> Callable[[], None]:
     libc = _LIBC
 
@@ -216,13 +231,13 @@ class SubprocessParticipant:
 
     def _start_sandboxed(self) -> None:
         bwrap = bwrap_path()
-        jail = Jail.of(
-            self.command,
+        jail = _jail(
+            tuple(self.command),
             self.cwd,
-            self.env,
-            bot=self.bot,
-            read_only=self.read_only,
-            hidden=self.hidden,
+            tuple(self.env.items()),
+            self.bot,
+            self.read_only,
+            self.hidden,
         )
         # Known before spawning: a program that cannot start is a start failure, not an
         # exit of bwrap that would look like the program's own.
