@@ -22,6 +22,7 @@ import functools
 import os
 import shutil
 import subprocess
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,6 +98,18 @@ def probe() -> str | None:
     return None
 
 
+_probing: threading.Thread | None = None
+
+
+def probe_soon() -> None:
+    """Start `probe` now, in a thread: its run of bwrap overlaps the rest of a run's start-up
+    (reading the config, imports) instead of following it. `decide` waits for it."""
+    global _probing
+    if _probing is None:
+        _probing = threading.Thread(target=probe, name="arena-sandbox-probe", daemon=True)
+        _probing.start()
+
+
 def decide(wanted: str) -> tuple[Confinement, str | None]:
     """What `[limits] sandbox` comes to on this machine, and a warning line for `auto` without it.
 
@@ -104,6 +117,8 @@ def decide(wanted: str) -> tuple[Confinement, str | None]:
     """
     if wanted == "none":
         return "none", None
+    if _probing is not None:
+        _probing.join()  # (bounded: the probe's own timeout)
     problem = probe()
     if problem is None:
         return "bwrap", None

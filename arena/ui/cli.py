@@ -229,10 +229,12 @@ def run(
 ) -> None:
     """Play the matches of CONFIG and write one replay per match, results.jsonl and standings."""
     from arena.base import config as config_module
+    from arena.seats import sandbox
 
     _in_range("--seed", seed, 0, 2**63 - 1)
     _in_range("--games", games, 1, config_module.GAMES_LIMIT)
     _in_range("--jobs", jobs, 1, JOBS_LIMIT)
+    sandbox.probe_soon()  # whether bwrap works here, found while the config is read
 
     try:
         settings, seats = config_module.load(config, seed=seed, matches=games)
