@@ -226,3 +226,23 @@ def test_clockwise_at_two_seats_warns_in_one_line_and_still_runs(
     else:
         assert warnings == [], result.stderr
     assert len(list((tmp_path / "replays").glob("*.json"))) == 1
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_no_temporary_folder_is_left_when_a_run_ends(tmp_path: Path, jobs: str) -> None:
+    # Unsandboxed participants' TMPDIR folders are removed in the background (a removal can
+    # cost milliseconds); the arena and its pool workers wait for that before they exit.
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    bot = json.dumps(
+        [sys.executable, str(Path(__file__).parents[1] / "participants" / "random_bot.py")]
+    )
+    (tmp_path / "c.toml").write_text(
+        'seed = 3\ngames = 4\nreplays = "r"\n[limits]\nsandbox = "none"\n'
+        + _seat("one", f"command = {bot}")
+        + _seat("two", f"command = {bot}")
+    )
+    done = _arena(tmp_path, "run", "c.toml", "--quiet", "--jobs", jobs, TMPDIR=str(temporary))
+    assert done.returncode == 0, done.stderr
+    assert len(list((tmp_path / "r").glob("*-g000*.json"))) == 4
+    assert list(temporary.iterdir()) == []

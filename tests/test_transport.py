@@ -29,7 +29,12 @@ from arena.seats.replies import (
     Wrapped,
     decode_reply,
 )
-from arena.seats.transport import ResourceLimits, SubprocessParticipant, close_all
+from arena.seats.transport import (
+    ResourceLimits,
+    SubprocessParticipant,
+    close_all,
+    wait_for_removals,
+)
 from arena.tournaments.runner import setup_for
 
 # -- decoding a reply line ----------------------------------------------------------------
@@ -284,6 +289,24 @@ def test_has_ended_does_not_reap_and_kill_takes_the_whole_group(spawn: Any, tmp_
     ):
         assert time.monotonic() < deadline, "the forked child outlived the kill"
         time.sleep(0.01)
+
+
+def test_a_participants_temporary_folder_is_its_own_and_removed_after_it_stops(
+    spawn: Any, tmp_path: Path
+) -> None:
+    # Unsandboxed, a participant gets TMPDIR of its own; it is removed in the background once
+    # the participant is stopped (the next match does not wait for it), and waited for at exit.
+    source = "import os, sys\nopen(os.path.join(os.environ['TMPDIR'], 'mine'), 'w').write('x')\n"
+    source += "import json\nsys.stdin.readline()\n"
+    source += "print(json.dumps(os.environ['TMPDIR']), flush=True)\nsys.stdin.read()\n"
+    participant = spawn(source)
+    answer = participant.exchange(b'{"type": "init"}\n', 10.0)
+    folder = Path(answer.value if isinstance(answer.value, str) else "")
+    assert answer.fault is None and folder.is_dir() and (folder / "mine").exists()
+    assert folder != Path(os.environ.get("TMPDIR", "/tmp"))
+    close_all([participant], 1.0)
+    wait_for_removals()
+    assert not folder.exists()
 
 
 def test_start_failure_is_a_fault(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 from arena.base import shutdown
+from arena.seats import transport
 from arena.tournaments import runner
 
 END_SECONDS = 5.0  # how long a pool's shutdown waits for its workers before killing them
@@ -92,5 +93,7 @@ def _signal(process: multiprocessing.process.BaseProcess, number: int) -> None:
 
 def _worker_started(arena_pid: int) -> None:
     shutdown.install_worker(arena_pid)
-    # Runs as the worker process exits (after the pool's shutdown), where atexit does not.
+    # Runs as the worker process exits (after the pool's shutdown), where atexit does not:
+    # the kept participants are stopped, then their temporary folders are waited for.
     multiprocessing.util.Finalize(None, runner.close_kept, exitpriority=10)
+    multiprocessing.util.Finalize(None, transport.wait_for_removals, exitpriority=5)
