@@ -107,6 +107,7 @@ def test_replay_show_and_verify_load_only_what_they_use(tmp_path: Path) -> None:
     assert "arena.ui.show" in shown and "arena.replays.replay" in verified  # they did run
     assert not shown & unused and not verified & unused, (shown | verified) & unused
     assert "rich" not in verified  # its lines are plain
+    assert "rich" not in _modules_after("replay", "show")  # a usage error: one plain line
 
 
 def test_pydantic_finds_no_plugin_without_importlib_metadata() -> None:
