@@ -154,6 +154,10 @@ def test_the_json_schema_names_the_files_keys() -> None:
             "[tournament]\nin_process_bots = false\n",
             "tournament.in_process_bots: unknown key; did you mean 'inProcessBots'?",
         ),
+        # The count of matches is `matches` in Python, `games` in the file.
+        ("matches = 3\n", "matches: unknown key; did you mean 'games'?"),
+        ("gmes = 3\n", "gmes: unknown key; did you mean 'games'?"),
+        ("games = 0\n", "games: Input should be greater than or equal to 1 (got 0)"),
     ],
 )
 def test_a_file_has_one_spelling_and_messages_use_it(

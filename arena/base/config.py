@@ -666,6 +666,9 @@ def _did_you_mean(location: list[Any]) -> str:
         model = _model_in(field.annotation if field is not None else None)
     if model is None:
         return ""
+    python_name = model.model_fields.get(str(location[-1]))
+    if python_name is not None and python_name.alias is not None:  # `matches` for `games`
+        return f"; did you mean {python_name.alias!r}?"
     keys = list(_keys(model))
     close = difflib.get_close_matches(str(location[-1]), keys, n=1)
     return f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(keys)}"
