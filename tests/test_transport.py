@@ -27,12 +27,12 @@ from arena.seats.replies import (
     FaultKind,
     InProcessParticipant,
     Wrapped,
+    close_all,
     decode_reply,
 )
 from arena.seats.transport import (
     ResourceLimits,
     SubprocessParticipant,
-    close_all,
     wait_for_removals,
 )
 from arena.tournaments.runner import setup_for

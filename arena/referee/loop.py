@@ -37,8 +37,15 @@ from arena.engine.match import NO_REPLY, Delivery, Match, MatchSetup, Outcome, R
 from arena.engine.rules import is_pond_number
 from arena.engine.views import Message
 from arena.seats.recorded import Recording
-from arena.seats.replies import Answer, Exchange, Fault, FaultKind, Participant, SeatFault
-from arena.seats.transport import close_all
+from arena.seats.replies import (
+    Answer,
+    Exchange,
+    Fault,
+    FaultKind,
+    Participant,
+    SeatFault,
+    close_all,
+)
 
 
 class MatchInterrupted(Exception):

@@ -3,9 +3,10 @@
 The seat's side of the protocol, whatever runs it: `Participant` (the interface the match loop
 talks to, with its whole lifecycle), `Answer` (one reply or the reason there is none), `Fault`
 and its kinds, `Exchange` (one transcript entry) and `SeatFault`, `decode_reply` (what counts
-as one JSON value), `BoundedLog` (a capped stderr), and `InProcessParticipant` (a built-in bot
-run inside the arena). Processes are `arena.seats.transport`'s. These values become JSON only
-at the replay boundary: `as_json` here, and `arena.replays.replay.read` back.
+as one JSON value), `BoundedLog` (a capped stderr), `InProcessParticipant` (a built-in bot run
+inside the arena) and `close_all` (the end of a match for every seat). Processes are
+`arena.seats.transport`'s. These values become JSON only at the replay boundary: `as_json`
+here, and `arena.replays.replay.read` back.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 import re
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple, Protocol
@@ -193,6 +194,35 @@ class Participant(Protocol):
         ...
 
     def stderr_text(self) -> str: ...
+
+
+def close_all(participants: Iterable[Participant], grace: float) -> None:
+    """End a match: close every stdin, give `grace` seconds to exit, kill every group, reap.
+
+    Never waits on a pipe: a forked child that keeps stdout open dies with its group. A second
+    Ctrl-C cuts the grace short but never the kills; it is raised again once all are done.
+    """
+    everyone = list(participants)
+    interrupted = False
+    try:
+        for participant in everyone:
+            participant.end_input()
+        endings = [e for p in everyone if (e := p.ending()) is not None]
+        if endings:  # processes, which transport started: a replayed match has none
+            from arena.seats.transport import wait_for_exits
+
+            wait_for_exits(endings, grace)
+    except KeyboardInterrupt:
+        interrupted = True
+    for participant in everyone:
+        while True:
+            try:
+                participant.kill()  # also when it exited by itself: its children may live on
+                break
+            except KeyboardInterrupt:
+                interrupted = True
+    if interrupted:
+        raise KeyboardInterrupt
 
 
 class Player:

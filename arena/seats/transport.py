@@ -28,7 +28,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,7 +42,6 @@ from arena.seats.replies import (
     Ending,
     Fault,
     FaultKind,
-    Participant,
     cut,
     decode_reply,
 )
@@ -777,32 +776,7 @@ def _bwrap_status(data: bytes) -> dict[str, object]:
     return merged
 
 
-def close_all(participants: Iterable[Participant], grace: float) -> None:
-    """End a match: close every stdin, give `grace` seconds to exit, kill every group, reap.
-
-    Never waits on a pipe: a forked child that keeps stdout open dies with its group. A second
-    Ctrl-C cuts the grace short but never the kills; it is raised again once all are done.
-    """
-    everyone = list(participants)
-    interrupted = False
-    try:
-        for participant in everyone:
-            participant.end_input()
-        _wait_for_exits([e for p in everyone if (e := p.ending()) is not None], grace)
-    except KeyboardInterrupt:
-        interrupted = True
-    for participant in everyone:
-        while True:
-            try:
-                participant.kill()  # also when it exited by itself: its children may live on
-                break
-            except KeyboardInterrupt:
-                interrupted = True
-    if interrupted:
-        raise KeyboardInterrupt
-
-
-def _wait_for_exits(endings: list[Ending], grace: float) -> None:
+def wait_for_exits(endings: list[Ending], grace: float) -> None:
     """Wait up to `grace` seconds for every process to end, draining stderr meanwhile.
 
     Each process is watched through a pidfd, which becomes readable when it ends (without

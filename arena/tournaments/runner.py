@@ -28,8 +28,7 @@ from arena.engine.match import MatchSetup, Outcome
 from arena.referee.loop import MatchInterrupted, MatchRecord, play_match
 from arena.referee.seating import make_participants
 from arena.replays import replay
-from arena.seats.replies import FaultKind, Participant
-from arena.seats.transport import close_all
+from arena.seats.replies import FaultKind, Participant, close_all
 
 KEPT_PER_WORKER = 16  # idle reusable participants one worker keeps (least recently used go)
 

@@ -43,9 +43,9 @@ from arena.engine.rules import (
 from arena.engine.views import Message
 from arena.referee.loop import MatchRecord, SeatClock, Unobserved, play_match
 from arena.referee.seating import participant_env
-from arena.seats.replies import Answer, FaultKind, InProcessParticipant, Wrapped, cut
+from arena.seats.replies import Answer, FaultKind, InProcessParticipant, Wrapped, close_all, cut
 from arena.seats.sandbox import Confinement
-from arena.seats.transport import SubprocessParticipant, close_all
+from arena.seats.transport import SubprocessParticipant
 from arena.ui.terminal import inert
 
 CHECKED_SEAT: Final = 0
