@@ -11,9 +11,10 @@ run, load or send anything. No network: the page works from `file://`.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from arena.engine.cards import RANK_NAMES, ranks
@@ -23,8 +24,11 @@ from arena.replays.timeline import SUIT_SIGNS, Line, Step, Who, build, rank_name
 _PLACEHOLDERS = ("__CSP__", "__STYLE__", "__SCRIPT__", "__DATA__", "__TITLE__")
 
 
+@functools.cache
 def _asset(name: str) -> str:
-    return (resources.files("arena.ui") / "static" / name).read_text(encoding="utf-8")
+    """A file of the page, read once per process (`arena run` rewrites report.html while it
+    runs), from beside this module: importlib.resources would cost more than the page."""
+    return (Path(__file__).parent / "static" / name).read_text(encoding="utf-8")
 
 
 def _segments(line: Line | None) -> list[Any] | None:
