@@ -7,7 +7,8 @@ same run: `python -c pass` (the interpreter's own start-up) for the short comman
 `arena run` a standalone Python script that spawns the two bots and writes each message the
 arena sent (taken from the replays, encoded beforehand) and reads each reply line. Best and
 median of the rounds are printed, with the ratios. Goals: the three short commands under 0.2 s,
-`arena run` within 1.25x its floor.
+`arena run` within 1.25x its floor. `arena run` is measured as it runs by default (each bot in
+its bubblewrap sandbox, where bwrap works) and with `sandbox = "none"`, the arena's own cost.
 
     nice python bench/startup.py [--rounds 7] [--matches 10]
 """
@@ -65,8 +66,8 @@ def timed(command: Sequence[str], cwd: Path, name: str = "") -> float:
     return wall
 
 
-def config(folder: Path, games: int, bot: str) -> Path:
-    path = folder / f"{bot}-{games}.toml"
+def config(folder: Path, games: int, bot: str, sandbox: str = "auto") -> Path:
+    path = folder / f"{bot}-{games}-{sandbox}.toml"
     if bot == "python":
         command = json.dumps([sys.executable, str(ROOT / "participants" / "random_bot.py")])
         seats = f"command = {command}\n"
@@ -74,6 +75,7 @@ def config(folder: Path, games: int, bot: str) -> Path:
         seats = f'bot = "{bot}"\n'
     path.write_text(
         f'seed = 1\ngames = {games}\nreplays = "{path.stem}"\n'
+        f'[limits]\nsandbox = "{sandbox}"\n'
         f'[[participants]]\nname = "one"\n{seats}[[participants]]\nname = "two"\n{seats}'
     )
     return path
@@ -130,6 +132,8 @@ def main() -> None:
         played = sorted(
             p for p in (folder / python.stem).glob("*.json") if p.name != "standings.json"
         )
+        # The same matches with no sandbox: the arena's own cost, apart from bubblewrap's.
+        bare = config(folder, options.matches, "python", sandbox="none")
         (folder / "floor.py").write_text(FLOOR)
         script = floor_input(played, folder)
         commands: dict[str, list[str]] = {
@@ -148,6 +152,14 @@ def main() -> None:
                 ARENA,
                 "run",
                 str(python),
+                "--quiet",
+                "--jobs",
+                "1",
+            ],
+            f"arena run ({options.matches} matches, unsandboxed)": [
+                ARENA,
+                "run",
+                str(bare),
                 "--quiet",
                 "--jobs",
                 "1",
