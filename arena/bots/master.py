@@ -1,13 +1,20 @@
-"""`master`: expert's card counting, then a search over the hands the table could hold.
+"""`master`: expert's card counting, read closer, then a search over the hands the table could hold.
 
-At each ask that is not a sure hit, the bot draws `worlds` determinisations: deals of the
-cards it cannot see that agree with everything public (expert's `CardCount`: the cards each
-seat must hold, the ranks it cannot hold beyond what it drew since, the books laid, the exact
-hand and pond sizes). In each world it plays every one of expert's `candidates` best asks,
-then plays the match out on a compact simulator (arena/bots/simulator.py), every seat
-playing `hard`'s public-memory policy, and keeps the ask whose matches it won most often
-(books as a tie-breaker). The same world and the same rollout randomness serve every
-candidate, so they are compared on equal luck.
+Two things make it stronger than `expert` (docs/bots.md has the figures):
+
+- it reads passed sure hits: a seat that makes an ask the table cannot call a sure hit holds
+  none of the ranks the table knows another seat holds (every level from `medium` up takes a
+  sure hit first), so its count rules those ranks out of that hand until it draws;
+- expert's one-ask score, with weights tuned again for a bot that reads so, per table size.
+
+At a table of three or more, at each ask that is not a sure hit, it then draws `worlds`
+determinisations: deals of the cards it cannot see that agree with everything public (the
+count: the cards each seat must hold, the ranks it cannot hold beyond what it drew since, the
+books laid, the exact hand and pond sizes). In each world it plays each of its `candidates`
+best asks, then `horizon` more asks on a compact simulator (arena/bots/simulator.py), every
+seat playing `hard`'s public-memory policy, and shares out the books still open. The same
+world and the same rollout randomness serve every candidate, so they are compared on equal
+luck; an ask replaces the score's choice only when it is better by `confidence` errors.
 
 Deterministic: all its randomness comes from the SDK's `rng`, seeded from its seat and
 starting hand; the budget counts worlds, never seconds. Under rules the simulator does not
@@ -19,9 +26,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from arena.bots import ExpertBot
+from arena.bots import CardCount, ExpertBot
 from arena.bots.simulator import NEXT_PLAYERS, Policy, Sim, code, play_out
-from arena.sdk import Ask
+from arena.sdk import Ask, AskSeen
 
 __all__ = ["MasterBot"]
 
@@ -35,13 +42,17 @@ OFF_VALUES: tuple[Any, ...] = (None, False, 0, "", "Never", "never", "No", "no")
 
 
 class MasterBot(ExpertBot):
-    """Determinised search over expert's best asks (perfect-information Monte Carlo)."""
+    """Expert's count reading passed sure hits, expert's score retuned, and determinised
+    search (perfect-information Monte Carlo) over the best asks at tables of three or more."""
 
     worlds = 40  # determinisations per searched ask: the budget
     candidates = 3  # expert's best asks that the search weighs
     horizon = 10  # asks a rollout plays before the books still open are shared out
     book_margin = 0.05  # per book of margin, beside the match point (1, 0.5 or 0)
-    confidence = 0.5  # standard errors by which an ask must beat expert's to replace it
+    confidence = 1.0  # standard errors by which an ask must beat the score's to replace it
+    # The search judges asks by rollouts of `hard`'s policy; at two seats, where every seat
+    # reads the others closely, that judge is worse than the one-ask score (docs/bots.md).
+    search_from_seats = 3
 
     def __init__(self, worlds: int | None = None, candidates: int | None = None) -> None:
         if worlds is not None:
@@ -49,6 +60,33 @@ class MasterBot(ExpertBot):
         if candidates is not None:
             self.candidates = candidates
         super().__init__()
+
+    # expert's weights for its one-ask score (arena/bots/__init__.py), tuned again for a bot
+    # that reads passed sure hits, per table size: (hit, book, tell, show) at two seats, at more.
+    weights_two = (0.6, 2.0, 0.2, 0.1)
+    weights_more = (1.0, 1.0, 0.2, 0.05)
+
+    def reset(self) -> None:
+        super().reset()
+        self.reads_passes = False  # whether this match's rules are the simulator's
+
+    def on_start(self) -> None:
+        super().on_start()
+        self.reads_passes = self.modelled()
+        weights: tuple[float, float, float, float] = (
+            ExpertBot.hit_weight,
+            ExpertBot.book_weight,
+            ExpertBot.tell_weight,
+            ExpertBot.show_weight,
+        )
+        if self.reads_passes:
+            weights = self.weights_two if self.seats == 2 else self.weights_more
+        self.hit_weight, self.book_weight, self.tell_weight, self.show_weight = weights
+
+    def on_ask_seen(self, seen: AskSeen) -> None:
+        if self.reads_passes and max(seen.asker, seen.asked, self.seat) < len(self.count.sizes):
+            passed_sure_hits(self.count, seen, self.seat)
+        super().on_ask_seen(seen)
 
     def modelled(self) -> bool:
         """Whether the simulator plays this match's rules."""
@@ -59,7 +97,7 @@ class MasterBot(ExpertBot):
 
     def choose_ask(self) -> Ask:
         choice = super().choose_ask()  # brings the card count up to date
-        if self.worlds <= 0 or not self.modelled():
+        if self.worlds <= 0 or not self.reads_passes or self.seats < self.search_from_seats:
             return choice
         held = self.ranks_in_hand()
         rank = next(card.rank for card in self.hand if card.id == choice.card_id)
@@ -208,6 +246,27 @@ class MasterBot(ExpertBot):
         pond.extend(rest[:pond_free])
         rng.shuffle(pond)
         return hands, pond
+
+
+def passed_sure_hits(count: CardCount, seen: AskSeen, me: int) -> None:
+    """What an ask that the table could not call a sure hit says of the asker's hand.
+
+    A seat that holds a rank which the table knows another seat with cards holds can ask for
+    it and cannot miss; every level from `medium` up does so first. So a seat that asks
+    anything else holds none of those ranks (until it draws: `CardCount.drew_unseen` reopens
+    them). Called before `count.saw(seen)`, on the count as it stood when the seat chose.
+    """
+    asker, rank = seen.asker, seen.rank
+    if asker == me or count.least[seen.asked][rank] > 0:
+        return  # our own ask, or a sure hit: it says nothing of the asker's other ranks
+    mine = count.least[asker]
+    room = count.room[asker]
+    for seat, known in enumerate(count.least):
+        if seat == asker or count.sizes[seat] <= 0:
+            continue
+        for other, held in enumerate(known):
+            if held and other != rank and not mine[other]:
+                room[other] = 0
 
 
 def _place(
