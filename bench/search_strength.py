@@ -3,12 +3,13 @@
     python bench/search_strength.py head --games 2000      # master vs expert, 2 and 4 seats
     python bench/search_strength.py levels --games 200     # master vs every level
     python bench/search_strength.py ceiling --games 200    # the search seeing every hand
-    python bench/search_strength.py budget --games 300     # strength against the budget
+    python bench/search_strength.py budget --games 300 --seats 4   # strength against the budget
 
 Matches are played as in bench/bot_strength.py (in-process, default rules, seeds `--seed + i`,
 the two levels alternating round the table, a match's point to the level whose best seat laid
-the most books). The test seeds start at 1; master's weights were tuned on seeds from 100000 on
+the most books). The test seeds start at 1; master was tuned on seeds from 100000 on
 (`--seed 100000`), so the figures in docs/bots.md are from matches the tuning never saw.
+`master` searches only at tables of three or more, so `budget` means something at `--seats 4`.
 
 `perfect` (this bench only) is master's search given the true hands: every world it searches
 is the real deal (only the pond's order stays hidden), and it weighs every ask it could make.
@@ -85,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="seed of the first match (default 1)")
     parser.add_argument("--seats", type=int, nargs="+", default=[2, 4], help="table sizes")
     parser.add_argument(
-        "--worlds", type=int, nargs="+", default=[0, 2, 4, 8, 12, 24], help="budgets (budget)"
+        "--worlds", type=int, nargs="+", default=[0, 10, 20, 40], help="budgets (budget)"
     )
     args = parser.parse_args(argv)
     rules = Rules()

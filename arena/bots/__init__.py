@@ -14,8 +14,9 @@ plays like the reference arena's sample participant; `expert` and `master` are t
 - `expert`: counts cards: from every public event it keeps how many cards of each rank each
   seat must hold, and which ranks a seat cannot hold beyond the cards it has drawn since, and
   asks where the chance of a hit, weighed against telling the table what it holds, is best;
-- `master` (arena/bots/master.py): expert's count, then a search: it deals the hidden cards
-  many ways consistent with the count, plays expert's best asks out in each, keeps the best.
+- `master` (arena/bots/master.py): expert's count, reading also what a passed sure hit says of
+  a hand, expert's score with its own weights, and at three seats or more a search: it deals
+  the hidden cards many ways consistent with the count and plays its best asks out in each.
 
 Every bot sees only what any seat is told: its own hand and draws, the `hand-update`s, the
 hand sizes and the pond size. Its only randomness is the SDK's seeded `rng`.
