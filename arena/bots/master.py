@@ -62,8 +62,10 @@ class MasterBot(ExpertBot):
         super().__init__()
 
     # expert's weights for its one-ask score (arena/bots/__init__.py), tuned again for a bot
-    # that reads passed sure hits, per table size: (hit, book, tell, show) at two seats, at more.
+    # that reads passed sure hits, per table size: (hit, book, tell, show) at two seats, at
+    # three (expert's own did best), at four or more.
     weights_two = (0.6, 2.0, 0.2, 0.1)
+    weights_three = (0.6, 1.0, 0.2, 0.1)
     weights_more = (1.0, 1.0, 0.2, 0.05)
 
     def reset(self) -> None:
@@ -80,7 +82,8 @@ class MasterBot(ExpertBot):
             ExpertBot.show_weight,
         )
         if self.reads_passes:
-            weights = self.weights_two if self.seats == 2 else self.weights_more
+            by_seats = {2: self.weights_two, 3: self.weights_three}
+            weights = by_seats.get(self.seats, self.weights_more)
         self.hit_weight, self.book_weight, self.tell_weight, self.show_weight = weights
 
     def on_ask_seen(self, seen: AskSeen) -> None:
