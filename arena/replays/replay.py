@@ -29,6 +29,7 @@ from pydantic import (
 from pydantic.json_schema import WithJsonSchema
 
 from arena import __version__
+from arena.base import jsontext
 from arena.base.config import MAX_SEATS, DeckSection, LimitsSection, RulesSection, engine_rules
 from arena.base.errors import ReplayError
 from arena.base.files import UnreadableFile, read_capped, safe_part, write_new
@@ -382,7 +383,7 @@ def read(path: Path) -> Replay:
     not shaped as the arena writes replays (`ReplayModel`).
     """
     try:
-        data = _parse(read_capped(path, REPLAY_LIMIT))
+        data = jsontext.loads(read_capped(path, REPLAY_LIMIT))
     except FileNotFoundError:
         raise ReplayError(f"{path}: no such file") from None
     except UnreadableFile as error:
@@ -410,31 +411,6 @@ def from_json(data: Any, where: str = "replay") -> Replay:
         raise ReplayError(f"{where}: {key + ': ' if key else ''}{message}") from None
     except RecursionError:
         raise ReplayError(f"{where}: not a JSON replay: nested too deeply") from None
-
-
-# Every digit as 0, every other byte as a space: 19 zeros in a row are a number of 19 digits or
-# more, maybe an integer beyond 64 bits, which orjson would read as a float.
-_DIGITS = bytes(ord("0") if chr(byte).isdigit() else ord(" ") for byte in range(128)) + b" " * 128
-_LONG_NUMBER = b"0" * 19
-
-
-def _parse(raw: bytes) -> Any:
-    """The JSON value of `raw`, exactly as the standard module reads it.
-
-    orjson reads a replay three times as fast; where it may differ (an integer beyond 64 bits)
-    or refuses (NaN, 1e400, a lone surrogate, not UTF-8, nested too deeply), the standard
-    module decides, so a file is read the same either way. Raises ValueError, RecursionError.
-    """
-    if _LONG_NUMBER not in raw.translate(_DIGITS):
-        try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            pass
-    return json.loads(raw, parse_constant=_no_constant)
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
 
 
 def setup_of(replay: Replay) -> MatchSetup:

@@ -12,7 +12,6 @@ here, and `arena.replays.replay.read` back.
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
@@ -20,8 +19,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple, Protocol
 
-import orjson
-
+from arena.base import jsontext
 from arena.engine.match import NO_REPLY
 
 RAW_CUT = 300  # characters of an offending line (or of the stderr tail) kept in a fault
@@ -329,22 +327,11 @@ def decode_reply(line: bytes) -> Any:
     space (a CR before the LF too) is allowed. A value nested deeper than MAX_DEPTH is
     refused: the parser would recurse until it overflows, and the replay could not hold it.
 
-    orjson reads it first, seven times faster: it reads the same value from every line it
-    accepts but one with an integer beyond 64 bits (which it makes a float); such a line (a
-    run of 19 digits), and every line orjson refuses, is read by the standard module, whose
-    value or error counts (tests/test_transport.py compares the two over random lines).
+    It is read by `arena.base.jsontext.loads`: at orjson's speed, with the standard module's
+    value or error (tests/test_transport.py compares the two over random lines).
     """
-    if _LONG_DIGITS.search(line) is None:
-        try:
-            value = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            pass
-        else:
-            if _depth_over(value, MAX_DEPTH):
-                raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
-            return value
     try:
-        value = _DECODER.decode(line.decode("utf-8"))
+        value = jsontext.loads(line)
     except RecursionError:
         raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
     if _depth_over(value, MAX_DEPTH):
@@ -367,16 +354,6 @@ def _depth_over(value: Any, limit: int) -> bool:
             if isinstance(child, (list, dict))
         ]
     return False
-
-
-def _not_json(literal: str) -> Any:
-    raise ValueError(f"{literal} is not JSON")
-
-
-_LONG_DIGITS = re.compile(rb"[0-9]{19}")
-# Built once: `json.loads` with any keyword builds a new decoder on every call (a third of
-# the cost of decoding a reply).
-_DECODER = json.JSONDecoder(parse_constant=_not_json)
 
 
 def cut(data: bytes | str, limit: int = RAW_CUT) -> str:
