@@ -32,7 +32,8 @@ from arena_vs_floor import arena_round, floor_round
 from arena.base import config as config_module
 from arena.referee.seating import participant_env
 from arena.seats import sandbox
-from arena.seats.transport import SubprocessParticipant, close_all
+from arena.seats.replies import close_all
+from arena.seats.transport import SubprocessParticipant
 from arena.tournaments import tournament
 from arena.tournaments.executors import make_executor
 

@@ -444,3 +444,64 @@ def test_a_closed_stdout_then_a_signal_still_says_how_to_resume(tmp_path: Path) 
         assert "Traceback" not in run.stderr()
         assert run.left() == []
         _check_records(run)
+
+
+# -- a worker that dies with its arena: everything it started goes too ----------------------
+
+WORKER = """
+import json, os, sys, time
+from pathlib import Path
+from arena.base import shutdown
+from arena.seats.transport import SubprocessParticipant
+
+shutdown.die_with(int(sys.argv[1]))  # as a pool worker does
+participant = SubprocessParticipant([sys.executable, sys.argv[2]], Path(sys.argv[3]), {})
+participant.start()
+print(participant.proc.pid, flush=True)
+time.sleep(60)
+"""
+
+# A participant that starts a child of its own, in its process group, and both wait for ever.
+# The child has no parent-death signal: only the group kill reaches it.
+FORKING_BOT = """
+import os, sys, time
+child = os.fork()
+if child == 0:
+    time.sleep(600)
+    os._exit(0)
+print(child, flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_worker_dying_with_its_arena_kills_the_groups_it_started(tmp_path: Path) -> None:
+    arena = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    (tmp_path / "bot.py").write_text(FORKING_BOT)
+    worker = subprocess.Popen(
+        [sys.executable, "-c", WORKER, str(arena.pid), str(tmp_path / "bot.py"), str(tmp_path)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert worker.stdout is not None
+        participant = int(worker.stdout.readline())
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not _descendants(participant):
+            time.sleep(0.05)
+        stat = _stat(participant)
+        assert stat is not None
+        started = {participant: stat[2], **_descendants(participant)}
+        assert len(started) == 2, "the participant's child did not start"
+        arena.kill()  # the arena dies: its worker follows, and all the worker started
+        arena.wait()
+        assert worker.wait(10) == -signal.SIGKILL
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and any(_alive(*p) for p in started.items()):
+            time.sleep(0.05)
+        assert not [pid for pid, start in started.items() if _alive(pid, start)]
+    finally:
+        for process in (arena, worker):
+            process.kill()
+            process.wait()
+        if worker.stdout is not None:
+            worker.stdout.close()

@@ -31,7 +31,7 @@ import select
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import TextIO
 
@@ -166,6 +166,22 @@ def helpers_deaf() -> Iterator[None]:
             signal.signal(number, handler)
 
 
+# What this process does as it dies with the arena, before its SIGKILL (`before_dying`).
+_last_acts: list[Callable[[], None]] = []
+
+
+def before_dying(act: Callable[[], None]) -> None:
+    """Have `act` run when this process dies with the arena (`die_with`), just before."""
+    _last_acts.append(act)
+
+
+def _die() -> None:
+    for act in _last_acts:
+        with contextlib.suppress(Exception):
+            act()
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
 def die_with(pid: int) -> None:
     """Kill this process (SIGKILL) as soon as process `pid` ends, however it ends.
 
@@ -175,7 +191,7 @@ def die_with(pid: int) -> None:
     try:
         pidfd = os.pidfd_open(pid)
     except ProcessLookupError:
-        os.kill(os.getpid(), signal.SIGKILL)
+        _die()
         return
     except (OSError, AttributeError):  # no pidfd (an old kernel): look every half second
         threading.Thread(
@@ -190,7 +206,7 @@ def _wait_for_death(pidfd: int) -> None:
     poller.register(pidfd, select.POLLIN)
     while not poller.poll():
         pass
-    os.kill(os.getpid(), signal.SIGKILL)
+    _die()
 
 
 def _poll_for_death(pid: int) -> None:
@@ -198,7 +214,7 @@ def _poll_for_death(pid: int) -> None:
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
-            os.kill(os.getpid(), signal.SIGKILL)
+            _die()
         except PermissionError:
             pass
         threading.Event().wait(0.5)

@@ -184,12 +184,36 @@ def wait_for_removals() -> None:
     _SWEEPER.wait()
 
 
+# The process groups this process has started and not yet killed, and a lock held while one is
+# spawned. A parent-death signal is armed in the child, after the fork (by `setpriv`, bwrap's
+# --die-with-parent or `_child_setup`): a pool worker that dies with its arena in that moment
+# would leave that child behind. So a dying worker first kills every group it started, once
+# any spawn in flight has finished (`shutdown.before_dying`).
+_STARTED: set[int] = set()
+_SPAWNING = threading.Lock()
+
+
+def _kill_started() -> None:
+    _SPAWNING.acquire(timeout=2.0)  # and kept: nothing more is spawned here
+    for group in list(_STARTED):
+        with contextlib.suppress(OSError):
+            os.killpg(group, signal.SIGKILL)
+
+
+shutdown.before_dying(_kill_started)
+
+
 def _child_setup(limits: ResourceLimits) -> Callable[[], None]:
     libc = _LIBC
+    parent = os.getpid()
 
     def setup() -> None:
-        # Die with the arena, even if it is killed without a chance to clean up.
+        # Die with the arena (or the pool worker that spawns it), even if it is killed without
+        # a chance to clean up. A parent that died between the fork and this call sends no
+        # signal: then the child is already an orphan, and ends here.
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(127)
         if limits.memory_bytes is not None:
             resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
         if limits.cpu_seconds is not None:
@@ -338,21 +362,23 @@ class SubprocessParticipant:
         pass_fds: tuple[int, ...] = (),
     ) -> None:
         try:
-            self.proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=cwd,
-                env=env,
-                bufsize=0,
-                start_new_session=True,
-                pass_fds=pass_fds,
-                # Safe with threads here: the hook imports nothing and takes no lock (libc is
-                # loaded beforehand); without `setpriv` it is the only way to set PDEATHSIG
-                # and rlimits in time.
-                preexec_fn=setup,  # noqa: PLW1509
-            )
+            with _SPAWNING:
+                self.proc = subprocess.Popen(
+                    argv,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    cwd=cwd,
+                    env=env,
+                    bufsize=0,
+                    start_new_session=True,
+                    pass_fds=pass_fds,
+                    # Safe with threads here: the hook imports nothing and takes no lock (libc is
+                    # loaded beforehand); without `setpriv` it is the only way to set PDEATHSIG
+                    # and rlimits in time.
+                    preexec_fn=setup,  # noqa: PLW1509
+                )
+                _STARTED.add(self.proc.pid)
         except (OSError, ValueError, subprocess.SubprocessError) as error:
             self.start_fault = Fault(
                 FaultKind.START_FAILED, f"could not start {self.command[0]!r}: {error}"
@@ -442,6 +468,7 @@ class SubprocessParticipant:
         """
         if self.proc is None:
             return
+        _STARTED.discard(self.proc.pid)  # killed now, or reaped already: never again
         if self.proc.returncode is not None:  # reaped elsewhere (Popen.poll): its pid is free
             self._reaped = True
         if not self._reaped:
