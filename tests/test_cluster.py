@@ -504,6 +504,20 @@ def test_jobs_and_a_scheduler_together_are_a_usage_error(tmp_path: Path) -> None
     assert "--jobs and --scheduler" in done.stderr
 
 
+def _run_on(address: str, path: Path, cwd: Path) -> subprocess.Popen[str]:
+    """`arena run CONFIG --scheduler ADDRESS -q` in a process of its own, its output piped."""
+    script = (
+        "from arena.ui.cli import main\nimport sys\nsys.argv = ['arena', *sys.argv[1:]]\nmain()\n"
+    )
+    return subprocess.Popen(
+        [sys.executable, "-c", script, "run", str(path), "--scheduler", address, "-q"],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 def test_ctrl_c_cancels_the_outstanding_tasks_and_resume_plays_the_rest(
     cluster: Any, address: str, tmp_path: Path
 ) -> None:
@@ -517,16 +531,7 @@ def test_ctrl_c_cancels_the_outstanding_tasks_and_resume_plays_the_rest(
     path = write_config(folder, SLOW_CONFIG, games=games, python=sys.executable, markers=markers)
     (folder / "slow_bot.py").write_text(SLOW_BOT)
     results = folder / "replays" / "results.jsonl"
-    script = (
-        "from arena.ui.cli import main\nimport sys\nsys.argv = ['arena', *sys.argv[1:]]\nmain()\n"
-    )
-    running = subprocess.Popen(
-        [sys.executable, "-c", script, "run", str(path), "--scheduler", address, "-q"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    running = _run_on(address, path, tmp_path)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not (
         results.exists() and len(results.read_text().splitlines()) >= 2
@@ -563,16 +568,7 @@ def test_ctrl_c_stops_the_matches_running_on_workers_and_keeps_their_replays(
     folder = tmp_path / "t"
     path = write_config(folder, SLOW_CONFIG, games=4, python=sys.executable, markers=markers)
     (folder / "slow_bot.py").write_text(SLEEPY_BOT)
-    script = (
-        "from arena.ui.cli import main\nimport sys\nsys.argv = ['arena', *sys.argv[1:]]\nmain()\n"
-    )
-    running = subprocess.Popen(
-        [sys.executable, "-c", script, "run", str(path), "--scheduler", address, "-q"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    running = _run_on(address, path, tmp_path)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and len(list(markers.iterdir())) < 4:
         time.sleep(0.05)  # two matches (four participants) running, one per worker
