@@ -195,6 +195,7 @@ class Forked:
 
     record: MatchRecord
     origin: dict[str, Any]
+    limits: LimitsSection  # the recorded limits it was played under
 
 
 def fork(
@@ -243,7 +244,7 @@ def fork(
         "replaced": [{"seat": seat, **spec.as_json()} for seat, spec in sorted(replaced.items())],
         "ignored": cursor.ignored,
     }
-    return Forked(record, origin)
+    return Forked(record, origin, limits)
 
 
 def fork_file(
@@ -263,7 +264,6 @@ def fork_file(
     point = fork_point(document, at, turn_starts(steps))
     replaced = dict(parse_seat_option(text) for text in seats)
     forked = fork(document, source, point, replaced, cwd=cwd, setup=setup)
-    limits = LimitsSection.read(document.settings["limits"])
     kept: dict[str, Any] = {
         key: value
         for key, value in (("game", document.match), ("dealSeed", document.deal_seed))
@@ -272,7 +272,7 @@ def fork_file(
     built = replay.build(
         forked.record,
         seed=document.seed,
-        limits=limits,
+        limits=forked.limits,
         extra={**kept, "fork": forked.origin},
     )
     stem = output.name.removesuffix(".json")
