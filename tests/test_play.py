@@ -410,6 +410,7 @@ def test_play_starts_with_a_rule_set_by_name_or_file(
     [
         ("nope", "--rules: 'nope' is neither a rule set (classic, family-two, family-table)"),
         ("missing.toml", "missing.toml: no such config file"),
+        ("/dev/zero", "/dev/zero: cannot read: not a regular file"),  # not read for ever
     ],
 )
 def test_play_refuses_an_unknown_rule_set_in_one_line(
@@ -425,3 +426,22 @@ def test_play_refuses_an_unknown_rule_set_in_one_line(
     )
     assert done.returncode == 2 and done.stderr.startswith(error), done.stderr
     assert done.stderr.count("\n") == 1 and not list(tmp_path.iterdir())
+
+
+def test_play_refuses_a_rules_file_over_the_config_limit(tmp_path: Path) -> None:
+    huge = tmp_path / "huge.toml"
+    huge.write_bytes(b"# " + b"x" * (1 << 20) + b"\n[rules]\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "play", "--rules", str(huge)],
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+        text=True,
+    )
+    assert done.returncode == 2, done.stderr
+    assert (
+        done.stderr
+        == f"{huge}: cannot read: {huge.stat().st_size} bytes, over the limit of 1 MiB\n"
+    )
+    assert [p.name for p in tmp_path.iterdir()] == ["huge.toml"]

@@ -11,7 +11,6 @@ import os
 import shlex
 import shutil
 import sys
-import tomllib
 import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
@@ -327,14 +326,7 @@ def named_rules(name: str) -> Rules:
 
 def rules_file(path: Path) -> Rules:
     """The `[rules]` and `[deck]` of a config file (the rest is not read). Raises ConfigError."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such config file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{path}: cannot read: {error}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    data = _read_toml(path)
     chosen: dict[str, Any] = {key: data[key] for key in ("rules", "deck") if key in data}
     try:
         sections = _RuleSections.read(chosen)
@@ -380,16 +372,12 @@ def bot_command(level: str) -> tuple[str, ...]:
     return (sys.executable, "-m", "arena.bots", level)
 
 
-def load(
-    path: Path, *, seed: int | None = None, matches: int | None = None
-) -> tuple[Config, list[Seat]]:
-    """Read, check and resolve a config file. Creates nothing.
+def _read_toml(path: Path) -> dict[str, Any]:
+    """A config file's TOML, read up to CONFIG_LIMIT bytes. Raises ConfigError (one line)."""
+    import tomllib  # (here: start-up of the commands that read no TOML)
 
-    Raises ConfigError (one line) for anything wrong with it, WriteError when its replays
-    folder could not be written.
-    """
     try:
-        data = tomllib.loads(read_capped(path, CONFIG_LIMIT).decode("utf-8"))
+        return tomllib.loads(read_capped(path, CONFIG_LIMIT).decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
     except UnreadableFile as error:
@@ -400,6 +388,17 @@ def load(
         raise ConfigError(f"{path}: cannot read: {error}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
+
+
+def load(
+    path: Path, *, seed: int | None = None, matches: int | None = None
+) -> tuple[Config, list[Seat]]:
+    """Read, check and resolve a config file. Creates nothing.
+
+    Raises ConfigError (one line) for anything wrong with it, WriteError when its replays
+    folder could not be written.
+    """
+    data = _read_toml(path)
     if seed is not None:
         data["seed"] = seed
     if matches is not None:
