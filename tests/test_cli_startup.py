@@ -3,11 +3,14 @@ of many files and folders in one process, and a start-up that loads only what a 
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+from arena.ui import cli
 
 HEAVY = ("pydantic", "rich", "orjson", "openskill", "dask", "arena.base.config", "arena.replays")
 
@@ -129,3 +132,43 @@ def test_pydantic_finds_no_plugin_without_importlib_metadata() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "pydantic"]
+
+
+def _thresholds_at_each_match(folder: Path, *args: str) -> list[tuple[int, bool]]:
+    """The cycle collector's first threshold, and whether start-up's objects were set aside,
+    each time a whole `arena ARGS` (in a fresh interpreter) began to play or replay a match."""
+    probe = (
+        "import gc, sys\n"
+        "import arena.referee.loop as loop\n"
+        "seen = []\n"
+        "play = loop.play_match\n"
+        "def watched(*args, **options):\n"
+        "    seen.append((gc.get_threshold()[0], gc.get_freeze_count() > 0))\n"
+        "    return play(*args, **options)\n"
+        "loop.play_match = watched\n"
+        "from arena.ui import cli\n"
+        f"sys.argv = ['arena', *{list(args)!r}]\n"
+        "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
+        "import json\n"
+        "print(json.dumps(seen), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        cwd=folder,
+    )
+    return [(threshold, frozen) for threshold, frozen in json.loads(done.stderr.splitlines()[-1])]
+
+
+def test_start_up_defers_the_cycle_collector_but_matches_play_with_the_usual_one(
+    tmp_path: Path,
+) -> None:
+    [one] = _replays(tmp_path, 1)  # (bots in the arena's process: the match loop runs here)
+    usual = gc.get_threshold()[0]
+    played = _thresholds_at_each_match(tmp_path, "run", "c.toml", "--quiet", "--jobs", "1")
+    assert played == [(usual, True)]
+    replayed = _thresholds_at_each_match(tmp_path, "replay", "verify", str(one))
+    assert replayed == [(cli.START_UP_COLLECTION, False)]

@@ -6,6 +6,7 @@ stdout that could not take the output), 128 + the signal when stopped by one (13
 143 for SIGTERM, 129 for SIGHUP; see `arena.base.shutdown` and docs/stopping.md).
 """
 
+import gc
 import math
 import os
 import shlex
@@ -320,6 +321,7 @@ def _run_loaded(
         ctx, config, settings, seats, jobs=jobs, resume=resume, scheduler=scheduler
     )
     shutdown.install_graceful()  # SIGINT, SIGTERM, SIGHUP: stop the matches, keep every finished one
+    _playing()
     missing = plan.matches - len(plan.done)
     workers = max(1, min(jobs or default_jobs(), missing))
     executor: Callable[[], MatchExecutor] = lambda: make_executor(workers)
@@ -849,6 +851,7 @@ def replay_fork(
     from arena.replays import fork
     from arena.ui.terminal import inert
 
+    _playing()
     try:
         path, forked = fork.fork_file(file, at, seat or [], output, cwd=Path.cwd())
     except (ReplayError, ConfigError) as error:
@@ -962,6 +965,7 @@ def play(
         rules=chosen,
         rules_choice=rules,
     )
+    _playing()
     try:
         status = play_module.play(options, out.console)
     except ArenaError as error:
@@ -1042,6 +1046,7 @@ def check(
     if warning is not None:
         err.print(warning, markup=False, highlight=False, soft_wrap=True)
     limits = config_module.LimitsSection(reply_timeout=timeout, startup_timeout=startup_timeout)
+    _playing()
     report = check_module.run_checks(resolved, cwd, limits, confinement)
     if not out.is_terminal and "COLUMNS" not in os.environ:
         out.console.width = PIPED_WIDTH  # a file or a pipe: rich's 80 columns would cut the cells
@@ -1050,7 +1055,22 @@ def check(
     raise typer.Exit(0 if report.passed else 1)
 
 
+# Start-up builds tens of thousands of objects (modules, classes, validators) and frees few:
+# the cycle collector's passes over them are wasted time (about a tenth of `arena replay
+# verify`). It waits for this many new objects until a command is about to play matches.
+START_UP_COLLECTION = 100_000
+_USUAL_COLLECTION = gc.get_threshold()
+
+
+def _playing() -> None:
+    """From here on, collect cycles as usual, and never again look at start-up's objects: a
+    pass over 100,000 objects between two replies would count against the seat waiting."""
+    gc.freeze()
+    gc.set_threshold(*_USUAL_COLLECTION)
+
+
 def main() -> None:
+    gc.set_threshold(START_UP_COLLECTION, *_USUAL_COLLECTION[1:])
     # The arena uses no pydantic plugin: looking for some reads every installed package's
     # metadata, a third of the start-up of `arena replay verify`.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
