@@ -9,6 +9,8 @@ arena sent (taken from the replays, encoded beforehand) and reads each reply lin
 median of the rounds are printed, with the ratios. Goals: the three short commands under 0.2 s,
 `arena run` within 1.25x its floor. `arena run` is measured as it runs by default (each bot in
 its bubblewrap sandbox, where bwrap works) and with `sandbox = "none"`, the arena's own cost.
+Both are also timed for their first match alone, which splits each into a start-up (and end)
+and a cost per match: where the arena's time over the loop's goes.
 
     nice python bench/startup.py [--rounds 7] [--matches 10]
 """
@@ -81,7 +83,7 @@ def config(folder: Path, games: int, bot: str, sandbox: str = "auto") -> Path:
     return path
 
 
-def floor_input(replays: Sequence[Path], folder: Path) -> Path:
+def floor_input(replays: Sequence[Path], folder: Path, name: str = "floor.json") -> Path:
     """The floor's script: for each match, the seats' commands and every line the arena wrote."""
     env = {key: os.environ[key] for key in ("PATH", "HOME", "LANG") if key in os.environ}
     env["PYTHONUNBUFFERED"] = "1"
@@ -94,7 +96,7 @@ def floor_input(replays: Sequence[Path], folder: Path) -> Path:
             for e in data["transcript"]
         ]
         matches.append({"seats": seats, "lines": lines})
-    path = folder / "floor.json"
+    path = folder / name
     path.write_text(json.dumps(matches))
     return path
 
@@ -136,6 +138,8 @@ def main() -> None:
         bare = config(folder, options.matches, "python", sandbox="none")
         (folder / "floor.py").write_text(FLOOR)
         script = floor_input(played, folder)
+        first = floor_input(played[:1], folder, "first.json")
+        bare_one = config(folder, 1, "python", sandbox="none")
         commands: dict[str, list[str]] = {
             "python -c pass": [sys.executable, "-c", "pass"],
             "arena --help": [ARENA, "--help"],
@@ -148,6 +152,7 @@ def main() -> None:
                 str(folder / many.stem),
             ],
             "bare loop (floor of run)": [sys.executable, "floor.py", str(script)],
+            "bare loop (its first match)": [sys.executable, "floor.py", str(first)],
             f"arena run ({options.matches} matches, --jobs 1)": [
                 ARENA,
                 "run",
@@ -164,6 +169,7 @@ def main() -> None:
                 "--jobs",
                 "1",
             ],
+            "arena run (1 match, unsandboxed)": [ARENA, "run", str(bare_one), "--quiet"],
         }
         measures: dict[str, Callable[[], float]] = {
             name: (lambda name=name, command=command: timed(command, folder, name))  # type: ignore[misc]
@@ -178,7 +184,11 @@ def main() -> None:
     run_floor = min(times["bare loop (floor of run)"])
     for name, values in times.items():
         best = min(values)
-        if name.startswith("arena run"):
+        if name.startswith("arena run (1 match"):
+            ratio = f"{best / min(times['bare loop (its first match)']):.2f}x the bare loop's first match"
+        elif name.startswith("bare loop"):
+            ratio = "floor"
+        elif name.startswith("arena run"):
             ratio = f"{best / run_floor:.2f}x the bare loop (goal <= 1.25)"
         elif name.startswith("arena"):
             ratio = f"{best / start_floor:.2f}x python -c pass" + (
@@ -189,6 +199,22 @@ def main() -> None:
         cpu = min(CPU[name])
         print(
             f"{name:40} {best * 1000:7.0f} ms {statistics.median(values) * 1000:6.0f} ms {cpu * 1000:6.0f} ms   {ratio}"
+        )
+    # Where the time of a run goes: a fixed start-up and a cost per match, from 1 and N matches.
+    matches = options.matches
+    for what, one_name, all_name in (
+        (
+            "arena run, unsandboxed",
+            "arena run (1 match, unsandboxed)",
+            f"arena run ({matches} matches, unsandboxed)",
+        ),
+        ("bare loop", "bare loop (its first match)", "bare loop (floor of run)"),
+    ):
+        one_match, all_matches = min(times[one_name]), min(times[all_name])
+        per_match = (all_matches - one_match) / (matches - 1)
+        print(
+            f"{what:24} start-up and end {1000 * (one_match - per_match):5.0f} ms, "
+            f"then {1000 * per_match:5.1f} ms a match"
         )
     print(
         "(CPU: user + system time of the process and its children: what the command costs "
