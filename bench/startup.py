@@ -34,6 +34,28 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = shutil.which("arena", path=str(Path(sys.executable).parent)) or "arena"
 
+# What any command but `--help` pays before the arena's own code runs: the interpreter, a typer
+# command with an option (typer parses options with pydantic) and one pydantic model built and
+# used, as reading a config or a replay needs.
+STACK = """
+import sys
+import typer
+from pydantic import BaseModel, Field
+
+class Seat(BaseModel):
+    seat: int = Field(ge=0)
+    name: str
+
+app = typer.Typer(add_completion=False, rich_markup_mode=None, pretty_exceptions_enable=False)
+
+@app.command()
+def hello(name: str, seat: int = 0) -> None:
+    Seat.model_validate({"seat": seat, "name": name})
+
+sys.argv = ["hello", "alice", "--seat", "1"]
+app()
+"""
+
 # The floor of `arena run`: spawn the bots, write a line, read a line, close; nothing else.
 FLOOR = """
 import json, subprocess, sys
@@ -143,6 +165,7 @@ def main() -> None:
         commands: dict[str, list[str]] = {
             "python -c pass": [sys.executable, "-c", "pass"],
             "arena --help": [ARENA, "--help"],
+            "the stack alone (typer, pydantic)": [sys.executable, "-c", STACK],
             "arena replay show ONE": [ARENA, "replay", "show", one],
             "arena replay verify ONE": [ARENA, "replay", "verify", one],
             f"arena replay verify FOLDER ({len(replays)})": [
@@ -188,6 +211,8 @@ def main() -> None:
             ratio = f"{best / min(times['bare loop (its first match)']):.2f}x the bare loop's first match"
         elif name.startswith("bare loop"):
             ratio = "floor"
+        elif name.startswith("the stack"):
+            ratio = f"{best / start_floor:.2f}x python -c pass"
         elif name.startswith("arena run"):
             ratio = f"{best / run_floor:.2f}x the bare loop (goal <= 1.25)"
         elif name.startswith("arena"):
