@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from replaymaker import replay_json
 
 from arena.replays import replay
@@ -141,3 +143,33 @@ def test_a_run_of_many_matches_tells_each_stopped_participant_once(tmp_path: Pat
     assert "stopped participants, each at its first time" in result.stdout
     assert result.stdout.count("mine: exited at message #0 (init)") == 1
     assert "can't open file" in result.stdout and ".seat0.stderr.log" in result.stdout
+
+
+def test_replies_that_are_not_json_are_told_first_with_what_the_bot_wrote(tmp_path: Path) -> None:
+    # A debug print before every ask: the print is taken as the reply (not JSON), and the real
+    # reply comes when nothing was asked. The first of those is what the writer must see.
+    _config(tmp_path, [sys.executable, str(CHECKBOTS / "debug_prints.py")])
+    result = _arena(tmp_path, "run", "config.toml")
+    assert result.returncode == 0, result.stderr
+    _, data = _one_replay(tmp_path)
+    [first] = [f for f in data["faults"] if f["kind"] == "not-json"][:1]
+    told = [line for line in result.stdout.splitlines() if line.startswith("  mine: ")]
+    assert told[0].startswith(
+        f"  mine: {data['faultCounts'][0]['not-json']} replies that were not JSON; "
+        f"the first, at message #{first['at']} (ask): "
+    )
+    assert "it wrote 'thinking about" in told[0] and "log to stderr" in told[0]
+    assert any("outputs nobody asked for" in line for line in told[1:])
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js")
+def test_a_node_crash_shows_its_error_line_not_only_stack_frames(tmp_path: Path) -> None:
+    script = tmp_path / "bot.js"
+    script.write_text((CHECKBOTS / "unknown_type.js").read_text())
+    _config(tmp_path, ["node", "bot.js"], extra="[rules]\nluckyDraw = true\n")
+    result = _arena(tmp_path, "run", "config.toml")
+    assert result.returncode == 0, result.stderr
+    assert "mine: exited at message #" in result.stdout and "(lucky-draw)" in result.stdout
+    tail = result.stdout[result.stdout.index("last lines of its stderr") :]
+    assert "Error: unknown message lucky-draw" in tail
+    assert "more stack lines" in tail

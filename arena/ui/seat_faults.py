@@ -6,6 +6,7 @@ path of its log; replies that broke a rule get their count and the first reason.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,13 +18,42 @@ from arena.ui.terminal import inert
 STDERR_LINES = 5  # lines of a stopped seat's stderr shown at the terminal
 # Faults that stop a participant for the rest of its match.
 STOPPING = ("start-failed", "exited", "crashed", "timeout", "line-too-long", "too-much-output")
-# Faults after which it plays on, in the order they are reported.
-COUNTED = ("refused-ask", "bad-pond-index", "unsolicited-output")
+# Faults after which it plays on; each is reported in the order of its first time.
+COUNTED = ("not-json", "refused-ask", "bad-pond-index", "unsolicited-output")
 NOUNS = {
+    "not-json": ("reply that was not JSON", "replies that were not JSON"),
     "refused-ask": ("refused ask", "refused asks"),
     "bad-pond-index": ("pond index that was not a number", "pond indices that were not numbers"),
     "unsolicited-output": ("output nobody asked for", "outputs nobody asked for"),
 }
+# What a bot usually did to earn the fault, told after its first example.
+HINTS = {
+    "not-json": "stdout is for replies only: log to stderr",
+    "unsolicited-output": "one line per message, and debug output on stderr",
+}
+# A frame of a Node, Java or C# stack trace (`    at f (bot.js:3:9)`, `\tat Bot.main(Bot.java:9)`,
+# `\t... 3 more`): these follow the error line, so a plain tail would show only frames.
+_FRAME = re.compile(r"^\s+(at\s|\.\.\.\s\d+\smore)")
+
+
+def stderr_tail(log: str, lines: int) -> list[str]:
+    """The last `lines` non-blank lines of a stderr log, with every stack frame after the first
+    of a trace folded into one line, so that the error line a trace starts with stays in view."""
+    kept: list[str] = []
+    folded = 0
+    for line in log.splitlines():
+        if not line.strip():
+            continue
+        if _FRAME.match(line) and kept and _FRAME.match(kept[-1]):
+            folded += 1
+            continue
+        if folded:
+            kept.append(f"    … {folded} more stack line{'s' if folded > 1 else ''}")
+            folded = 0
+        kept.append(line)
+    if folded:
+        kept.append(f"    … {folded} more stack line{'s' if folded > 1 else ''}")
+    return kept[-lines:]
 
 
 def log_path(replay: Path, seat: int) -> Path:
@@ -61,7 +91,7 @@ def notes(
                 )
             )
             log = logs[seat] if seat < len(logs) else ""
-            tail = [line for line in log.splitlines() if line.strip()][-STDERR_LINES:]
+            tail = stderr_tail(log, STDERR_LINES)
             if tail:
                 where = log_path(replay, seat)
                 yield Text(f"    last lines of its stderr ({shown_path(where)}):", style="dim")
@@ -69,16 +99,21 @@ def notes(
                     yield Text("      ").append_text(inert(line, limit=200))
             else:
                 yield Text("    it wrote nothing on stderr", style="dim")
-        for kind in COUNTED if counted else ():
+        kinds = dict.fromkeys(f.get("kind") for f in own if f.get("kind") in COUNTED)
+        for kind in kinds if counted else ():
             same = [f for f in own if f.get("kind") == kind]
-            if same:
-                first = same[0]
-                one, many = NOUNS[kind]
-                text = (
-                    f"{len(same)} {one if len(same) == 1 else many}; the first, at message "
-                    f"{_message(first, transcript)}: {first.get('detail', '')}"
-                )
-                yield _who(name).append_text(inert(text, limit=600))
+            first = same[0]
+            one, many = NOUNS[str(kind)]
+            text = (
+                f"{len(same)} {one if len(same) == 1 else many}; the first, at message "
+                f"{_message(first, transcript)}: {first.get('detail', '')}"
+            )
+            raw = first.get("raw")
+            if kind in ("not-json", "unsolicited-output") and isinstance(raw, str):
+                text += f"; it wrote {raw[:80]!r}"
+            if kind in HINTS:
+                text += f" ({HINTS[str(kind)]})"
+            yield _who(name).append_text(inert(text, limit=600))
 
 
 def _who(name: str) -> Text:
