@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -180,6 +181,9 @@ def test_the_family_rules_scenario_sends_lucky_draws_and_refills_an_empty_hand()
     assert rules["startingHandSize"] == 5 and len(sent[0]["players"]) == 3
     types = [m["type"] for m in sent]
     assert "lucky-draw" in types and "pick-up" in types
+    # Before seat 0's first decision: a program meets `lucky-draw` however it plays.
+    first = min(types.index(kind) for kind in ("ask", "go-fish", "pick-up") if kind in types)
+    assert "lucky-draw" in types[:first]
 
 
 @pytest.mark.parametrize(
@@ -339,6 +343,21 @@ def test_a_bot_that_chokes_on_an_unknown_message_fails_that_check_and_the_family
     assert "unknown message type future-message" in done.stdout
     # The family rules send `lucky-draw`, a type a bot written for the reference does not know.
     assert "│ failed " in row(done.stdout, "family rules")
+    assert "FAIL: 2 of 7 checks failed" in done.stdout
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js")
+def test_a_bot_that_throws_on_lucky_draw_fails_the_family_rules_however_it_plays() -> None:
+    # It plays every ask validly, so it meets `lucky-draw` only because the scenario's deal
+    # shows one to every seat before seat 0 decides anything.
+    done = run_check("--", "node", "tests/checkbots/unknown_type.js")
+    assert done.returncode == 1
+    assert "│ failed " in row(done.stdout, "family rules")
+    assert "lucky-draw" in done.stdout
+    assert "answer null to any type you do not know" in done.stdout
+    # Node writes the error line first and the stack after it: the frames are folded.
+    assert "Error: unknown message lucky-draw" in done.stdout
+    assert "more stack lines" in done.stdout
     assert "FAIL: 2 of 7 checks failed" in done.stdout
 
 
