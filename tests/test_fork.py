@@ -214,3 +214,30 @@ def test_show_and_the_page_mark_the_fork_point(tmp_path: Path, browser: Browser)
     )
     assert following >= document.fork.at
     assert not [e for e in browser.events if e["method"] == "Runtime.exceptionThrown"]
+
+
+def test_a_played_game_forks_only_with_its_person_replaced(tmp_path: Path) -> None:
+    # `arena play` records the human seat with no command: nothing can play it again.
+    played = subprocess.run(
+        [sys.executable, "-m", "arena", "play", "--seed", "4", "--delay", "0"],
+        cwd=tmp_path,
+        input="quit\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert played.returncode == 0, played.stderr
+    [source] = (tmp_path / "replays").glob("*.json")
+    refused = _arena("replay", "fork", str(source), "--at", "3", "-o", "f.json", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert refused.stderr.strip() == (
+        "seat 0 (you) was played by a person (arena play), who cannot be run again: "
+        "replace it with --seat 0=LEVEL or --seat 0=COMMAND"
+    )
+    assert not (tmp_path / "f.json").exists()
+    done = _arena(
+        "replay", "fork", str(source), "--at", "3", "--seat", "0=easy", "-o", "f.json", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert _arena("replay", "verify", "f.json", cwd=tmp_path).returncode == 0

@@ -289,6 +289,12 @@ def _seat(player: RecordedPlayer, spec: SeatSpec | None, cwd: Path) -> Seat:
         if level is not None:
             return Seat(name=name, command=bot_command(level), cwd=cwd, env=env, bot=level)
         command = player.command
+        if not command:  # `arena play` records its human seat with no command
+            raise ConfigError(
+                f"seat {player.seat} ({name}) was played by a person (arena play), who cannot be "
+                f"run again: replace it with --seat {player.seat}=LEVEL or "
+                f"--seat {player.seat}=COMMAND"
+            )
     elif spec.bot is not None:
         return Seat(name=name, command=bot_command(spec.bot), cwd=cwd, env=env, bot=spec.bot)
     else:
