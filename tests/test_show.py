@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from replaymaker import Read, make_replay
+from replaymaker import Read, make_replay, quit_game
 from rich.console import Console
 from typer.testing import CliRunner
 
 from arena.base.errors import ReplayError
+from arena.engine.match import MatchSetup, Outcome, Result
+from arena.engine.rules import Rules
 from arena.referee.loop import replay_transcript
 from arena.replays import replay as replay_module
 from arena.replays import timeline
@@ -193,6 +195,24 @@ def test_cli(tmp_path: Path) -> None:
     assert seat.exit_code == 0 and "as seen by seat 1" in seat.output
     assert runner.invoke(app, ["replay", "show", str(path), "--seat", "2"]).exit_code == 2
     assert runner.invoke(app, ["replay", "show", str(tmp_path / "missing.json")]).exit_code == 2
+
+
+def test_a_stopped_match_shows_books_so_far_and_no_places(tmp_path: Path) -> None:
+    path = quit_game(tmp_path)
+    shown = CliRunner().invoke(app, ["replay", "show", str(path)], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    assert "match stopped (interrupted), no places; books so far: you 0 books" in shown.output
+    assert "1st" not in shown.output  # every seat tied on 0 books would read "1st" three times
+    assert "the table when the match was stopped (interrupted: no places" in shown.output
+    rows = [line for line in shown.output.splitlines() if line.startswith("│")]
+    assert rows and all(row.split("│")[4].strip() in ("-", "") for row in rows)
+
+
+def test_one_book_is_one_book() -> None:
+    builder = timeline.TimelineBuilder(MatchSetup.from_seed(1, ("ann", "bob"), Rules()))
+    step = builder.end(Result(Outcome.COMPLETED, (12, 1), (1, 2)), 99)
+    text = "".join(part if isinstance(part, str) else "?" for part in step.line)
+    assert text == "match over (completed): ? 12 books (1st)  ? 1 book (2nd)  "
 
 
 def test_a_deck_that_is_not_a_pack_is_refused(tmp_path: Path) -> None:

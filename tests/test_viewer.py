@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from replaymaker import make_replay, replay_json
+from replaymaker import make_replay, quit_game, replay_json
 from typer.testing import CliRunner
 
 from arena.replays import replay as replay_module
@@ -405,3 +405,20 @@ def test_the_log_shows_no_future_step_and_the_placings_no_second_number(
     )
     assert marker == "none"  # "1st alice", not "1. 1st alice"
     assert browser.js("document.getElementById('placing-list').tagName") == "UL"
+
+
+def test_a_stopped_match_ends_on_books_so_far_with_no_places(
+    tmp_path: Path, browser: Browser
+) -> None:
+    path = quit_game(tmp_path)
+    page = tmp_path / "stopped.html"
+    page.write_text(viewer.render(replay_module.read(path)), encoding="utf-8")
+    browser.open(page.as_uri())
+    browser.key("End", 35)
+    assert browser.js("document.getElementById('placings').hidden") is False
+    heading = browser.js("document.querySelector('#placings h2').textContent")
+    assert heading == "Books so far (stopped: no places)"
+    placings = browser.js(
+        "[...document.querySelectorAll('#placing-list .placing')].map(li => li.textContent)"
+    )
+    assert placings == ["you — 0 books", "Pip — 0 books"]  # seat order, no "1st" for a tie

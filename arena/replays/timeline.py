@@ -35,7 +35,7 @@ from arena.engine.events import (
     PickedUp,
     WentFishing,
 )
-from arena.engine.match import MatchSetup, Result
+from arena.engine.match import MatchSetup, Outcome, Result
 from arena.engine.rules import NextPlayer, RefillWhen, Rules, Table
 from arena.referee.loop import replay_transcript
 from arena.replays.replay import Replay, deck_problem, setup_of
@@ -178,9 +178,15 @@ class TimelineBuilder:
         )
 
     def end(self, result: Result, at: int) -> Step:
-        line: Line = (f"match over ({result.outcome}): ",)
+        if result.outcome is Outcome.INTERRUPTED:
+            # A match stopped before its end has no places: books so far are not a result.
+            line: Line = ("match stopped (interrupted), no places; books so far: ",)
+            for seat in range(len(result.scores)):
+                line += (Who(seat), f" {_books(result.scores[seat])}  ")
+            return self._add(StepKind.END, at, None, line, (line,) * self.seats, ())
+        line = (f"match over ({result.outcome}): ",)
         for seat in sorted(range(len(result.scores)), key=lambda s: (result.places[s], s)):
-            line += (Who(seat), f" {result.scores[seat]} books ({_place(result.places[seat])})  ")
+            line += (Who(seat), f" {_books(result.scores[seat])} ({_place(result.places[seat])})  ")
         return self._add(StepKind.END, at, None, line, (line,) * self.seats, ())
 
     # -- events -------------------------------------------------------------------------
@@ -317,6 +323,10 @@ def rules_summary(rules: Rules, seats: int) -> str:
         parts.append("no one to ask: draw")
     parts.append(f"{rules.number_of_decks} deck(s)" + (" with knights" if rules.knights else ""))
     return ", ".join(parts)
+
+
+def _books(count: int) -> str:
+    return f"{count} book" if count == 1 else f"{count} books"
 
 
 def _place(place: object) -> str:

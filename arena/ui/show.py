@@ -208,6 +208,9 @@ def _final_table(
     counts = replay.fault_counts
     # Text rather than str throughout: a str is parsed as console markup (and emoji codes).
     title = f"the final table ({result.outcome}, pond {last.pond})"
+    unfinished = result.outcome == "interrupted"  # no places: books so far are not a result
+    if unfinished:
+        title = f"the table when the match was stopped (interrupted: no places, pond {last.pond})"
     table = RichTable(title=Text(title, style="table.title"), title_justify="left")
     for column in ("seat", "name", "books", "place", "booked ranks", "hand", "faults"):
         table.add_column(
@@ -227,7 +230,7 @@ def _final_table(
             Text(str(s)),
             names.of(s),
             Text(str(len(last.books[s]))),
-            Text(str(result.places[s])),
+            Text("-" if unfinished else str(result.places[s])),
             Text(" ".join(rank_name(r) for r in last.books[s]) or "-"),
             shown,
             Text(faults),

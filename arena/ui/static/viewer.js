@@ -164,12 +164,15 @@
     var list = $("placing-list");
     list.replaceChildren();
     var scores = data.result.scores || [], ranks = data.result.ranks || [];
+    // A match stopped before its end has no places: its books so far, in seat order.
+    var unfinished = data.result.outcome === "interrupted";
+    box.querySelector("h2").textContent = unfinished ? "Books so far (stopped: no places)" : "Final placings";
     var order = players.map(function (p) { return p.seat; });
-    order.sort(function (a, b) { return (ranks[a] - ranks[b]) || (a - b); });
+    if (!unfinished) order.sort(function (a, b) { return (ranks[a] - ranks[b]) || (a - b); });
     order.forEach(function (s) {
       var item = el("li", "placing");
       item.dataset.seat = String(s);
-      item.appendChild(el("span", "place", place(ranks[s]) + " "));
+      if (!unfinished) item.appendChild(el("span", "place", place(ranks[s]) + " "));
       item.appendChild(el("span", "who " + seatClass(s), players[s].name));
       item.appendChild(el("span", "score", " — " + scores[s] + (scores[s] === 1 ? " book" : " books")));
       list.appendChild(item);
