@@ -79,11 +79,35 @@ def test_verify_takes_files_and_folders_and_names_each_that_differs(tmp_path: Pa
     done = _arena("replay", "verify", str(replays[0]), "tampered.json", "replays", cwd=tmp_path)
     assert done.returncode == 1
     assert "tampered.json: differs: result" in done.stderr
-    assert "8 replays: 7 ok, 1 not" in done.stdout
+    assert "8 replays: 7 ok, 1 failed" in done.stdout
     empty = tmp_path / "empty"
     empty.mkdir()
     done = _arena("replay", "verify", "empty", cwd=tmp_path)
     assert done.returncode == 2 and "no replay" in done.stderr
+
+
+def test_verify_of_a_glob_skips_the_runs_standings_and_names_any_other_json(
+    tmp_path: Path,
+) -> None:
+    _replays(tmp_path, 2)  # two matches: a standings.json beside them, which replays/*.json names
+    named = sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "replays").glob("*.json"))
+    assert "replays/standings.json" in named
+    done = _arena("replay", "verify", *named, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "replays/standings.json: skipped, not a replay" in done.stdout
+    assert "2 replays: 2 ok" in done.stdout
+    (tmp_path / "list.json").write_text("[1, 2]")
+    done = _arena("replay", "verify", "list.json", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        'list.json: not a replay (no "format"; a replay\'s is "gofish-arena-replay/1")'
+    )
+    shown = _arena("replay", "show", "replays/standings.json", cwd=tmp_path)
+    assert shown.returncode == 2
+    assert shown.stderr.strip() == (
+        'replays/standings.json: not a replay (its "format" is "gofish-arena-standings/1"; '
+        'a replay\'s is "gofish-arena-replay/1")'
+    )
 
 
 def _modules_after(*args: str) -> set[str]:

@@ -397,11 +397,24 @@ def read(path: Path) -> Replay:
     return from_json(data, str(path))
 
 
+class NotAReplay(ReplayError):
+    """A JSON file that is not a replay at all; `format` is its own "format", when a string."""
+
+    def __init__(self, message: str, format: object) -> None:
+        super().__init__(message)
+        self.format = format if isinstance(format, str) else None
+
+
 def from_json(data: Any, where: str = "replay") -> Replay:
     """A replay document, as JSON values, checked against `ReplayModel` and typed.
 
     Raises ReplayError, one line naming `where` (the file) and the key.
     """
+    kind = data.get("format") if isinstance(data, dict) else None
+    if not (isinstance(kind, str) and kind.startswith(FORMAT.split("/")[0] + "/")):
+        # A run's standings.json, say: `replays/*.json` names it too.
+        what = f'its "format" is {_json(kind, 80)}' if isinstance(kind, str) else 'no "format"'
+        raise NotAReplay(f'{where}: not a replay ({what}; a replay\'s is "{FORMAT}")', kind)
     try:
         return Replay.of(ReplayModel.model_validate(data))
     except ValidationError as error:

@@ -774,12 +774,20 @@ def replay_verify(
             files += found
         else:
             files.append(path)
-    failed = 0
+    failed = skipped = 0
     for file in files:
         problem: str | None
         try:
             data = replay_module.read(file)
             difference = replay_module.verify(data)
+        except replay_module.NotAReplay as error:
+            other = error.format or ""
+            if other.startswith("gofish-arena-"):
+                # Another file of a run (`replays/*.json` names standings.json): not a replay.
+                skipped += 1
+                _say(f"{file}: skipped, not a replay (its format is {other[:80]})")
+                continue
+            problem = str(error)
         except ReplayError as error:
             problem = str(error)
         except _MALFORMED as error:
@@ -791,10 +799,13 @@ def replay_verify(
             _say(problem, error=True)
         else:
             _say(f"{file}: ok ({len(data.transcript)} messages, outcome {data.result.outcome})")
-    if len(files) > 1:
+    checked = len(files) - skipped
+    if not checked:
+        fail("no replay among the files given", 2)
+    if checked > 1:
         _say(
-            f"{len(files)} replays: {len(files) - failed} ok"
-            + (f", {failed} not" if failed else "")
+            f"{checked} replays: {checked - failed} ok"
+            + (f", {failed} failed (not readable, or not the match they record)" if failed else "")
         )
     if failed:
         raise typer.Exit(1)
