@@ -153,6 +153,45 @@ def test_a_results_file_that_is_a_link_is_not_followed(tmp_path: Path) -> None:
     assert not list((tmp_path / "replays").glob("*.json"))
 
 
+@pytest.mark.parametrize("resume", [False, True])
+@pytest.mark.parametrize("name", ["results.jsonl", "standings.json", "report.html"])
+def test_a_folder_where_the_run_writes_a_file_is_refused_before_any_match(
+    tmp_path: Path, name: str, resume: bool
+) -> None:
+    _config(tmp_path, 2)
+    (tmp_path / "replays" / name).mkdir(parents=True)
+    done = _arena(tmp_path, "run", "config.toml", "--quiet", *(["--resume"] * resume))
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == (
+        f"{tmp_path / 'replays' / name}: not a regular file (a folder); move it out of the way"
+    )
+    assert sorted(p.name for p in (tmp_path / "replays").iterdir()) == [".results.lock", name]
+
+
+def test_a_results_file_that_is_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    _config(tmp_path, 2)
+    (tmp_path / "replays").mkdir()
+    os.mkfifo(tmp_path / "replays" / "results.jsonl")
+    done = _arena(tmp_path, "run", "config.toml", "--quiet", "--resume", timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().endswith(
+        "results.jsonl: not a regular file (a FIFO); move it out of the way"
+    )
+
+
+def test_a_replay_a_results_line_names_that_is_a_folder_plays_again(tmp_path: Path) -> None:
+    _config(tmp_path, 2)
+    assert _arena(tmp_path, "run", "config.toml", "--quiet").returncode == 0
+    named = tmp_path / "replays" / _lines(tmp_path)[1]["replay"]
+    named.unlink()
+    named.mkdir()
+    done = _arena(tmp_path, "run", "config.toml", "--quiet", "--resume")
+    assert done.returncode == 0, done.stderr
+    assert f"its replay {named.name} is not a replay file" in done.stderr
+    assert "Traceback" not in done.stderr and named.is_dir()
+    assert _standings(tmp_path)["matches"] == 2
+
+
 def test_one_writer_per_folder_and_a_killed_run_frees_it(tmp_path: Path) -> None:
     _config(tmp_path, 100000)
     first = subprocess.Popen(

@@ -126,6 +126,17 @@ def _reason(folder: Path, error: OSError) -> str:
     return error.strerror or str(error)
 
 
+def check_replaceable(path: Path) -> None:
+    """Raise ConfigError now if `path`, a file the arena rewrites (standings, its page), is held
+    by something `replace` cannot replace: a folder, a FIFO. A missing file or a link is fine."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return  # missing (or its folder is): `check_writable` and the writer say why
+    if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+        raise ConfigError(f"{path}: not a regular file (a {kind(mode)}); move it out of the way")
+
+
 class UnreadableFile(Exception):
     """A file that is not a regular file within its size cap; the message says which."""
 
@@ -141,7 +152,7 @@ def read_capped(path: Path, cap: int) -> bytes:
     try:
         status = os.fstat(handle)
         if not stat.S_ISREG(status.st_mode):
-            raise UnreadableFile(f"not a regular file (a {_kind(status.st_mode)})")
+            raise UnreadableFile(f"not a regular file (a {kind(status.st_mode)})")
         if status.st_size > cap:
             raise UnreadableFile(f"{status.st_size} bytes, over the limit of {_size(cap)}")
         chunks: list[bytes] = []
@@ -156,7 +167,8 @@ def read_capped(path: Path, cap: int) -> bytes:
         os.close(handle)
 
 
-def _kind(mode: int) -> str:
+def kind(mode: int) -> str:
+    """What a file that is not a regular one is, in a word: `folder`, `FIFO`…"""
     kinds = (
         (stat.S_ISDIR, "folder"),
         (stat.S_ISFIFO, "FIFO"),

@@ -26,6 +26,7 @@ from typing import Annotated, Any, ClassVar
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from arena.base import files
 from arena.base.errors import ArenaError, ConfigError, WriteError
 from arena.engine.match import Outcome
 
@@ -108,7 +109,8 @@ class ResultsFile:
 def read(path: Path) -> ResultsFile:
     """Every line of a results file checked with `ResultLine`. A missing file has no lines.
 
-    Raises ArenaError when the file cannot be read, or is a link or not a regular file.
+    Raises ConfigError when it is not a regular file (a folder, a FIFO: a person put it there),
+    ArenaError when it cannot be read or is a link.
     """
     found = ResultsFile()
     try:
@@ -117,9 +119,11 @@ def read(path: Path) -> ResultsFile:
         return found
     except OSError as error:
         raise ArenaError(f"cannot read {path}: {_why(error)}") from None
+    kind = _irregular(handle)  # before fdopen, which raises for a folder
+    if kind is not None:
+        os.close(handle)
+        raise ConfigError(f"{path}: not a regular file (a {kind}); move it out of the way")
     with os.fdopen(handle, "rb") as file:
-        if not _is_regular(file.fileno()):
-            raise ArenaError(f"cannot read {path}: not a regular file")
         for number, raw in enumerate(_lines(file), start=1):
             if not raw.strip():
                 continue
@@ -172,9 +176,10 @@ def confirmed(line: ResultLine, folder: Path) -> str | None:
         handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as error:
         return f"its replay {line.replay}: {_why(error)}"
+    if _irregular(handle) is not None or os.fstat(handle).st_size > MAX_REPLAY:
+        os.close(handle)  # before fdopen, which raises for a folder
+        return f"its replay {line.replay} is not a replay file"
     with os.fdopen(handle, "rb") as file:
-        if not _is_regular(file.fileno()) or os.fstat(file.fileno()).st_size > MAX_REPLAY:
-            return f"its replay {line.replay} is not a replay file"
         try:
             document = orjson.loads(file.read())
         except (orjson.JSONDecodeError, OSError):
@@ -283,6 +288,12 @@ class Lock:
 
 def _is_regular(fd: int) -> bool:
     return stat.S_ISREG(os.fstat(fd).st_mode)
+
+
+def _irregular(fd: int) -> str | None:
+    """What the open file is when it is not a regular file (`folder`, `FIFO`…), else None."""
+    mode = os.fstat(fd).st_mode
+    return None if stat.S_ISREG(mode) else files.kind(mode)
 
 
 def _why(error: OSError) -> str:

@@ -52,6 +52,7 @@ from arena.tournaments.sprt import Hypotheses
 from arena.tournaments.standings import MatchResult, Standings
 
 STANDINGS = "standings.json"
+REPORT = "report.html"  # the run's page (arena/ui/report.py), beside the standings
 ID_FORMAT = "gofish-arena-tournament/1"
 RETRIES = 3  # attempts per match when the worker running it dies
 DRAIN_SECONDS = 10.0  # after an interrupt, how long running matches get to stop by themselves
@@ -276,6 +277,8 @@ def _prepare(
         raise ConfigError(
             f"{folder / RESULTS}: is a symbolic link; the arena does not write through one"
         )
+    for name in (RESULTS, STANDINGS, REPORT):  # appended to or rewritten: a folder in the way
+        files.check_replaceable(folder / name)  # fails now, not after the matches
     found = results.read(folder / RESULTS) if resume else results.ResultsFile()
     seed, drawn = config.seed, False
     if seed is None and resume:

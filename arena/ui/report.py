@@ -34,10 +34,9 @@ from arena.tournaments import results as results_file
 from arena.tournaments import summary as summary_module
 from arena.tournaments.results import RESULTS
 from arena.tournaments.summary import Entry, Summary
-from arena.tournaments.tournament import STANDINGS, Tournament
+from arena.tournaments.tournament import REPORT, STANDINGS, Tournament
 from arena.ui import viewer
 
-REPORT = "report.html"
 REFRESH_SECONDS = 5.0  # a running tournament's page is rewritten at most this often
 MARKER = b'<meta name="generator" content="gofish-arena report">'  # a page this module wrote
 STANDINGS_LIMIT = 64 << 20  # bytes of standings.json read at most
