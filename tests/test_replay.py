@@ -61,11 +61,11 @@ TAMPERINGS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
     "an unknown format": (lambda r: r.update(format="something-else/9"), "format"),
     "a rule of another type": (
         lambda r: r["config"]["rules"].update(startingHandSize="7"),
-        "config: startingHandSize",
+        "config.rules.startingHandSize: Input should be a valid integer",
     ),
     "a rule that does not exist": (
         lambda r: r["config"]["rules"].update(jokers=True),
-        "config: jokers",
+        "config.rules.jokers: Extra inputs are not permitted",
     ),
     "another deal seed": (lambda r: r.update(dealSeed=r.get("dealSeed", r["seed"]) + 1), "seed"),
     "another starting seat": (

@@ -65,6 +65,19 @@ EDITS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
     "seat out of range": (lambda d: d["transcript"][0].update(seat=7), "transcript[0].seat"),
     "fork at list": (lambda d: d.update(fork=[1]), "fork"),
     "scores short": (lambda d: d["result"].update(scores=[1]), "result.scores"),
+    # The recorded settings are read as a config's: their errors name the table and the key.
+    "decks out of range": (
+        lambda d: d["config"]["deck"].update(numberOfDecks=10**6),
+        "config.deck.numberOfDecks: Input should be less than or equal to 64",
+    ),
+    "an unknown rule": (
+        lambda d: d["config"]["rules"].update(jokers=True),
+        "config.rules.jokers: Extra inputs are not permitted",
+    ),
+    "a limit of another type": (
+        lambda d: d["config"]["limits"].update(maxTurns="many"),
+        "config.limits.maxTurns: Input should be a valid integer",
+    ),
 }
 
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import orjson
 from pydantic import (
@@ -427,20 +427,36 @@ def from_json(data: Any, where: str = "replay") -> Replay:
 
 
 def setup_of(replay: Replay) -> MatchSetup:
-    """The match setup a replay records. Raises ValueError (pydantic's) for settings that
-    `arena run` would have refused: a replay is checked as strictly as a config."""
-    settings = replay.settings
-    limits = LimitsSection.read(settings["limits"])
+    """The match setup a replay records. Raises ReplayError, one line naming the key
+    (`config.rules.startingHandSize: …`), for settings that `arena run` would have refused:
+    a replay is checked as strictly as a config."""
+    limits = _table(replay, "limits", LimitsSection)
     return MatchSetup(
         rules=engine_rules(
-            RulesSection.read(settings["rules"]),
-            DeckSection.read(settings["deck"]),
+            _table(replay, "rules", RulesSection), _table(replay, "deck", DeckSection)
         ),
         names=tuple(player.name for player in replay.players),
         deck=replay.deck,
         starting_player=replay.starting_player,
         **limits.match_options(),
     )
+
+
+_Table = TypeVar("_Table", RulesSection, DeckSection, LimitsSection)
+
+
+def _table(replay: Replay, name: str, section: type[_Table]) -> _Table:
+    """One recorded table of settings, read as a config's. Raises ReplayError."""
+    try:
+        return section.read(replay.settings[name])
+    except ValidationError as error:
+        raise ReplayError(_first_problem(error, f"config.{name}")) from None
+
+
+def _first_problem(error: ValidationError, table: str) -> str:
+    problem = error.errors(include_url=False)[0]
+    key = ".".join([table, *(str(part) for part in problem["loc"])])
+    return f"{key}: {str(problem['msg']).removeprefix('Value error, ')}"
 
 
 def verify(replay: Replay) -> str | None:
@@ -452,10 +468,8 @@ def verify(replay: Replay) -> str | None:
         return f"format: {_json(replay.format)} is not {FORMAT!r}"
     try:
         setup = setup_of(replay)
-    except ValidationError as error:
-        problem = error.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in problem["loc"])
-        return f"config: {where}: {problem['msg']}"
+    except ReplayError as error:
+        return str(error)
     wrong_deck = deck_problem(setup)
     if wrong_deck is not None:
         return wrong_deck

@@ -350,9 +350,11 @@ def build(replay: Replay) -> tuple[MatchSetup, list[Step]]:
     The events come from the engine, fed the transcript's replies, so the steps agree with
     what `arena replay verify` checks whatever the file's informative `events` say.
     """
+    setup = setup_of(replay)
+    wrong_deck = deck_problem(setup)
+    if wrong_deck is not None:
+        raise ReplayError(wrong_deck)
     try:
-        setup = setup_of(replay)
-        _check_deck(setup)
         events = replay_transcript(setup, list(replay.transcript)).events
     except (KeyError, TypeError, ValueError) as error:
         raise ReplayError(f"malformed replay: {error!r}") from None
@@ -373,12 +375,6 @@ def build(replay: Replay) -> tuple[MatchSetup, list[Step]]:
                 builder.fault(faults[n])
     builder.end(replay.result, len(transcript))
     return setup, builder.steps
-
-
-def _check_deck(setup: MatchSetup) -> None:
-    problem = deck_problem(setup)
-    if problem is not None:
-        raise ValueError(problem)
 
 
 def turn_starts(steps: Iterable[Step]) -> list[int]:
