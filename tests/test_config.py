@@ -7,15 +7,22 @@ nothing written); the rest through `config.load`.
 from __future__ import annotations
 
 import json
+import math
+import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
+import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arena.base import config as config_module
 from arena.base.errors import ConfigError
 from arena.engine.match import DEFAULT_MAX_TURNS
+from arena.tournaments import tournament
 
 TWO = "[[participants]]\nname = 'a'\nbot = 'random'\n[[participants]]\nname = 'b'\nbot = 'random'\n"
 
@@ -361,6 +368,12 @@ MARKER_BOT = "import pathlib\npathlib.Path('started').write_text('')\n"
             "rules.startingHandSize: the deal needs 60 cards (2 seats × 30) but the pack has 52",
         ),
         ("seed = = 1\n", "not valid TOML: Invalid value (at line 1, column 8)"),
+        # Beyond 64 bits: it was accepted, then could not be hashed into the tournament's id.
+        (
+            "[rules]\nminHandSize = 99999999999999999999999\n",
+            "rules.minHandSize: Input should be less than or equal to 3584 (got 99999999999999999999999)",
+        ),
+        ('replays = "a\\u0000b"\n', "replays: 'a\\x00b' cannot be resolved: embedded null byte"),
     ],
 )
 def test_cli_refuses_a_bad_config_before_anything_runs(
@@ -405,3 +418,59 @@ def test_command_string_never_reaches_a_shell(tmp_path: Path) -> None:
     data = json.loads(replay.read_text())
     assert data["players"][0]["command"] == [sys.executable, "bot.py;", "touch", "pwned"]
     assert data["faults"][0]["kind"] == "exited"
+
+
+# Every number a config holds, under its file's name: (table or None, key).
+NUMERIC_KEYS = [
+    (table, field.alias or name)
+    for table, section in [
+        (None, config_module.Config),
+        ("rules", config_module.RulesSection),
+        ("deck", config_module.DeckSection),
+        ("limits", config_module.LimitsSection),
+        ("tournament", config_module.TournamentSection),
+        ("sprt", config_module.SprtSection),
+    ]
+    for name, field in section.model_fields.items()
+    if re.search(r"\b(int|float)\b", str(field.annotation))
+]
+
+
+def _toml(value: float) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return repr(value)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    key=st.sampled_from(NUMERIC_KEYS),
+    value=st.one_of(
+        st.integers(min_value=-(2**70), max_value=2**70),
+        st.sampled_from([0, 1, 2**63 - 1, 2**63, 2**64, 10**400]),
+        st.floats(),
+    ),
+)
+def test_any_number_in_any_numeric_key_is_refused_in_one_line_or_runs(
+    key: tuple[str | None, str], value: float
+) -> None:
+    table, name = key
+    # The keys a table needs beside the one tried (an SPRT test needs its candidate and share0).
+    needs = {"sprt": {"share0": "0.5", "share1": "0.55"}, "tournament": {"candidate": "'a'"}}
+    tables = {"sprt": {}, **needs} if table == "sprt" else {table: {}}
+    tables[table] = {**tables[table], name: _toml(value)}
+    text = "".join(f"{k} = {v}\n" for k, v in tables.pop(None, {}).items()) + TWO
+    for section, keys in tables.items():
+        text += f"[{section}]\n" + "".join(f"{k} = {v}\n" for k, v in keys.items())
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "config.toml"
+        path.write_text(text, encoding="utf-8")
+        try:
+            config, _ = config_module.load(path)
+        except ConfigError as error:
+            assert "\n" not in str(error) and f"{name}" in str(error), str(error)
+            return
+    # Accepted: what a run does with it before any match works (its id, the recorded limits).
+    tournament.tournament_id(config, 1)
+    orjson.dumps(config.limits.model_dump(by_alias=True))
+    config.engine_rules.as_seed_names()

@@ -37,6 +37,10 @@ GAMES_LIMIT = 10**9  # matches in one tournament (its schedule is lazy; each is 
 CONFIG_LIMIT = 1 << 20  # the largest config file read (bytes)
 WEEK = 7 * 24 * 3600.0  # the longest time limit accepted (a poll's timeout must stay finite)
 TURNS_PER_CARD = 4  # the default `maxTurns` is this many asks per card of the pack, at least 5000
+# Bounds of counts that have no natural one, far above any use: a larger number means nothing
+# (and one beyond 64 bits cannot be written into a replay or hashed into a tournament's id).
+CARDS_LIMIT = 64 * 56  # a hand size: the largest pack (64 decks with knights)
+TURNS_LIMIT = 10**9  # maxTurns, maxIdleTurns
 
 
 # Config keys whose file spelling is not plain camelCase of the Python name.
@@ -82,13 +86,13 @@ class _Section(BaseModel):
 
 class RulesSection(_Section):
     starting_player: Annotated[StartingPlayer, Lax] = StartingPlayer.RANDOM
-    starting_hand_size: Annotated[int, Field(ge=0)] = 7
-    min_hand_size: Annotated[int, Field(ge=0)] = 1
+    starting_hand_size: Annotated[int, Field(ge=0, le=CARDS_LIMIT)] = 7
+    min_hand_size: Annotated[int, Field(ge=0, le=CARDS_LIMIT)] = 1
     # "Clockwise" is the reference arena's rule: the seat after the one ASKED (two seats: the asker).
     next_player: Annotated[NextPlayer, Lax] = NextPlayer.ASKED
     # The family rules (docs/rulings.md); off by default, which is the reference arena's game.
     lucky_draw: bool = False
-    refill_empty_hand: Annotated[int, Field(ge=0)] = 0
+    refill_empty_hand: Annotated[int, Field(ge=0, le=CARDS_LIMIT)] = 0
     refill_when: Annotated[RefillWhen, Lax] = RefillWhen.AT_ONCE
     draw_when_no_one_to_ask: bool = False
     deal_by_seats: bool = False
@@ -151,8 +155,8 @@ class LimitsSection(_Section):
     )
     close_grace: Annotated[float, Field(ge=0, le=60)] = 0.5  # after `match-end`, before the kill
     # Default: max(5000, TURNS_PER_CARD × the pack), filled in by `load` (see `_derived_defaults`).
-    max_turns: Annotated[int, Field(ge=1)] = DEFAULT_MAX_TURNS
-    max_idle_turns: Annotated[int, Field(ge=1)] = DEFAULT_MAX_IDLE_TURNS
+    max_turns: Annotated[int, Field(ge=1, le=TURNS_LIMIT)] = DEFAULT_MAX_TURNS
+    max_idle_turns: Annotated[int, Field(ge=1, le=TURNS_LIMIT)] = DEFAULT_MAX_IDLE_TURNS
     max_line_bytes: Annotated[int, Field(ge=64, le=64 << 20)] = 1 << 20
     max_reply_bytes: Annotated[int, Field(ge=1024, le=1 << 30)] = (
         8 << 20
@@ -418,7 +422,7 @@ def validate(path: Path, data: dict[str, Any]) -> tuple[Config, list[Seat]]:
     # Before any match is played, not after: raises WriteError (exit status 1).
     try:
         replays = (path.resolve().parent / config.replays).resolve()
-    except (OSError, RuntimeError) as error:  # a loop of links (RuntimeError before 3.13)
+    except (OSError, RuntimeError, ValueError) as error:  # a loop of links; a NUL in it
         raise ConfigError(
             f"{path}: replays: {config.replays!r} cannot be resolved: {error}"
         ) from None
