@@ -201,3 +201,32 @@ def test_fork_options_out_of_range(
     [line] = result.output.strip().splitlines()
     assert all(word in line for word in words), line
     assert not (tmp_path / "f.json").exists()
+
+
+def test_a_page_never_replaces_what_is_not_a_page_and_never_blocks(tmp_path: Path) -> None:
+    """`replay html` and `report` given the replay itself, a config, a folder or a FIFO as
+    their output: one line, exit 2, nothing replaced, no wait on the FIFO."""
+    source = make_replay(tmp_path / "t", ["ada", "hal"])
+    folder = source.parent
+    before = source.read_bytes()
+    fifo = tmp_path / "pipe.html"
+    os.mkfifo(fifo)
+    config = tmp_path / "t" / "config.toml"
+    kept = config.read_bytes()
+    for command in (["replay", "html", str(source), "-o"], ["report", str(folder), "-o"]):
+        for output, why in [
+            (source, "exists and is not"),
+            (config, "exists and is not"),
+            (tmp_path, "not a regular file (a folder): give another -o"),
+            (fifo, "not a regular file (a FIFO): give another -o"),
+        ]:
+            done = _arena(*command, str(output))
+            assert done.returncode == 2, (command, output, done.stderr)
+            [line] = done.stderr.decode().splitlines()
+            assert line.startswith(f"{output}") and why in line, line
+    assert source.read_bytes() == before and config.read_bytes() == kept
+    # A page the arena wrote is replaced by the new one, as before.
+    page = tmp_path / "page.html"
+    for _ in range(2):
+        assert _arena("replay", "html", str(source), "-o", str(page)).returncode == 0
+    assert b"gofish-arena viewer" in page.read_bytes()[:4096]

@@ -890,7 +890,6 @@ def replay_html(
     """One self-contained page that steps through the match (works offline, from file://)."""
     from rich.text import Text
 
-    from arena.base.files import replace
     from arena.replays import replay as replay_module
     from arena.ui import viewer
 
@@ -906,7 +905,9 @@ def replay_html(
         fail(_malformed(file, error), 2)
     try:
         # A complete new file or none: a previous page stays whole until the new one is.
-        replace(output, page.encode("utf-8", "backslashreplace"))
+        viewer.write_page(output, page)
+    except ConfigError as error:
+        fail(str(error), 2)
     except ArenaError as error:
         fail(str(error), 1)
     out.print(Text(f"wrote {output}"))

@@ -28,7 +28,7 @@ from urllib.parse import quote
 import orjson
 
 from arena.base import files
-from arena.base.errors import ArenaError, ConfigError, ReplayError, WriteError
+from arena.base.errors import ArenaError, ConfigError, ReplayError
 from arena.replays import replay as replay_module
 from arena.tournaments import results as results_file
 from arena.tournaments import summary as summary_module
@@ -91,16 +91,7 @@ def _header(document: Mapping[str, Any] | None, tournament: str) -> dict[str, An
 
 def _write(output: Path, page: str) -> Path:
     """Write the page atomically; replace only a page this module wrote. Raises ArenaError."""
-    try:
-        with open(output, "rb") as file:
-            head = file.read(4096)
-    except FileNotFoundError:
-        head = MARKER
-    except OSError as error:
-        raise WriteError(f"cannot write {output}: {error.strerror or error}") from None
-    if MARKER not in head:
-        raise ConfigError(f"{output} exists and is not an arena report: give another -o")
-    files.replace(output, page.encode("utf-8"))
+    viewer.write_page(output, page, (MARKER,), "an arena report")
     return output
 
 
@@ -187,7 +178,10 @@ def _views(folder: Path, entries: Sequence[Entry], games: Sequence[int]) -> list
         except ReplayError as error:
             raise ConfigError(f"--view {number}: {error}") from None
         target = source.with_suffix(".html")
-        files.replace(target, page.encode("utf-8"))
+        try:
+            viewer.write_page(target, page)
+        except ConfigError as error:
+            raise ConfigError(f"--view {number}: {error}") from None
         written.append(target)
     missing = sorted(wanted - found)
     if missing:

@@ -14,9 +14,13 @@ import base64
 import functools
 import hashlib
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
+from arena.base import files
+from arena.base.errors import ConfigError
 from arena.engine.cards import RANK_NAMES, ranks
 from arena.replays.replay import Replay
 from arena.replays.timeline import SUIT_SIGNS, Line, Step, Who, build, rank_name, rules_summary
@@ -97,6 +101,46 @@ def _hash(source: str) -> str:
         + base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode()
         + "'"
     )
+
+
+# What a page the arena wrote holds near its start: its generator (pages from before it was
+# there: the viewer's title). Only such a page is replaced by a new one.
+_OURS = (b'<meta name="generator" content="gofish-arena ', b"<title>Go Fish replay")
+
+
+def write_page(
+    output: Path, page: str, ours: tuple[bytes, ...] = _OURS, what: str = "a page the arena wrote"
+) -> None:
+    """Write `page` atomically as `output`, replacing only a page holding one of `ours` near
+    its start (`what` it is), or a link (never written through): a replay, a config, a FIFO or
+    a device given as the output by mistake is refused, never read from or replaced.
+    Raises ConfigError (exit 2) or WriteError."""
+    try:
+        mode = os.lstat(output).st_mode
+    except OSError:
+        mode = stat.S_IFLNK  # missing, or not reachable: `replace` says why if it cannot write
+    if not stat.S_ISLNK(mode):
+        if not stat.S_ISREG(mode):
+            raise ConfigError(
+                f"{output}: not a regular file (a {files.kind(mode)}): give another -o"
+            )
+        if not any(mark in _head(output) for mark in ours):
+            raise ConfigError(f"{output} exists and is not {what}: give another -o")
+    files.replace(output, page.encode("utf-8", "backslashreplace"))
+
+
+def _head(path: Path) -> bytes:
+    """The first bytes of a regular file (nothing if it cannot be read)."""
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return b""
+    try:
+        return os.read(handle, 4096)
+    except OSError:
+        return b""
+    finally:
+        os.close(handle)
 
 
 def render(replay: Replay, title: str = "Go Fish replay") -> str:
