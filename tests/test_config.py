@@ -374,6 +374,12 @@ MARKER_BOT = "import pathlib\npathlib.Path('started').write_text('')\n"
             "rules.minHandSize: Input should be less than or equal to 3584 (got 99999999999999999999999)",
         ),
         ('replays = "a\\u0000b"\n', "replays: 'a\\x00b' cannot be resolved: embedded null byte"),
+        # Deeper than Python's parser follows: it was a RecursionError traceback.
+        ("a = " + "[" * 100_000 + "]" * 100_000 + "\n", "not valid TOML: nested too deeply"),
+        (
+            "\ufeffseed = 1\n",
+            "not valid TOML: it starts with a byte-order mark; save it as UTF-8 without one",
+        ),
     ],
 )
 def test_cli_refuses_a_bad_config_before_anything_runs(
@@ -474,3 +480,22 @@ def test_any_number_in_any_numeric_key_is_refused_in_one_line_or_runs(
     tournament.tournament_id(config, 1)
     orjson.dumps(config.limits.model_dump(by_alias=True))
     config.engine_rules.as_seed_names()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "a = " + "{b = " * 30_000 + "1" + "}" * 30_000 + "\n",
+            "not valid TOML: nested too deeply",
+        ),
+    ],
+)
+def test_a_rules_file_for_play_is_read_as_a_config_is(
+    tmp_path: Path, text: str, expected: str
+) -> None:
+    (tmp_path / "rules.toml").write_text(text, encoding="utf-8")
+    result = _arena(tmp_path, "play", "--rules", "rules.toml", "--replays", "r")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.splitlines() == [f"rules.toml: {expected}"]
+    assert not (tmp_path / "r").exists()

@@ -381,7 +381,12 @@ def _read_toml(path: Path) -> dict[str, Any]:
     import tomllib  # (here: start-up of the commands that read no TOML)
 
     try:
-        return tomllib.loads(read_capped(path, CONFIG_LIMIT).decode("utf-8"))
+        raw = read_capped(path, CONFIG_LIMIT)
+        if raw.startswith(b"\xef\xbb\xbf"):
+            raise ConfigError(
+                f"{path}: not valid TOML: it starts with a byte-order mark; save it as UTF-8 without one"
+            )
+        return tomllib.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
     except UnreadableFile as error:
@@ -392,6 +397,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read: {error}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML: nested too deeply") from None
 
 
 def load(
