@@ -244,3 +244,14 @@ def test_standings_list_only_the_pairs_that_met() -> None:
     assert {(p["first"], p["second"]) for p in document["pairwise"]} == {
         pair for m in matches for pair in ((m.names[0], m.names[1]), (m.names[1], m.names[0]))
     }
+
+
+def test_report_of_a_folder_whose_standings_is_a_fifo_does_not_wait(tmp_path: Path) -> None:
+    _config(tmp_path, 2)
+    assert _arena(tmp_path, "run", "config.toml", "--quiet").returncode == 0
+    standings = tmp_path / "replays" / "standings.json"
+    standings.unlink()
+    os.mkfifo(standings)  # consulted, never believed: it hung opening it
+    done = _arena(tmp_path, "report", "replays", timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert "wrote replays/report.html (2 matches)" in done.stdout

@@ -62,11 +62,9 @@ def _href_prefix(folder: Path, output: Path) -> str:
 
 def _standings_document(path: Path) -> dict[str, Any] | None:
     """standings.json if it is there and readable JSON (it is only consulted, never believed)."""
-    try:
-        with open(path, "rb") as file:
-            raw = file.read(STANDINGS_LIMIT + 1)
-        document = orjson.loads(raw) if len(raw) <= STANDINGS_LIMIT else None
-    except (OSError, orjson.JSONDecodeError):
+    try:  # without blocking: a FIFO in its place is not waited on
+        document = orjson.loads(files.read_capped(path, STANDINGS_LIMIT))
+    except (OSError, files.UnreadableFile, orjson.JSONDecodeError):
         return None
     return document if isinstance(document, dict) else None
 
