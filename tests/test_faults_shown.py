@@ -173,3 +173,19 @@ def test_a_node_crash_shows_its_error_line_not_only_stack_frames(tmp_path: Path)
     tail = result.stdout[result.stdout.index("last lines of its stderr") :]
     assert "Error: unknown message lucky-draw" in tail
     assert "more stack lines" in tail
+
+
+def test_a_stopped_seats_lost_turns_say_it_was_stopped(tmp_path: Path) -> None:
+    _config(tmp_path, [sys.executable, str(CHECKBOTS / "crash_after_init.py")])
+    assert _arena(tmp_path, "run", "config.toml").returncode == 0
+    path, data = _one_replay(tmp_path)
+    lost = [e for e in data["events"] if e["event"] == "invalid-ask" and e["seat"] == 0]
+    assert lost
+    shown = _arena(tmp_path, "replay", "show", str(path))
+    assert shown.returncode == 0, shown.stderr
+    said = [line for line in shown.stdout.splitlines() if "mine could not ask" in line]
+    assert len(said) == len(lost)
+    assert " ".join(said[0].split()[1:]) == (
+        "mine could not ask: it was stopped earlier; the turn passes"
+    )
+    assert "was gone" not in shown.stdout

@@ -256,15 +256,18 @@ class TimelineBuilder:
         seat, at = event.seat, event.at
         answer = transcript[at].answer if 0 <= at < len(transcript) else None
         if answer is not None and not answer.delivered:
-            why = "was gone"
-        elif answer is not None and answer.fault is not None:
+            line: Line = (Who(seat), " could not ask: it was stopped earlier; the turn passes")
+            return self._add(
+                StepKind.INVALID_ASK, at, seat, line, self._only(seat, line), (), fault=True
+            )
+        if answer is not None and answer.fault is not None:
             why = f"gave no reply ({answer.fault.kind})"
         else:
             reply = None if answer is None else answer.value
             why = "asked " + _cut(_json_text(reply), 60)
             if event.detail:
                 why += f": {event.detail}"
-        line: Line = (Who(seat), f" made an invalid ask: {why}; the turn passes")
+        line = (Who(seat), f" made an invalid ask: {why}; the turn passes")
         return self._add(
             StepKind.INVALID_ASK, at, seat, line, self._only(seat, line), (), fault=True
         )
