@@ -459,5 +459,16 @@ def test_keeping_the_first_match_in_a_reused_process_is_caught() -> None:
     assert survivors("checkbots/reuse_stale.py") == []
 
 
+def test_a_bot_that_asks_for_reuse_then_ends_anyway_gets_a_warning_as_arena_run_treats_it() -> None:
+    # `arena run` plays a match whose kept process is found gone at `init` again with a fresh
+    # process: no fault. The check says the same, whether or not the loop saw the exit in time.
+    done = bot("reuse_then_exit")
+    assert done.returncode == 0, done.stdout
+    assert "│ passed " in row(done.stdout, "reuse")
+    assert "but ended after match-end" in done.stdout and "reuse = True" in done.stdout
+    assert "PASS: all 8 checks passed" in done.stdout
+    assert survivors("checkbots/reuse_then_exit.py") == []
+
+
 def test_a_bot_that_does_not_ask_for_reuse_gets_no_reuse_check() -> None:
     assert "reuse" not in bot("good").stdout
