@@ -96,6 +96,8 @@ def test_a_config_that_is_not_a_small_regular_file(tmp_path: Path) -> None:
         (["check", "--startup-timeout", "nan", "--", "true"], ["--startup-timeout: nan"]),
         (["play", "--delay", "inf"], ["--delay: inf"]),
         (["play", "--delay", "nan"], ["--delay: nan"]),
+        (["play", "--opponents", "5"], ["--opponents: 5 is not a number from 1 to 3"]),
+        (["report", ".", "--view", "0"], ["--view: 0 is not a number from 1"]),
         (["run", "config.toml", "--games", "0"], ["--games: 0"]),
         (["run", "config.toml", "--games", "10000000000"], ["--games: 10000000000", "1000000000"]),
         (["run", "config.toml", "--jobs", "100000"], ["--jobs: 100000", "1024"]),

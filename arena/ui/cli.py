@@ -592,7 +592,6 @@ def report(
         typer.Option(
             "--view",
             metavar="GAME",
-            min=1,
             help="Also build the viewer page of game GAME (as `arena run` numbers them), beside its replay, and link it; repeatable.",
         ),
     ] = None,
@@ -610,6 +609,8 @@ def report(
 
     from arena.ui import report as report_module
 
+    for game in view or ():
+        _in_range("--view", game, 1, 10**9)  # a game number, as `arena run` numbers them
     try:
         built = report_module.build(
             folder, output, tournament=tournament_id, views=view or (), folder_arg=str(folder)
@@ -925,9 +926,7 @@ def _malformed(file: Path, error: BaseException) -> str:
 
 @app.command()
 def play(
-    opponents: Annotated[
-        int, typer.Option(min=1, max=3, metavar="1-3", help="Bots at the table.")
-    ] = 1,
+    opponents: Annotated[int, typer.Option(metavar="1-3", help="Bots at the table.")] = 1,
     level: Annotated[
         str, typer.Option(metavar="LEVEL", help="Bot level: easy, medium, hard, expert or master.")
     ] = "easy",
@@ -955,6 +954,7 @@ def play(
     from arena.base.files import check_writable
     from arena.ui import play as play_module
 
+    _in_range("--opponents", opponents, 1, 3)  # one line as every option's, not typer's
     _in_range("--delay", delay, 0, 60)
     _in_range("--seed", seed, 0, 2**63 - 1)
     try:  # before the game, not after it: a game played is never lost for want of a folder
