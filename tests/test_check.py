@@ -22,7 +22,7 @@ from arena.bots import BOTS as BUILT_IN_BOTS
 from arena.engine.cards import Card, new_pack
 from arena.engine.match import Match
 from arena.engine.rules import Ask, NextPlayer, Refusal, Rules, verify_ask
-from arena.seats.replies import Answer
+from arena.seats.replies import Answer, FaultKind
 from arena.ui import check
 
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -92,7 +92,7 @@ def test_a_number_is_a_pond_index(reply: Any) -> None:
 @pytest.mark.parametrize("reply", ["3", None, True, [0], float("inf")])
 def test_anything_else_is_not_a_pond_index(reply: Any) -> None:
     problem = check.pond_index_problem(reply)
-    assert problem is not None and problem[0] == "pond-index-not-a-number"
+    assert problem is not None and problem[0] == FaultKind.BAD_POND_INDEX == "bad-pond-index"
     assert "counts as 0" in problem[1]
 
 
@@ -318,7 +318,7 @@ def test_debug_prints_on_stdout_are_reported() -> None:
     done = bot("debug_prints")
     assert done.returncode == 1
     assert "not-json" in done.stdout and "thinking about" in done.stdout
-    assert "stdout-before-asked" in done.stdout
+    assert "unsolicited-output" in done.stdout
     assert "debug prints go to stderr" in done.stdout
 
 
@@ -331,7 +331,7 @@ def test_asking_itself_is_reported() -> None:
 def test_a_string_pond_index_is_reported() -> None:
     done = bot("pond_string")
     assert done.returncode == 1
-    assert "pond-index-not-a-number" in done.stdout
+    assert "bad-pond-index" in done.stdout
     assert "│ passed │" in row(done.stdout, "empty pond")  # no draw there: nothing to get wrong
 
 
@@ -400,7 +400,7 @@ def test_a_discarded_line_shows_its_newline_as_backslash_n() -> None:
     assert done.returncode == 1
     # Which lines were waiting when a message was due depends on timing; each row shows them
     # with every newline as `\n` (never as `?`, nor as a line break in the cell).
-    rows = [line for line in done.stdout.splitlines() if "stdout-before-asked" in line]
+    rows = [line for line in done.stdout.splitlines() if "unsolicited-output" in line]
     assert rows
     for row in rows:
         assert re.search(r"(thinking about \d+ cards|null|\}|\d)\\n", row), row

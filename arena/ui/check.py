@@ -222,7 +222,8 @@ def pond_index_problem(reply: Any) -> tuple[str, str] | None:
     """Why `reply` to `go-fish` / `pick-up` is not a pond index; None when it is a finite number."""
     if is_pond_number(reply):
         return None
-    return "pond-index-not-a-number", f"a pond index is a number, got {_show(reply)} (counts as 0)"
+    why = f"a pond index is a number, got {_show(reply)} (counts as 0)"
+    return str(FaultKind.BAD_POND_INDEX), why  # the replay's name for it
 
 
 # Message types a bot written from the reference arena's protocol alone has never seen.
@@ -236,7 +237,7 @@ def answer_problems(message: dict[str, Any], answer: Answer, at: int, seats: int
     if answer.unsolicited is not None:
         found.append(
             Problem(
-                "stdout-before-asked",
+                str(FaultKind.UNSOLICITED),  # the replay's name for it
                 "wrote to stdout before this message was sent (discarded); "
                 "replies go to stdout one line per message, logs and debug prints to stderr",
                 kind,
