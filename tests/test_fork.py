@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from replaymaker import replay_json
+from replaymaker import make_replay, replay_json
 from test_viewer import Browser, browser  # noqa: F401 -- the fixture, shared
 
 from arena.base.errors import ConfigError, ReplayError
 from arena.replays import fork, replay
+from arena.seats import sandbox
 from arena.ui import show, viewer
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -241,3 +242,28 @@ def test_a_played_game_forks_only_with_its_person_replaced(tmp_path: Path) -> No
     )
     assert done.returncode == 0, done.stderr
     assert _arena("replay", "verify", "f.json", cwd=tmp_path).returncode == 0
+
+
+@pytest.mark.skipif(sandbox.probe() is not None, reason=f"no sandbox here: {sandbox.probe()}")
+def test_a_replay_that_says_no_sandbox_does_not_run_its_commands_unconfined(
+    tmp_path: Path,
+) -> None:
+    # A replay anyone may have edited: a seat's command writes outside its folder, and the
+    # file says its run was not sandboxed. The fork runs it as `auto` would: confined.
+    source = make_replay(tmp_path / "t", ["ada", "hal"])
+    document = json.loads(source.read_text(encoding="utf-8"))
+    marker = tmp_path / "escaped"
+    document["players"][1]["command"] = [
+        "sh",
+        "-c",
+        f"touch {marker}; exec {sys.executable} -m arena.bots random",
+    ]
+    document["players"][1].pop("inProcess", None)
+    document["config"]["limits"]["sandbox"] = "none"
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(document), encoding="utf-8")
+    done = _arena("replay", "fork", str(edited), "--at", "5", "-o", "f.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists()
+    forked = json.loads((tmp_path / "f.json").read_text(encoding="utf-8"))
+    assert forked["players"][1]["sandbox"] == "bwrap"

@@ -216,6 +216,10 @@ def fork(
         if not 0 <= seat < len(players):
             raise ConfigError(f"--seat {seat}: the replay has seats 0..{len(players) - 1}")
     limits = LimitsSection.read(document.settings["limits"])
+    # How the live seats are confined is this machine's choice, never the file's (anyone may
+    # have edited it): a replay that says `sandbox = "none"` does not run its recorded
+    # commands unconfined; they run as `auto` would (docs/rulings.md).
+    confined = limits.model_copy(update={"sandbox": "auto"}) if limits.sandbox == "none" else limits
     recorded = document.transcript
     faults = document.faults
     cursor = Cursor(recorded, point.index)
@@ -232,7 +236,7 @@ def fork(
             commands.append(list(player.command))
             continue
         live = _seat(player, spec, cwd)
-        (made,) = make_participants([live], limits, in_process_bots=True)
+        (made,) = make_participants([live], confined, in_process_bots=True)
         participants.append(ForkedSeat(made, cursor, seat))
         commands.append(list(live.command))
     record = play_match(setup, participants, limits, commands)
