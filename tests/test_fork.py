@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -267,3 +268,4 @@ def test_a_replay_that_says_no_sandbox_does_not_run_its_commands_unconfined(
     assert not marker.exists()
     forked = json.loads((tmp_path / "f.json").read_text(encoding="utf-8"))
     assert forked["players"][1]["sandbox"] == "bwrap"
+    assert forked["fork"]["sourceSha256"] == hashlib.sha256(edited.read_bytes()).hexdigest()

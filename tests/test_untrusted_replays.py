@@ -184,6 +184,10 @@ def test_replay_html_never_leaves_a_broken_page(played: dict[str, Any], tmp_path
     [
         (["--at", str(10**23)], ["--at 1000", "the replay has messages 0.."]),
         (["--at", "nan"], ["--at 'nan'"]),
+        # Beyond Python's 4,300 digits: it said 'malformed replay: Exceeds the limit…'.
+        (["--at", "9" * 5000], ["--at 9999", "…: the replay has messages 0.."]),
+        (["--at", "turn:" + "9" * 5000], ["--at turn:9999", "…: the replay has turns 1.."]),
+        (["--at", "\u0663"], ["give a message index"]),  # an Arabic-Indic 3 was taken as 3
         (["--at", "turn:-1"], ["--at 'turn:-1'"]),
         (["--at", "3", "--seat", f"{10**20}=easy"], ["the replay has seats 0..1"]),
         (["--at", "3", "--seat", "0="], ["--seat '0=': the command is empty"]),
@@ -230,3 +234,25 @@ def test_a_page_never_replaces_what_is_not_a_page_and_never_blocks(tmp_path: Pat
     for _ in range(2):
         assert _arena("replay", "html", str(source), "-o", str(page)).returncode == 0
     assert b"gofish-arena viewer" in page.read_bytes()[:4096]
+
+
+@pytest.mark.parametrize("output", [".", "sub"])
+def test_fork_output_that_is_a_folder_is_refused(
+    played: dict[str, Any], tmp_path: Path, output: str
+) -> None:
+    path = _edited(tmp_path, played, lambda d: None)
+    (tmp_path / "sub").mkdir()
+    before = sorted(tmp_path.iterdir())
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "replay", "fork", str(path), "--at", "3", "-o", output],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        f"-o {output}: is a folder; give the new replay's file name (OUT.json)"
+    ]
+    assert sorted(tmp_path.iterdir()) == before  # no `.json`, no `sub.json` beside it

@@ -26,6 +26,7 @@ from typing import Any
 
 from arena.base.config import LimitsSection, Seat, bot_command, resolve_program
 from arena.base.errors import ConfigError, ReplayError
+from arena.base.files import UnreadableFile, read_capped
 from arena.bots import BOTS
 from arena.engine.match import NO_REPLY, MatchSetup
 from arena.referee.loop import MatchRecord, play_match
@@ -56,8 +57,9 @@ STOPPING = frozenset(
         FaultKind.CRASHED,
     }
 )
-_MESSAGE = re.compile(r"\d+")
-_TURN = re.compile(r"turn:(\d+)")
+_MESSAGE = re.compile(r"[0-9]{1,18}")  # ASCII digits; more than 18 are past any transcript
+_TURN = re.compile(r"turn:([0-9]{1,18})")
+_DIGITS = re.compile(r"(turn:)?[0-9]+")
 
 
 @dataclass(frozen=True)
@@ -116,8 +118,12 @@ def fork_point(document: Replay, text: str, turn_starts: Sequence[int]) -> ForkP
             raise ReplayError(f"--at {text}: the replay has messages 0..{length - 1}")
         return ForkPoint(index)
     found = _TURN.fullmatch(text)
+    if found is None and _DIGITS.fullmatch(text):  # past the end, however many digits
+        if text.startswith("turn:"):
+            raise ReplayError(f"--at {text[:24]}…: the replay has turns 1..{len(turn_starts)}")
+        raise ReplayError(f"--at {text[:24]}…: the replay has messages 0..{length - 1}")
     if found is None:
-        raise ReplayError(f"--at {text!r}: give a message index (57) or a turn (turn:7)")
+        raise ReplayError(f"--at {text[:40]!r}: give a message index (57) or a turn (turn:7)")
     turn = int(found.group(1))
     if not 1 <= turn <= len(turn_starts):
         raise ReplayError(f"--at {text}: the replay has turns 1..{len(turn_starts)}")
@@ -215,6 +221,7 @@ def fork(
     for seat in replaced:
         if not 0 <= seat < len(players):
             raise ConfigError(f"--seat {seat}: the replay has seats 0..{len(players) - 1}")
+    digest = _digest(source)  # before any participant starts
     limits = LimitsSection.read(document.settings["limits"])
     # How the live seats are confined is this machine's choice, never the file's (anyone may
     # have edited it): a replay that says `sandbox = "none"` does not run its recorded
@@ -242,7 +249,7 @@ def fork(
     record = play_match(setup, participants, limits, commands)
     origin = {
         "source": source.name,
-        "sourceSha256": hashlib.sha256(source.read_bytes()).hexdigest(),
+        "sourceSha256": digest,
         "at": point.index,
         **({"turn": point.turn} if point.turn is not None else {}),
         "replaced": [{"seat": seat, **spec.as_json()} for seat, spec in sorted(replaced.items())],
@@ -260,6 +267,8 @@ def fork_file(
 
     Raises ReplayError (the source or the point), ConfigError (a seat), WriteError.
     """
+    if output.is_dir():  # `-o .` or `-o replays/` would write `.json` or `replays.json` beside it
+        raise ConfigError(f"-o {output}: is a folder; give the new replay's file name (OUT.json)")
     document = replay.read(source)
     difference = replay.verify(document)
     if difference is not None:
@@ -282,6 +291,15 @@ def fork_file(
     stem = output.name.removesuffix(".json")
     path = replay.write(output.parent, stem, replay.dumps(built), forked.record.logs)
     return path, forked
+
+
+def _digest(source: Path) -> str:
+    """The SHA-256 of the source's bytes, read again as `replay.read` reads (capped, never
+    blocking: the file may have been swapped for a FIFO since). Raises ReplayError."""
+    try:
+        return hashlib.sha256(read_capped(source, replay.REPLAY_LIMIT)).hexdigest()
+    except (OSError, UnreadableFile) as error:
+        raise ReplayError(f"{source}: cannot read it again: {error}") from None
 
 
 def _seat(player: RecordedPlayer, spec: SeatSpec | None, cwd: Path) -> Seat:
