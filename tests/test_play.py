@@ -445,3 +445,29 @@ def test_play_refuses_a_rules_file_over_the_config_limit(tmp_path: Path) -> None
         == f"{huge}: cannot read: {huge.stat().st_size} bytes, over the limit of 1 MiB\n"
     )
     assert [p.name for p in tmp_path.iterdir()] == ["huge.toml"]
+
+
+@pytest.mark.parametrize(
+    ("name", "error"),
+    [
+        ("", "--name: 0 characters; a name has 1 to 64"),
+        ("x" * 65, "--name: 65 characters; a name has 1 to 64"),
+        ("a\x1b[2Jb", "--name: holds U+001B (a control character)"),
+        ("a\u202eb", "--name: holds U+202E (RIGHT-TO-LEFT OVERRIDE)"),
+    ],
+)
+def test_play_checks_the_name_as_a_config_does(tmp_path: Path, name: str, error: str) -> None:
+    # It was recorded as given: an empty name, or one that rewrites the terminal of whoever
+    # later reads the replay.
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "play", "--name", name, "--delay", "0"],
+        capture_output=True,
+        cwd=tmp_path,
+        input="",
+        timeout=60,
+        check=False,
+        text=True,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(error) and done.stderr.count("\n") == 1, done.stderr
+    assert not list(tmp_path.iterdir())

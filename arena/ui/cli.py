@@ -957,6 +957,7 @@ def play(
     _in_range("--opponents", opponents, 1, 3)  # one line as every option's, not typer's
     _in_range("--delay", delay, 0, 60)
     _in_range("--seed", seed, 0, 2**63 - 1)
+    _check_name(name)
     try:  # before the game, not after it: a game played is never lost for want of a folder
         check_writable(replays.absolute())
     except (ConfigError, WriteError) as error:
@@ -983,6 +984,17 @@ def play(
     except ArenaError as error:
         fail(f"arena error: {error}", 1)
     raise typer.Exit(status)
+
+
+def _check_name(name: str) -> None:
+    """`--name` as a config's participant name is checked: 1 to 64 characters, all visible."""
+    from arena.base.config import invisible_character
+
+    if not 1 <= len(name) <= 64:
+        fail(f"--name: {len(name)} characters; a name has 1 to 64", 2)
+    hidden = invisible_character(name)
+    if hidden is not None:
+        fail(f"--name: holds {hidden}, which prints as nothing or turns the text around", 2)
 
 
 @app.command()
