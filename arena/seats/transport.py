@@ -650,7 +650,7 @@ class SubprocessParticipant:
                 raise shutdown.Stopped
             now = time.monotonic()
             if now >= deadline:
-                return self._timeout(timeout, "waiting for its reply"), b""
+                return self._timeout(timeout), b""
             for fd, _ in self._poll.poll(min(deadline - now, _EXIT_CHECK) * 1000):
                 if fd == stdout:
                     ended = self._read_stdout() is None
@@ -747,12 +747,12 @@ class SubprocessParticipant:
         self.drain_stderr()
         return Fault(kind, detail, raw, exit_code, self.log.last(RAW_CUT) or None)
 
-    def _timeout(self, timeout: float, waiting: str) -> Fault:
+    def _timeout(self, timeout: float, why: str = "") -> Fault:
+        """`why`: what it was doing instead of replying, when the arena knows."""
         partial = bytes(self.buffer[: 4 * RAW_CUT])
         self.kill()
-        detail = (
-            f"no reply line within {timeout:g} s ({waiting}); stopped for the rest of the match"
-        )
+        because = f" ({why})" if why else ""
+        detail = f"no reply line within {timeout:g} s{because}; stopped for the rest of the match"
         if partial:
             # The commonest cause: a reply written without its newline, or not flushed in full.
             detail += f"; {len(self.buffer)} bytes came without a newline"
