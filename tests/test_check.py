@@ -424,7 +424,10 @@ def test_one_reply_is_one_reply() -> None:
 def test_a_bare_file_name_gets_the_dot_slash_it_needs() -> None:
     done = run_check("--", "ranks.py", cwd=ROOT / "tests" / "checkbots")
     assert done.returncode == 2
-    assert "not found on PATH; the file ranks.py here is run as ./ranks.py" in done.stderr
+    assert done.stderr.strip() == (
+        "program 'ranks.py' not found on PATH; to run the file ranks.py here, write `./ranks.py` "
+        "(executable, with a #! line) or `python3 ranks.py`"
+    )
 
 
 def test_piped_output_does_not_cut_names_at_80_columns() -> None:

@@ -604,7 +604,11 @@ def resolve_program(program: str, folder: Path) -> str:
     if "/" not in program:
         if shutil.which(program) is None:
             here = folder / program
-            hint = f"; the file {program} here is run as ./{program}" if here.is_file() else ""
+            hint = ""
+            if here.is_file():
+                runner = {".py": "python3", ".js": "node"}.get(here.suffix)
+                also = f" (executable, with a #! line) or `{runner} {program}`" if runner else ""
+                hint = f"; to run the file {program} here, write `./{program}`{also}"
             raise ConfigError(f"program {program!r} not found on PATH{hint}")
         return program
     # Absolute, but symlinks kept: a venv's `bin/python` is a link that must stay one.
