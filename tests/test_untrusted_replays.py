@@ -65,6 +65,10 @@ EDITS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
     "seat out of range": (lambda d: d["transcript"][0].update(seat=7), "transcript[0].seat"),
     "fork at list": (lambda d: d.update(fork=[1]), "fork"),
     "scores short": (lambda d: d["result"].update(scores=[1]), "result.scores"),
+    "fork replaced seat out of range": (
+        lambda d: d.update(fork={"at": 3, "source": "x.json", "replaced": [{"seat": 7}]}),
+        "fork.replaced[0].seat: 7 is not a seat (0..1)",
+    ),
     # The recorded settings are read as a config's: their errors name the table and the key.
     "decks out of range": (
         lambda d: d["config"]["deck"].update(numberOfDecks=10**6),

@@ -182,6 +182,10 @@ class ReplayModel(_Model):
         for where, seat in [
             *((f"transcript[{n}].seat", e.seat) for n, e in enumerate(self.transcript)),
             *((f"faults[{n}].seat", f.seat) for n, f in enumerate(self.faults)),
+            *(
+                (f"fork.replaced[{n}].seat", r.seat)
+                for n, r in enumerate(self.fork.replaced if self.fork is not None else [])
+            ),
         ]:
             if not 0 <= seat < seats:
                 raise ValueError(f"{where}: {seat} is not a seat (0..{seats - 1})")
