@@ -255,3 +255,20 @@ def test_report_of_a_folder_whose_standings_is_a_fifo_does_not_wait(tmp_path: Pa
     done = _arena(tmp_path, "report", "replays", timeout=30)
     assert done.returncode == 0, done.stderr
     assert "wrote replays/report.html (2 matches)" in done.stdout
+
+
+@pytest.mark.parametrize("kind", ["folder", "FIFO"])
+def test_a_lock_file_that_is_not_a_file_is_refused_in_one_line(tmp_path: Path, kind: str) -> None:
+    _config(tmp_path, 2)
+    lock = tmp_path / "replays" / ".results.lock"
+    lock.parent.mkdir()
+    if kind == "folder":
+        lock.mkdir()
+    else:
+        os.mkfifo(lock)  # flock on it was a traceback (EINVAL)
+    done = _arena(tmp_path, "run", "config.toml", "--quiet")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        f"{lock}: not a regular file (a {kind}); move it out of the way"
+    ]
+    assert [p.name for p in lock.parent.iterdir()] == [".results.lock"]

@@ -255,11 +255,16 @@ class Lock:
             cls._held[key][1] += 1
             return cls(key)
         path = folder / LOCK
+        files.check_replaceable(path)  # a folder or a FIFO in its place: exit 2, naming it
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            handle = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+            handle = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
         except OSError as error:
             raise WriteError(f"cannot lock {path}: {_why(error)}") from None
+        kind = _irregular(handle)  # (one put there since the check)
+        if kind is not None:
+            os.close(handle)
+            raise ConfigError(f"{path}: not a regular file (a {kind}); move it out of the way")
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
