@@ -8,6 +8,7 @@ the validating, and the schema documents themselves are checked for structure.
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -366,3 +367,37 @@ def test_arena_schema_out_to_a_file_fails_cleanly(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "cannot write schemas" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def _schema_out(folder: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", "schema", "--out", str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+
+
+def test_schema_out_never_writes_through_a_link_nor_waits_on_a_fifo(tmp_path: Path) -> None:
+    folder = tmp_path / "schemas"
+    assert _schema_out(folder).returncode == 0
+    first, second = sorted(folder.iterdir())[:2]
+    # A link in a schema's place: replaced by the schema, the file it named untouched.
+    target = tmp_path / "mine.txt"
+    target.write_text("mine", encoding="utf-8")
+    first.unlink()
+    first.symlink_to(target)
+    assert _schema_out(folder).returncode == 0
+    assert target.read_text(encoding="utf-8") == "mine"
+    assert not first.is_symlink() and json.loads(first.read_text(encoding="utf-8"))
+    # A FIFO in a schema's place: one line, exit 2, before any file is written (it hung).
+    second.unlink()
+    os.mkfifo(second)
+    before = {p.name: p.stat().st_mtime_ns for p in folder.iterdir() if p != second}
+    done = _schema_out(folder)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        f"--out: {second}: not a regular file (a FIFO); move it out of the way"
+    ]
+    assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir() if p != second} == before

@@ -1014,15 +1014,20 @@ def schema(
     if out_dir is None:
         typer.echo(json.dumps(schema_module.document(), indent=2, ensure_ascii=False))
         return
+    from arena.base.files import check_replaceable, replace
+
     files = schema_module.files()
     try:
-        out_dir.mkdir(parents=True, exist_ok=True)
+        for name in files:  # a folder or a FIFO in a schema's place: refused before any write
+            check_replaceable(out_dir / name)
         for name, document in files.items():
-            (out_dir / name).write_text(
-                json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-            )
-    except OSError as error:
-        fail(f"cannot write schemas to {out_dir}: {error}", 1)
+            # Each file whole or not at all; a link in its place is replaced, never written through.
+            data = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+            replace(out_dir / name, data.encode("utf-8"))
+    except ConfigError as error:
+        fail(f"--out: {error}", 2)
+    except ArenaError as error:
+        fail(str(error), 1)
     out.print(Text(f"wrote {len(files)} schemas to {out_dir}"))
 
 
