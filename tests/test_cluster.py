@@ -13,6 +13,7 @@ import math
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -98,6 +99,16 @@ def test_a_command_named_by_path_is_checked_by_content_and_a_bare_program_by_pre
     assert needs[3].observe() != seen[3]
     script.unlink()
     assert needs[3].observe() == "missing"
+    # Put back as a FIFO: seen as such at once, never waited on (it was opened and read whole).
+    os.mkfifo(script)
+    seen_fifo: list[str] = []
+    looking = threading.Thread(target=lambda: seen_fifo.append(needs[3].observe()), daemon=True)
+    looking.start()
+    looking.join(timeout=10)
+    if looking.is_alive():  # blocked opening it: a writer that closes at once lets it go
+        os.close(os.open(script, os.O_WRONLY | os.O_NONBLOCK))
+        looking.join(timeout=10)
+    assert seen_fifo == ["not a regular file"]
 
 
 def test_built_in_bots_are_checked_by_the_arenas_version_and_in_a_process_by_interpreter(

@@ -33,6 +33,7 @@ import hashlib
 import os
 import shutil
 import socket
+import stat
 import struct
 import threading
 import time
@@ -106,7 +107,11 @@ class Need:
 
 def _fingerprint(path: Path) -> str:
     try:
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        # Streamed (a participant's model file may be gigabytes), never blocking on a FIFO.
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                return "not a regular file"
+            digest = hashlib.file_digest(file, "sha256").hexdigest()[:16]
     except FileNotFoundError:
         return "missing"
     except OSError as error:
