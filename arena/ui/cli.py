@@ -1027,7 +1027,7 @@ def schema(
     except ConfigError as error:
         fail(f"--out: {error}", 2)
     except ArenaError as error:
-        fail(str(error), 1)
+        fail(f"cannot write schemas to {out_dir}: {str(error).removeprefix('cannot write ')}", 1)
     out.print(Text(f"wrote {len(files)} schemas to {out_dir}"))
 
 
