@@ -6,9 +6,12 @@ from __future__ import annotations
 import gc
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from arena.ui import cli
 
@@ -40,6 +43,31 @@ def test_help_text_is_not_eaten_by_markup() -> None:
     assert "[default: the number of cores]" in text
     assert "--resume Continue" in text  # a flag: no value shown after it
     assert "<bool>" not in text
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "run",
+        "report",
+        "sprt",
+        "play",
+        "schema",
+        "check",
+        "replay verify",
+        "replay show",
+        "replay fork",
+        "replay html",
+    ],
+)
+def test_help_names_every_value_by_its_metavar_not_a_python_type(command: str) -> None:
+    shown = _arena(*command.split(), "--help")
+    assert shown.returncode == 0, shown.stderr
+    usage = shown.stdout.splitlines()[0]
+    assert usage.startswith("Usage: ") and f" {command} [OPTIONS]" in usage, usage
+    assert "{" not in usage and "......" not in usage, usage
+    typed = re.findall(r"<[A-Za-z][^>]*>", shown.stdout)  # "<path>", "<list[str]>", "<int>"
+    assert typed == [], typed
 
 
 def test_help_and_import_load_nothing_heavy() -> None:

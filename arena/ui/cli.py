@@ -49,6 +49,20 @@ replay_app = typer.Typer(
 app.add_typer(replay_app, name="replay")
 
 
+def _plain_arguments() -> None:
+    """Help shows an argument as its metavar: typer 0.29 adds its Python type ("CONFIG <path>",
+    "COMMAND <list[str]>") and braces in the usage line ("{CONFIG}"), which read as syntax."""
+    argument: Any = getattr(typer.core, "TyperArgument", None)
+    if argument is None or not hasattr(argument, "_usage_display_name"):
+        return  # another typer: its own help, unpatched
+    argument.display_type_rich = lambda self, ctx: None
+    shown = argument._usage_display_name
+    argument._usage_display_name = lambda self: shown(self).replace("{", "").replace("}", "")
+
+
+_plain_arguments()
+
+
 class _Console:
     """A rich Console made at its first use, so that commands that print nothing rich (and
     `--help`) never import rich."""
@@ -585,7 +599,12 @@ def report(
     ],
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", help="The page to write [default: FOLDER/report.html]."),
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="OUT.html",
+            help="The page to write [default: FOLDER/report.html].",
+        ),
     ] = None,
     view: Annotated[
         list[int] | None,
@@ -653,40 +672,56 @@ def sprt(
         typer.Option(
             "--vs",
             metavar="LEVEL|COMMAND",
-            help="An opponent: a built-in level (random, easy, medium, hard, expert) or a command line; repeat for more.",
+            help="An opponent: a built-in level (random, easy, medium, hard, expert, master) or a command line; repeat for more.",
         ),
     ],
     seats: Annotated[
-        int, typer.Option(help="Players per match: the candidate and seats-1 opponents.")
+        int, typer.Option(metavar="K", help="Players per match: the candidate and K-1 opponents.")
     ] = 2,
     share0: Annotated[
         float | None,
-        typer.Option(help="The candidate's expected match point under H0 [default: 1/seats]."),
+        typer.Option(
+            metavar="S0", help="The candidate's expected match point under H0 [default: 1/K]."
+        ),
     ] = None,
     share1: Annotated[
-        float | None, typer.Option(help="… under H1 [default: share0 + 0.05].")
+        float | None, typer.Option(metavar="S1", help="… under H1 [default: S0 + 0.05].")
     ] = None,
     alpha: Annotated[
-        float, typer.Option(help="The chance of accepting H1 when H0 is true.")
+        float, typer.Option(metavar="P", help="The chance of accepting H1 when H0 is true.")
     ] = 0.05,
-    beta: Annotated[float, typer.Option(help="The chance of accepting H0 when H1 is true.")] = 0.05,
-    min_groups: Annotated[int, typer.Option(help="Duplicate groups before any decision.")] = 20,
+    beta: Annotated[
+        float, typer.Option(metavar="P", help="The chance of accepting H0 when H1 is true.")
+    ] = 0.05,
+    min_groups: Annotated[
+        int, typer.Option(metavar="N", help="Duplicate groups before any decision.")
+    ] = 20,
     games: Annotated[
-        int | None, typer.Option(help="The cap: at most this many matches [default: 20000].")
+        int | None,
+        typer.Option(metavar="N", help="The cap: at most this many matches [default: 20000]."),
     ] = None,
     seed: Annotated[
-        int | None, typer.Option(help="Seed of the first match (default: drawn).")
+        int | None, typer.Option(metavar="N", help="Seed of the first match (default: drawn).")
     ] = None,
     name: Annotated[
-        str | None, typer.Option(help="The candidate's name [default: its program's name].")
+        str | None,
+        typer.Option(metavar="NAME", help="The candidate's name [default: its program's name]."),
     ] = None,
     replays: Annotated[
-        str, typer.Option(help="Folder for replays, results.jsonl and standings.json.")
+        str,
+        typer.Option(metavar="DIR", help="Folder for replays, results.jsonl and standings.json."),
     ] = "replays",
-    timeout: Annotated[float, typer.Option(help="Seconds allowed for each reply.")] = 2.0,
+    timeout: Annotated[
+        float, typer.Option(metavar="SECONDS", help="Seconds allowed for each reply.")
+    ] = 2.0,
     jobs: Annotated[
         int | None,
-        typer.Option("--jobs", "-j", help="Matches played at once [default: the number of cores]."),
+        typer.Option(
+            "--jobs",
+            "-j",
+            metavar="N",
+            help="Matches played at once [default: the number of cores].",
+        ),
     ] = None,
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue the last run of this same test.")
@@ -756,7 +791,7 @@ def replay_verify(
     paths: Annotated[
         list[Path],
         typer.Argument(
-            metavar="FILE_OR_FOLDER...",
+            metavar="FILE_OR_FOLDER",
             help="Replay files, and folders whose replays (*.json but standings.json) are all verified.",
         ),
     ],
@@ -839,23 +874,28 @@ def replay_show(
 
 @replay_app.command("fork")
 def replay_fork(
-    file: Annotated[Path, typer.Argument(help="The replay to fork.")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="The replay to fork.")],
     at: Annotated[
         str,
         typer.Option(
-            help="Where live play starts: a message index as `replay show` prints it (57), or a turn (turn:7)."
+            metavar="N|turn:T",
+            help="Where live play starts: a message index as `replay show` prints it (57), or a turn (turn:7).",
         ),
     ],
     output: Annotated[
         Path,
         typer.Option(
-            "--output", "-o", help="The new replay (never overwritten: OUT-2.json if taken)."
+            "--output",
+            "-o",
+            metavar="OUT.json",
+            help="The new replay (never overwritten: OUT-2.json if taken).",
         ),
     ],
     seat: Annotated[
         list[str] | None,
         typer.Option(
-            help="SEAT=LEVEL or SEAT=COMMAND: who plays that seat from the point on; repeat for more seats (default: the recorded participant)."
+            metavar="K=LEVEL|K=COMMAND",
+            help="Who plays seat K from the point on; repeat for more seats (default: the recorded participant).",
         ),
     ] = None,
 ) -> None:
