@@ -473,5 +473,12 @@ def test_a_bot_that_asks_for_reuse_then_ends_anyway_gets_a_warning_as_arena_run_
     assert survivors("checkbots/reuse_then_exit.py") == []
 
 
+def test_python_values_printed_instead_of_json_are_named_as_such() -> None:
+    done = bot("python_repr")
+    assert done.returncode == 1
+    assert re.search(r"│ normal match +│ #0 init +│ not-json +│ None +│", done.stdout)
+    assert "that is how Python prints a value: write json.dumps(value)" in done.stdout  # unwrapped
+
+
 def test_a_bot_that_does_not_ask_for_reuse_gets_no_reuse_check() -> None:
     assert "reuse" not in bot("good").stdout

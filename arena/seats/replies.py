@@ -356,6 +356,18 @@ def _depth_over(value: Any, limit: int) -> bool:
     return False
 
 
+def not_json(line: bytes, error: ValueError) -> str:
+    """A not-JSON fault's detail, naming the usual cause when the line shows it."""
+    detail = f"reply is not JSON: {error}"
+    text = line.strip().decode("utf-8", "replace")
+    if text in ("None", "True", "False") or text.startswith(("{'", "['")):
+        # print(value) in Python: its repr, not JSON.
+        return detail + "; that is how Python prints a value: write json.dumps(value)"
+    if text == "undefined":
+        return detail + "; JSON has no undefined: write null"
+    return detail
+
+
 def cut(data: bytes | str, limit: int = RAW_CUT) -> str:
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     return text if len(text) <= limit else text[:limit] + f"… [{len(text) - limit} more]"

@@ -44,6 +44,7 @@ from arena.seats.replies import (
     FaultKind,
     cut,
     decode_reply,
+    not_json,
 )
 from arena.seats.sandbox import Confinement, Jail, bwrap_path
 
@@ -560,7 +561,7 @@ class SubprocessParticipant:
         try:
             value = decode_reply(reply_line)
         except ValueError as error:
-            fault = self._fault(FaultKind.NOT_JSON, f"reply is not JSON: {error}", cut(reply_line))
+            fault = self._fault(FaultKind.NOT_JSON, not_json(reply_line, error), cut(reply_line))
             return Answer(NO_REPLY, seconds, fault, unsolicited)
         self.reply_bytes += len(reply_line) + 1  # (a reply that is not JSON is kept only cut)
         if self.reply_bytes > self.reply_cap:
