@@ -475,3 +475,18 @@ def test_an_empty_or_live_page_opens_without_errors(tmp_path: Path, browser: Bro
     assert "too many for a heatmap" in browser.js("document.getElementById('pairwise').textContent")
     assert browser.js("document.querySelectorAll('#winshare circle.share').length") == 160
     assert not [e for e in browser.events if e["method"] == "Runtime.exceptionThrown"]
+
+
+@pytest.mark.parametrize("kind", ["folder", "FIFO"])
+def test_arena_report_names_a_results_file_that_is_not_a_file(tmp_path: Path, kind: str) -> None:
+    folder = tmp_path / "replays"
+    folder.mkdir()
+    if kind == "folder":
+        (folder / "results.jsonl").mkdir()
+    else:
+        os.mkfifo(folder / "results.jsonl")
+    result = CliRunner().invoke(app, ["report", str(folder)])
+    assert result.exit_code == 2, result.output
+    assert result.output == (
+        f"{folder / 'results.jsonl'}: not a regular file (a {kind}); move it out of the way\n"
+    )

@@ -121,7 +121,7 @@ def build(
     results = folder / RESULTS
     if not folder.is_dir():
         raise ConfigError(f"{folder}: no such folder")
-    if not results.is_file():
+    if not os.path.lexists(results):  # (one that is not a file: `read` says what it is)
         raise ConfigError(
             f"{folder}: no {RESULTS} in it (is it the replays folder of a tournament?)"
         )
