@@ -272,3 +272,32 @@ def test_a_lock_file_that_is_not_a_file_is_refused_in_one_line(tmp_path: Path, k
         f"{lock}: not a regular file (a {kind}); move it out of the way"
     ]
     assert [p.name for p in lock.parent.iterdir()] == [".results.lock"]
+
+
+def test_a_replay_named_by_many_lines_is_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 300 copies of a forged line for a match not yet believed: each was checked by reading its
+    # replay again (a 200 MB replay named by 30,000 lines took hours).
+    from arena.base import config as config_module
+    from arena.tournaments import tournament
+
+    _config(tmp_path, 3)
+    assert _arena(tmp_path, "run", "config.toml", "--quiet").returncode == 0
+    lines = _lines(tmp_path)
+    forged = dict(next(line for line in lines if line["game"] == 2), scores=[13, 0])
+    kept = [line for line in lines if line["game"] != 2]
+    (tmp_path / "replays" / "results.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in [*kept, *[forged] * 300]), encoding="utf-8"
+    )
+    reads: list[str] = []
+    real = results._recorded
+    monkeypatch.setattr(results, "_recorded", lambda f, n: reads.append(n) or real(f, n))
+    settings, seats = config_module.load(tmp_path / "config.toml")
+    plan = tournament.prepare(tmp_path / "config.toml", settings, seats, resume=True)
+    try:
+        assert sorted(plan.done) == [0, 1] and len(plan.skipped) == 300
+        assert reads.count(forged["replay"]) == 1
+    finally:
+        if plan.lock is not None:
+            plan.lock.release()

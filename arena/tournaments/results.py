@@ -168,35 +168,25 @@ def _parse(raw: bytes) -> tuple[ResultLine | None, str]:
     return line, ""
 
 
-def confirmed(line: ResultLine, folder: Path) -> str | None:
+# What a replay records of its match (tournament, run, game, seat names, outcome, scores,
+# ranks), or why it cannot be read as one.
+Recorded = tuple[Any, ...] | str
+
+
+def confirmed(
+    line: ResultLine, folder: Path, seen: dict[str, Recorded] | None = None
+) -> str | None:
     """Why the line does not stand for a replay the arena wrote for its tournament, run and
-    match with the same result; None when it does. Reads the replay (never through a link)."""
-    path = folder / line.replay
-    try:
-        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError as error:
-        return f"its replay {line.replay}: {_why(error)}"
-    if _irregular(handle) is not None or os.fstat(handle).st_size > MAX_REPLAY:
-        os.close(handle)  # before fdopen, which raises for a folder
-        return f"its replay {line.replay} is not a replay file"
-    with os.fdopen(handle, "rb") as file:
-        try:
-            document = orjson.loads(file.read())
-        except (orjson.JSONDecodeError, OSError):
-            return f"its replay {line.replay} is not JSON"
-    if not isinstance(document, dict):
-        return f"its replay {line.replay} is not a replay"
-    tournament = document.get("tournament")
-    result = document.get("result")
-    recorded = (
-        tournament.get("id") if isinstance(tournament, dict) else None,
-        tournament.get("run") if isinstance(tournament, dict) else None,
-        document.get("game"),
-        [p.get("name") for p in document.get("players") or [] if isinstance(p, dict)],
-        result.get("outcome") if isinstance(result, dict) else None,
-        result.get("scores") if isinstance(result, dict) else None,
-        result.get("ranks") if isinstance(result, dict) else None,
-    )
+    match with the same result; None when it does. Reads the replay (never through a link),
+    once per name when given `seen`: lines that name one replay many times (a hand-edited
+    file) do not read it again each time."""
+    recorded = seen.get(line.replay) if seen is not None else None
+    if recorded is None:
+        recorded = _recorded(folder, line.replay)
+        if seen is not None:
+            seen[line.replay] = recorded
+    if isinstance(recorded, str):
+        return recorded
     claimed = (
         line.tournament,
         line.run,
@@ -209,6 +199,35 @@ def confirmed(line: ResultLine, folder: Path) -> str | None:
     if recorded != claimed:
         return f"its replay {line.replay} records another match or result"
     return None
+
+
+def _recorded(folder: Path, name: str) -> Recorded:
+    path = folder / name
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as error:
+        return f"its replay {name}: {_why(error)}"
+    if _irregular(handle) is not None or os.fstat(handle).st_size > MAX_REPLAY:
+        os.close(handle)  # before fdopen, which raises for a folder
+        return f"its replay {name} is not a replay file"
+    with os.fdopen(handle, "rb") as file:
+        try:
+            document = orjson.loads(file.read())
+        except (orjson.JSONDecodeError, OSError):
+            return f"its replay {name} is not JSON"
+    if not isinstance(document, dict):
+        return f"its replay {name} is not a replay"
+    tournament = document.get("tournament")
+    result = document.get("result")
+    return (
+        tournament.get("id") if isinstance(tournament, dict) else None,
+        tournament.get("run") if isinstance(tournament, dict) else None,
+        document.get("game"),
+        [p.get("name") for p in document.get("players") or [] if isinstance(p, dict)],
+        result.get("outcome") if isinstance(result, dict) else None,
+        result.get("scores") if isinstance(result, dict) else None,
+        result.get("ranks") if isinstance(result, dict) else None,
+    )
 
 
 def append(path: Path, lines: Sequence[Mapping[str, Any]]) -> None:

@@ -103,6 +103,8 @@ class Tournament:
     candidate: CandidateTest | None = None  # a gauntlet's candidate, and its SPRT
     skipped: list[str] = field(default_factory=list)  # results lines not believed, and why
     lock: results.Lock | None = None  # held for the whole run: one writer per folder
+    # What each replay named by a results line records, read once (`doubt`).
+    _replays: dict[str, results.Recorded] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         if self.candidate is not None:
@@ -214,7 +216,7 @@ class Tournament:
             return "not the seating, seeds or stamp the schedule gives this match"
         if not line.replay.startswith(file_stem(self.stamp, line.match, names)):
             return "its replay is not named as the arena names it"
-        return results.confirmed(line, self.folder)
+        return results.confirmed(line, self.folder, self._replays)
 
     def standings(self) -> Standings:
         """The standings of every match of this run so far, in match order."""
