@@ -391,6 +391,7 @@ def test_schema_out_never_writes_through_a_link_nor_waits_on_a_fifo(tmp_path: Pa
     assert _schema_out(folder).returncode == 0
     assert target.read_text(encoding="utf-8") == "mine"
     assert not first.is_symlink() and json.loads(first.read_text(encoding="utf-8"))
+    assert first.stat().st_mode & 0o777 == 0o666 & ~_umask()  # as any new file, not 0600
     # A FIFO in a schema's place: one line, exit 2, before any file is written (it hung).
     second.unlink()
     os.mkfifo(second)
@@ -401,3 +402,9 @@ def test_schema_out_never_writes_through_a_link_nor_waits_on_a_fifo(tmp_path: Pa
         f"--out: {second}: not a regular file (a FIFO); move it out of the way"
     ]
     assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir() if p != second} == before
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -97,14 +97,21 @@ def _sync_folder(folder: Path) -> None:
         os.close(handle)
 
 
-def replace(path: Path, data: bytes) -> None:
-    """Write `data` atomically over `path` (for files the arena owns and rewrites, e.g. standings)."""
+def replace(path: Path, data: bytes, *, shared: bool = False) -> None:
+    """Write `data` atomically over `path` (for files the arena owns and rewrites, e.g. standings).
+
+    The file is the owner's alone (0600), or with `shared` readable as any new file is (0666
+    less the umask: the schemas `arena schema --out` writes for others to use)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(
             dir=path.parent, prefix=".writing-", suffix=path.suffix
         )
         try:
+            if shared:
+                umask = os.umask(0o077)
+                os.umask(umask)
+                os.fchmod(handle, 0o666 & ~umask)
             with os.fdopen(handle, "wb") as file:
                 file.write(data)
                 file.flush()
