@@ -480,5 +480,15 @@ def test_python_values_printed_instead_of_json_are_named_as_such() -> None:
     assert "that is how Python prints a value: write json.dumps(value)" in done.stdout  # unwrapped
 
 
+def test_leaving_at_match_end_without_a_reply_is_named_and_skips_no_check() -> None:
+    # The match was played to its end: the other checks run, each naming the missing reply.
+    done = bot("quiet_at_match_end")
+    assert done.returncode == 1
+    assert "not run" not in done.stdout and "did not finish" not in done.stdout
+    assert "outcome: completed" in done.stdout
+    assert done.stdout.count("match-end wants a reply too (null), then exit") == 7
+    assert "FAIL: 7 of 7 checks failed;" in done.stdout
+
+
 def test_a_bot_that_does_not_ask_for_reuse_gets_no_reuse_check() -> None:
     assert "reuse" not in bot("good").stdout

@@ -251,6 +251,8 @@ def answer_problems(message: dict[str, Any], answer: Answer, at: int, seats: int
         if fault.kind is FaultKind.EXITED:
             name = "exited" if fault.exit_code == 0 else "crashed"
             why += " before replying"  # its stderr tail is shown whole below
+            if kind == "match-end":
+                why += "; match-end wants a reply too (null), then exit"
             if kind in NEWER_TYPES:
                 why += (
                     f"; `{kind}` may be a message type the program does not know: "
@@ -437,7 +439,7 @@ def _play_checked(
         limits,
         clocks=clocks,
         observer=numbering,
-        should_stop=lambda: not process.alive,
+        should_stop=lambda: checked.gone_before_the_end,
         close_grace=EXIT_GRACE,
         reuse=reuse,
     )
@@ -467,7 +469,7 @@ def run_scenario(
         limits,
         clocks=clocks,
         observer=numbering,
-        should_stop=lambda: not process.alive,
+        should_stop=lambda: checked.gone_before_the_end,
         close_grace=EXIT_GRACE,
     )
     if process.start_fault is not None:
@@ -521,6 +523,13 @@ class _Checked(Wrapped):
         self.report = report
         self.seats = len(scenario.setup.names)
         self.spawned = time.monotonic()
+        self.ended = False  # it was sent `match-end`: its match is over, whatever it does now
+
+    @property
+    def gone_before_the_end(self) -> bool:
+        """Whether the program ended or was stopped while its match still had messages for it
+        (one that exits at `match-end` without a reply still played the whole match)."""
+        return not self.alive and not self.ended
 
     def start(self) -> None:
         self.spawned = time.monotonic()
@@ -528,6 +537,7 @@ class _Checked(Wrapped):
 
     def exchange(self, line: bytes, timeout: float) -> Answer:
         message = orjson.loads(line)
+        self.ended = self.ended or message["type"] == "match-end"
         answer = super().exchange(line, timeout)
         self._judge(message, answer)
         if self.scenario.unknown_message and message["type"] == "starting-hand" and self.alive:

@@ -84,12 +84,10 @@ def notes(
         own = [f for f in faults if f.get("seat") == seat]
         stop = next((f for f in own if f.get("kind") in STOPPING), None)
         if stop is not None:
-            yield _who(name).append_text(
-                inert(
-                    f"{stop.get('kind')} at message {_message(stop, transcript)}: {stop.get('detail', '')}",
-                    limit=600,
-                )
-            )
+            told = f"{stop.get('kind')} at message {_message(stop, transcript)}: {stop.get('detail', '')}"
+            if _type_at(stop, transcript) == "match-end":  # the match was over: only a reply lacked
+                told += " (match-end wants a reply too: null, then exit)"
+            yield _who(name).append_text(inert(told, limit=600))
             log = logs[seat] if seat < len(logs) else ""
             tail = stderr_tail(log, STDERR_LINES)
             if tail:
@@ -125,11 +123,18 @@ def _message(fault: Mapping[str, Any], transcript: Sequence[Any]) -> str:
     at = fault.get("at")
     if not isinstance(at, int):
         return "?"
-    if 0 <= at < len(transcript) and isinstance(transcript[at], Mapping):
+    kind = _type_at(fault, transcript)
+    return f"#{at}" if kind is None else f"#{at} ({kind})"
+
+
+def _type_at(fault: Mapping[str, Any], transcript: Sequence[Any]) -> object:
+    """The type of the message a fault came with, when the transcript has it."""
+    at = fault.get("at")
+    if isinstance(at, int) and 0 <= at < len(transcript) and isinstance(transcript[at], Mapping):
         message = transcript[at].get("message")
         if isinstance(message, Mapping):
-            return f"#{at} ({message.get('type')})"
-    return f"#{at}"
+            return message.get("type")
+    return None
 
 
 class FirstStops:
