@@ -15,6 +15,7 @@ import pytest
 from replaymaker import replay_json
 
 from arena.replays import replay
+from arena.seats import sandbox
 
 CHECKBOTS = Path(__file__).parent / "checkbots"
 HOSTILE = Path(__file__).parent / "hostile"
@@ -198,3 +199,24 @@ def test_leaving_at_match_end_says_a_reply_was_owed_there(tmp_path: Path) -> Non
     [told] = [line for line in result.stdout.splitlines() if line.startswith("  mine: exited")]
     assert "(match-end): process ended (exit code 0)" in told
     assert told.endswith("(match-end wants a reply too: null, then exit)")
+
+
+@pytest.mark.skipif(sandbox.probe() is not None, reason=f"no sandbox here: {sandbox.probe()}")
+def test_a_seat_stopped_by_the_sandbox_is_told_what_to_do_instead(tmp_path: Path) -> None:
+    # A log file beside the bot: its folder is read-only in the sandbox, as `arena check` says.
+    (tmp_path / "bot.py").write_text(
+        "import sys\nopen('bot.log', 'a')\nfor line in sys.stdin:\n    print('null', flush=True)\n"
+    )
+    _config(tmp_path, ["python3", "bot.py"])
+    result = _arena(tmp_path, "run", "config.toml")
+    assert result.returncode == 0, result.stderr
+    assert "Read-only file system: 'bot.log'" in result.stdout
+    assert "    in the sandbox: it tried to write outside its temporary folder" in result.stdout
+    # Unconfined, the same write works: no such line.
+    (tmp_path / "config.toml").write_text(
+        (tmp_path / "config.toml")
+        .read_text()
+        .replace("games = 1\n", 'games = 1\n[limits]\nsandbox = "none"\n')
+    )
+    result = _arena(tmp_path, "run", "config.toml")
+    assert "in the sandbox" not in result.stdout

@@ -46,7 +46,7 @@ from arena.referee.seating import participant_env
 from arena.seats.replies import Answer, FaultKind, InProcessParticipant, Wrapped, close_all, cut
 from arena.seats.sandbox import Confinement
 from arena.seats.transport import SubprocessParticipant
-from arena.ui.seat_faults import stderr_tail
+from arena.ui.seat_faults import sandbox_hints, stderr_tail
 from arena.ui.terminal import inert
 
 CHECKED_SEAT: Final = 0
@@ -58,34 +58,9 @@ EXIT_GRACE: Final = 0.5  # seconds for the program to exit after its stdin is cl
 STDERR_SHOWN: Final = 4000  # characters of stderr kept for a scenario that failed
 STDERR_LINES: Final = 15  # of which the last lines shown, stack frames folded
 STOPPED: Final = "stopped"  # the outcome of a scenario whose program was gone before the end
+
+
 # What a program's stderr says when the sandbox stopped it, and what to do instead.
-SANDBOX_HINTS: Final = (
-    (
-        ("Read-only file system",),
-        (
-            "it tried to write outside its temporary folder: in the sandbox only $TMPDIR (= $HOME, a private "
-            "folder emptied when the process ends) is writable; write there, and keep what it must read in its "
-            "own folder or in a readOnly path the organiser gives it (docs/sandbox.md)"
-        ),
-    ),
-    (
-        (
-            "Network is unreachable",
-            "Temporary failure in name resolution",
-            "Name or service not known",
-            "ECONNREFUSED",
-            "ENETUNREACH",
-            "EAI_AGAIN",
-            "Connection refused",
-        ),
-        (
-            "it tried to use the network, which a participant never has in the sandbox (not even loopback): "
-            "everything it needs must come with it, in its folder or a readOnly path (docs/sandbox.md)"
-        ),
-    ),
-)
-
-
 class Verdict(StrEnum):
     PASSED = "passed"
     FAILED = "failed"
@@ -488,11 +463,6 @@ def run_scenario(
     if report.problems or report.outcome == STOPPED:
         report.verdict = Verdict.FAILED
     return report
-
-
-def sandbox_hints(stderr: str) -> list[str]:
-    """What the sandbox stopped, as read from the program's stderr, and what to do instead."""
-    return [hint for marks, hint in SANDBOX_HINTS if any(mark in stderr for mark in marks)]
 
 
 class _Numbering(Unobserved):

@@ -56,6 +56,39 @@ def stderr_tail(log: str, lines: int) -> list[str]:
     return kept[-lines:]
 
 
+# What the sandbox stopped, read from a program's stderr, and what to do instead.
+SANDBOX_HINTS = (
+    (
+        ("Read-only file system",),
+        (
+            "it tried to write outside its temporary folder: in the sandbox only $TMPDIR (= $HOME, a private "
+            "folder emptied when the process ends) is writable; write there, and keep what it must read in its "
+            "own folder or in a readOnly path the organiser gives it (docs/sandbox.md)"
+        ),
+    ),
+    (
+        (
+            "Network is unreachable",
+            "Temporary failure in name resolution",
+            "Name or service not known",
+            "ECONNREFUSED",
+            "ENETUNREACH",
+            "EAI_AGAIN",
+            "Connection refused",
+        ),
+        (
+            "it tried to use the network, which a participant never has in the sandbox (not even loopback): "
+            "everything it needs must come with it, in its folder or a readOnly path (docs/sandbox.md)"
+        ),
+    ),
+)
+
+
+def sandbox_hints(stderr: str) -> list[str]:
+    """What the sandbox stopped, as read from the program's stderr, and what to do instead."""
+    return [hint for marks, hint in SANDBOX_HINTS if any(mark in stderr for mark in marks)]
+
+
 def log_path(replay: Path, seat: int) -> Path:
     """Where `replay.write` keeps a seat's stderr beside its replay."""
     return replay.with_name(f"{replay.stem}.seat{seat}.stderr.log")
@@ -97,6 +130,14 @@ def notes(
                     yield Text("      ").append_text(inert(line, limit=200))
             else:
                 yield Text("    it wrote nothing on stderr", style="dim")
+            players = document.get("players") or []
+            confined = (
+                isinstance(players[seat], Mapping) and players[seat].get("sandbox") == "bwrap"
+            )
+            for hint in sandbox_hints(log) if confined else ():
+                yield Text("    in the sandbox: ", style="yellow").append_text(
+                    inert(hint, limit=600)
+                )
         kinds = dict.fromkeys(f.get("kind") for f in own if f.get("kind") in COUNTED)
         for kind in kinds if counted else ():
             same = [f for f in own if f.get("kind") == kind]
