@@ -208,6 +208,18 @@ def test_a_stopped_match_shows_books_so_far_and_no_places(tmp_path: Path) -> Non
     assert rows and all(row.split("│")[4].strip() in ("-", "") for row in rows)
 
 
+def test_the_header_says_no_refill_and_counts_decks(tmp_path: Path) -> None:
+    classic = make_replay(tmp_path / "a", ["ann", "bob"])
+    shown = CliRunner().invoke(app, ["replay", "show", str(classic)])
+    assert "7 cards each, refill to 1, next: Asked, 1 deck" in shown.output
+    assert "deck(s)" not in shown.output
+    bare = make_replay(
+        tmp_path / "b", ["ann", "bob"], rules="minHandSize = 0\n[deck]\nnumberOfDecks = 2"
+    )
+    shown = CliRunner().invoke(app, ["replay", "show", str(bare)])
+    assert "7 cards each, no refill, next: Asked, 2 decks" in shown.output
+
+
 def test_one_book_is_one_book() -> None:
     builder = timeline.TimelineBuilder(MatchSetup.from_seed(1, ("ann", "bob"), Rules()))
     step = builder.end(Result(Outcome.COMPLETED, (12, 1), (1, 2)), 99)

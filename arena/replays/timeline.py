@@ -312,7 +312,7 @@ def rules_summary(rules: Rules, seats: int) -> str:
     deal = f"{rules.hand_size(seats)} cards each" + (
         " (by table size)" if rules.deal_by_seats else ""
     )
-    parts = [deal, f"refill to {rules.min_hand_size}"]
+    parts = [deal, f"refill to {rules.min_hand_size}" if rules.min_hand_size else "no refill"]
     if rules.next_player is NextPlayer.CLOCKWISE:
         parts.append("next: Clockwise (the seat after the one asked)")
     else:
@@ -324,7 +324,8 @@ def rules_summary(rules: Rules, seats: int) -> str:
         parts.append(f"an empty hand draws {rules.refill_empty_hand} {when}")
     if rules.draw_when_no_one_to_ask:
         parts.append("no one to ask: draw")
-    parts.append(f"{rules.number_of_decks} deck(s)" + (" with knights" if rules.knights else ""))
+    decks = f"{rules.number_of_decks} deck" + ("s" if rules.number_of_decks > 1 else "")
+    parts.append(decks + (" with knights" if rules.knights else ""))
     return ", ".join(parts)
 
 
