@@ -490,5 +490,16 @@ def test_leaving_at_match_end_without_a_reply_is_named_and_skips_no_check() -> N
     assert "FAIL: 7 of 7 checks failed;" in done.stdout
 
 
+def test_a_bot_that_reads_to_the_end_of_its_input_is_asked_whether_it_does() -> None:
+    done = bot("reads_to_the_end", "--startup-timeout", "0.5")
+    assert done.returncode == 1
+    assert (
+        "no reply line within 0.5 s; stopped for the rest of the match; is its output flushed "
+        "after each reply, and does it answer each line as it comes (not reading to the end of "
+        "its input first)? Every message wants one reply line"
+    ) in done.stdout
+    assert survivors("checkbots/reads_to_the_end.py") == []
+
+
 def test_a_bot_that_does_not_ask_for_reuse_gets_no_reuse_check() -> None:
     assert "reuse" not in bot("good").stdout

@@ -758,7 +758,11 @@ class SubprocessParticipant:
             # The commonest cause: a reply written without its newline, or not flushed in full.
             detail += f"; {len(self.buffer)} bytes came without a newline"
             return self._fault(FaultKind.TIMEOUT, detail, cut(partial))
-        return self._fault(FaultKind.TIMEOUT, detail + "; is its output flushed after each reply?")
+        return self._fault(
+            FaultKind.TIMEOUT,
+            detail + "; is its output flushed after each reply, and does it answer each line as it "
+            "comes (not reading to the end of its input first)?",
+        )
 
     def _too_long(self) -> Fault:
         raw = cut(bytes(self.buffer[: 4 * RAW_CUT]))

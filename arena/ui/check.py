@@ -238,7 +238,9 @@ def answer_problems(message: dict[str, Any], answer: Answer, at: int, seats: int
         if fault.kind is FaultKind.NOT_JSON:
             why += "; one JSON value per line, debug prints go to stderr"
         if fault.kind is FaultKind.TIMEOUT:
-            why += "; every message wants one reply line, even those that need no decision. " + (
+            every = "very message wants one reply line, even those that need no decision. "
+            why += (" E" + every) if why.endswith("?") else ("; e" + every)  # after a question
+            why += (
                 "`arena check --startup-timeout SECONDS` allows a slower start-up"
                 if kind == "init"
                 else "`arena check --timeout SECONDS` allows more time "
