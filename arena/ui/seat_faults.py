@@ -1,7 +1,9 @@
 """What went wrong for each seat of a played match, said where the user is looking.
 
-A seat that could not start or was stopped gets its fault, the last lines of its stderr and the
-path of its log; replies that broke a rule get their count and the first reason.
+A seat that could not start or was stopped gets its fault, the last lines of its stderr (stack
+frames folded, so a Node or Java error line shows), the path of its log and, when the sandbox
+stopped it, what to do instead; replies that broke a rule get their count, the first reason and
+what the bot wrote. `arena check` uses the same stderr tail and sandbox hints.
 """
 
 from __future__ import annotations
