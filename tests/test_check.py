@@ -152,9 +152,9 @@ def test_the_empty_pond_scenario_asks_with_an_empty_pond() -> None:
     assert asks and all(m["pond"] == [] for m in asks)
 
 
-def test_the_several_decks_scenario_deals_duplicate_cards_to_three_seats() -> None:
+def test_the_several_decks_scenario_deals_duplicate_cards_to_four_seats() -> None:
     sent = seat_zero_messages(SCENARIOS["several decks"])
-    assert len(sent[0]["players"]) == 3
+    assert len(sent[0]["players"]) == 4  # the family rules have 3: every table size to 4 is met
     decks = {card["deck"] for m in sent if m["type"] == "ask" for card in m["hand"]}
     assert decks == {0, 1, 2}
     assert max(card["id"] for m in sent if m["type"] == "ask" for card in m["hand"]) > 104
@@ -499,6 +499,14 @@ def test_a_bot_that_reads_to_the_end_of_its_input_is_asked_whether_it_does() -> 
         "its input first)? Every message wants one reply line"
     ) in done.stdout
     assert survivors("checkbots/reads_to_the_end.py") == []
+
+
+def test_a_bot_written_for_three_seats_at_most_fails_at_the_four_seat_table() -> None:
+    done = bot("three_seats_at_most")
+    assert done.returncode == 1
+    assert "│ failed " in row(done.stdout, "several decks")
+    assert "│ passed " in row(done.stdout, "family rules")  # three seats: fine
+    assert "AssertionError: written for 2 or 3 players" in done.stdout
 
 
 def test_a_bot_that_does_not_ask_for_reuse_gets_no_reuse_check() -> None:

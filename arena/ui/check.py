@@ -155,8 +155,8 @@ def scenarios(limits: LimitsSection) -> list[Scenario]:
         ),
         Scenario(
             "several decks",
-            "3 decks, 3 seats, Clockwise: duplicate cards, ids up to 155",
-            seeded(3, 3, Rules(number_of_decks=3, next_player=NextPlayer.CLOCKWISE)),
+            "3 decks, 4 seats, Clockwise: duplicate cards, ids up to 155, three opponents",
+            seeded(3, 4, Rules(number_of_decks=3, next_player=NextPlayer.CLOCKWISE)),
         ),
         Scenario(
             "knights", "a 56-card pack with knights (rank 11)", seeded(4, 2, Rules(knights=True))
