@@ -7,6 +7,7 @@ import functools
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -507,6 +508,25 @@ def test_a_bot_written_for_three_seats_at_most_fails_at_the_four_seat_table() ->
     assert "│ failed " in row(done.stdout, "several decks")
     assert "│ passed " in row(done.stdout, "family rules")  # three seats: fine
     assert "AssertionError: written for 2 or 3 players" in done.stdout
+
+
+@pytest.mark.parametrize(("stop", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_check_stopped_by_a_signal_says_interrupted_without_a_traceback(
+    stop: signal.Signals, status: int
+) -> None:
+    checking = subprocess.Popen(
+        [ARENA, "check", "--", "python3", "tests/checkbots/silent.py"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(1.5)  # inside the normal match: the program never answers its init
+    checking.send_signal(stop)
+    out, err = checking.communicate(timeout=30)
+    assert checking.returncode == status, (out, err)
+    assert err == "interrupted\n"
+    assert survivors("checkbots/silent.py") == []
 
 
 def test_a_bot_that_does_not_ask_for_reuse_gets_no_reuse_check() -> None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -269,3 +271,37 @@ def test_a_replay_that_says_no_sandbox_does_not_run_its_commands_unconfined(
     forked = json.loads((tmp_path / "f.json").read_text(encoding="utf-8"))
     assert forked["players"][1]["sandbox"] == "bwrap"
     assert forked["fork"]["sourceSha256"] == hashlib.sha256(edited.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize(("stop", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_fork_stopped_by_a_signal_writes_nothing_and_says_so(
+    tmp_path: Path, stop: signal.Signals, status: int
+) -> None:
+    folder, source = _played(tmp_path, "classic")
+    never = Path(__file__).parent / "hostile" / "never_answers.py"
+    forking = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "replay",
+            "fork",
+            str(source),
+            "--at",
+            "4",
+            "--seat",
+            f"0={sys.executable} {never}",
+            "-o",
+            "f.json",
+        ],
+        cwd=folder,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(1.5)
+    forking.send_signal(stop)
+    out, err = forking.communicate(timeout=30)
+    assert forking.returncode == status, (out, err)
+    assert err == "interrupted: the fork was not finished; nothing written to f.json\n"
+    assert not (folder / "f.json").exists()

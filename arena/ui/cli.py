@@ -900,6 +900,7 @@ def replay_fork(
     ] = None,
 ) -> None:
     """Continue a match from one of its messages, with the same or other participants."""
+    from arena.referee.loop import MatchInterrupted
     from arena.replays import fork
     from arena.ui.terminal import inert
 
@@ -912,6 +913,10 @@ def replay_fork(
         fail(str(error), 1)
     except _MALFORMED as error:
         fail(_malformed(file, error), 2)
+    except (MatchInterrupted, KeyboardInterrupt):  # every participant is stopped already
+        # (typer would turn a KeyboardInterrupt into a silent 130, even for SIGTERM.)
+        err.print(f"interrupted: the fork was not finished; nothing written to {output}")
+        raise typer.Exit(shutdown.exit_status()) from None
     result = forked.record.result
     scores = ", ".join(
         f"{name} {score}"
@@ -1116,7 +1121,14 @@ def check(
         err.print(warning, markup=False, highlight=False, soft_wrap=True)
     limits = config_module.LimitsSection(reply_timeout=timeout, startup_timeout=startup_timeout)
     _playing()
-    report = check_module.run_checks(resolved, cwd, limits, confinement)
+    from arena.referee.loop import MatchInterrupted
+
+    try:
+        report = check_module.run_checks(resolved, cwd, limits, confinement)
+    except (MatchInterrupted, KeyboardInterrupt):  # the loop has stopped the program already
+        # (typer would turn a KeyboardInterrupt into a silent 130, even for SIGTERM.)
+        err.print("interrupted")
+        raise typer.Exit(shutdown.exit_status()) from None
     if not out.is_terminal and "COLUMNS" not in os.environ:
         out.console.width = PIPED_WIDTH  # a file or a pipe: rich's 80 columns would cut the cells
     for part in check_module.render(report):
