@@ -7,6 +7,7 @@ import gc
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -224,3 +225,23 @@ def test_start_up_defers_the_cycle_collector_but_matches_play_with_the_usual_one
     assert played == [(usual, True)]
     replayed = _thresholds_at_each_match(tmp_path, "replay", "verify", str(one))
     assert replayed == [(cli.START_UP_COLLECTION, False)]
+
+
+@pytest.mark.parametrize(("stop", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_verify_stopped_by_a_signal_says_interrupted_without_a_traceback(
+    tmp_path: Path, stop: signal.Signals, status: int
+) -> None:
+    replays = _replays(tmp_path, 120)
+    verifying = subprocess.Popen(
+        [sys.executable, "-m", "arena", "replay", "verify", *map(str, replays * 5)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert verifying.stdout is not None
+    assert ": ok (" in verifying.stdout.readline()  # it is replaying matches now
+    verifying.send_signal(stop)
+    out, err = verifying.communicate(timeout=60)
+    assert verifying.returncode == status, err
+    assert err == "interrupted\n"
+    assert out.count(": ok (") < len(replays) * 5 - 1  # it stopped before the end

@@ -48,8 +48,10 @@ from arena.seats.replies import (
 )
 
 
-class MatchInterrupted(Exception):
-    """Ctrl-C mid-match; `record` holds what was played (outcome interrupted)."""
+class MatchInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or the signal standing for it) mid-match; `record` holds what was played
+    (outcome interrupted). A KeyboardInterrupt still: whoever does not want the record stops
+    as for any other."""
 
     def __init__(self, record: MatchRecord) -> None:
         super().__init__("match interrupted")

@@ -26,6 +26,7 @@ from arena.ui import plugins
 # the rooms below are imported by the commands that use them (bench/startup.py measures it).
 if TYPE_CHECKING:
     from rich.console import Console
+    from typer._click.core import Context as ClickContext
 
     from arena.base.config import Config, Seat
     from arena.tournaments.cluster import Cluster
@@ -34,7 +35,22 @@ if TYPE_CHECKING:
     from arena.tournaments.tournament import RunReport, Tournament
     from arena.ui.seat_faults import FirstStops
 
+
+class _Interrupted(Exception):
+    """A KeyboardInterrupt (Ctrl-C, or SIGTERM or SIGHUP standing for it) out of a command,
+    carried past typer to `main`: typer would make it a silent exit 130, even for SIGTERM."""
+
+
+class _ArenaGroup(typer.core.TyperGroup):
+    def invoke(self, ctx: "ClickContext") -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise _Interrupted from None
+
+
 app = typer.Typer(
+    cls=_ArenaGroup,
     add_completion=False,
     # Plain help: rich markup would eat `[dask]` and `[default: …]` from the text, and loading
     # rich for it costs more than the rest of `arena --help`.
@@ -900,7 +916,6 @@ def replay_fork(
     ] = None,
 ) -> None:
     """Continue a match from one of its messages, with the same or other participants."""
-    from arena.referee.loop import MatchInterrupted
     from arena.replays import fork
     from arena.ui.terminal import inert
 
@@ -913,8 +928,7 @@ def replay_fork(
         fail(str(error), 1)
     except _MALFORMED as error:
         fail(_malformed(file, error), 2)
-    except (MatchInterrupted, KeyboardInterrupt):  # every participant is stopped already
-        # (typer would turn a KeyboardInterrupt into a silent 130, even for SIGTERM.)
+    except KeyboardInterrupt:  # (a MatchInterrupted too) every participant is stopped already
         err.print(f"interrupted: the fork was not finished; nothing written to {output}")
         raise typer.Exit(shutdown.exit_status()) from None
     result = forked.record.result
@@ -1121,14 +1135,7 @@ def check(
         err.print(warning, markup=False, highlight=False, soft_wrap=True)
     limits = config_module.LimitsSection(reply_timeout=timeout, startup_timeout=startup_timeout)
     _playing()
-    from arena.referee.loop import MatchInterrupted
-
-    try:
-        report = check_module.run_checks(resolved, cwd, limits, confinement)
-    except (MatchInterrupted, KeyboardInterrupt):  # the loop has stopped the program already
-        # (typer would turn a KeyboardInterrupt into a silent 130, even for SIGTERM.)
-        err.print("interrupted")
-        raise typer.Exit(shutdown.exit_status()) from None
+    report = check_module.run_checks(resolved, cwd, limits, confinement)  # a stop: `main`
     if not out.is_terminal and "COLUMNS" not in os.environ:
         out.console.width = PIPED_WIDTH  # a file or a pipe: rich's 80 columns would cut the cells
     for part in check_module.render(report):
@@ -1164,7 +1171,7 @@ def main() -> None:
     shutdown.install_immediate()  # until a command installs its own (`run`)
     try:
         status = app(standalone_mode=False)
-    except (KeyboardInterrupt, typer.Abort):  # click turns a Ctrl-C into Abort
+    except (KeyboardInterrupt, _Interrupted, typer.Abort):  # the one place a stop ends in
         err.print("interrupted")
         sys.exit(shutdown.exit_status())
     except typer.TyperException as error:
