@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from replaymaker import make_replay, replay_json
+from replaymaker import make_replay, quit_game, replay_json
 from test_viewer import Browser, browser  # noqa: F401 -- the fixture, shared
 
 from arena.base.errors import ConfigError, ReplayError
@@ -222,17 +222,7 @@ def test_show_and_the_page_mark_the_fork_point(tmp_path: Path, browser: Browser)
 
 def test_a_played_game_forks_only_with_its_person_replaced(tmp_path: Path) -> None:
     # `arena play` records the human seat with no command: nothing can play it again.
-    played = subprocess.run(
-        [sys.executable, "-m", "arena", "play", "--seed", "4", "--delay", "0"],
-        cwd=tmp_path,
-        input="quit\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert played.returncode == 0, played.stderr
-    [source] = (tmp_path / "replays").glob("*.json")
+    source = quit_game(tmp_path, seed=4)
     refused = _arena("replay", "fork", str(source), "--at", "3", "-o", "f.json", cwd=tmp_path)
     assert refused.returncode == 2
     assert refused.stderr.strip() == (
