@@ -335,7 +335,7 @@ def rules_file(path: Path) -> Rules:
     try:
         sections = _RuleSections.read(chosen)
     except ValidationError as error:
-        raise ConfigError(f"{path}: {_first_problem(error, chosen)}") from None
+        raise ConfigError(f"{path}: {_first_problem(error)}") from None
     return engine_rules(sections.rules, sections.deck)
 
 
@@ -423,7 +423,7 @@ def validate(path: Path, data: dict[str, Any]) -> tuple[Config, list[Seat]]:
     try:
         config = Config.read(data)
     except ValidationError as error:
-        raise ConfigError(f"{path}: {_first_problem(error, data)}") from None
+        raise ConfigError(f"{path}: {_first_problem(error)}") from None
     _check_consistency(path, config)
     config = _derived_defaults(config)
     # Before any match is played, not after: raises WriteError (exit status 1).
@@ -626,7 +626,7 @@ def resolve_program(program: str, folder: Path) -> str:
     return str(resolved)
 
 
-def _first_problem(error: ValidationError, data: dict[str, Any]) -> str:
+def _first_problem(error: ValidationError) -> str:
     problem = error.errors(include_url=False)[0]
     location = [
         part for part in problem["loc"] if not str(part).startswith(("function-", "union["))
