@@ -97,6 +97,12 @@ def _sync_folder(folder: Path) -> None:
         os.close(handle)
 
 
+# The process's umask, read once at import, before any thread: reading it means setting it, and
+# a thread creating a file in between would get the wrong mode.
+_UMASK = os.umask(0o077)
+os.umask(_UMASK)
+
+
 def replace(path: Path, data: bytes, *, shared: bool = False) -> None:
     """Write `data` atomically over `path` (for files the arena owns and rewrites, e.g. standings).
 
@@ -109,9 +115,7 @@ def replace(path: Path, data: bytes, *, shared: bool = False) -> None:
         )
         try:
             if shared:
-                umask = os.umask(0o077)
-                os.umask(umask)
-                os.fchmod(handle, 0o666 & ~umask)
+                os.fchmod(handle, 0o666 & ~_UMASK)
             with os.fdopen(handle, "wb") as file:
                 file.write(data)
                 file.flush()
