@@ -352,6 +352,11 @@ def rule_warnings(config: Config) -> list[str]:
             'rules.nextPlayer: "Clockwise" passes the turn to the seat after the one asked, so '
             'with two seats the asker plays every turn; "Asked" or "After asker" alternate'
         )
+    if "refill_when" in config.rules.model_fields_set and not config.rules.refill_empty_hand:
+        warnings.append(
+            "rules.refillWhen: has no effect without refillEmptyHand (it says when an emptied "
+            "hand draws a fresh one)"
+        )
     return warnings
 
 

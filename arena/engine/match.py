@@ -223,9 +223,13 @@ class Match:
         self.events.append(Asked(self.sent - 1, asker, asked, card["id"], card["rank"], moved))
         if moved:
             yield from self._check_books_all()
+        left_empty = not table.hands[asked]
         drew = yield from self._refill(asked)
-        if drew and self.rules.refill_empty_hand:
-            yield from self._check_books(asked)  # a refill that makes a book refills again
+        if drew and left_empty and self.rules.refill_empty_hand:
+            # A fresh hand drawn at once is book-checked before anyone is told (and a refill
+            # that lays a book refills again); a hand that kept cards only tops up to
+            # `minHandSize`, and a book among those cards waits for the next book check.
+            yield from self._check_books(asked)
         for seat in range(table.seats):
             yield self._tell(seat, views.hand_update(table, seat, asker, asked, card, moved))
         return moved
