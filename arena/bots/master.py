@@ -131,8 +131,8 @@ class MasterBot(ExpertBot):
         rules = self.settings.get("rules", {})
         min_hand = int(rules.get("minHandSize", 1))
         next_player = str(rules.get("nextPlayer", "Asked"))
-        holds, lacks = self._public_memory()
-        books = self._books()
+        holds, lacks = self.public_memory()
+        books = self.books_by_seat()
         for _ in range(self.worlds):
             hands, pond = self.sample_world(self.rng)
             root = Sim(hands, pond, books, min_hand, next_player)
@@ -143,7 +143,7 @@ class MasterBot(ExpertBot):
                 moved, mover = sim.ask(self.seat, seat, rank)
                 policy.seen(sim, self.seat, seat, rank, moved)
                 play_out(sim, mover, policy, self.horizon)
-                scores[i].append(self._score(_expected_books(sim)))
+                scores[i].append(self._score(expected_books(sim)))
         best, margin = 0, 0.0
         for i in range(1, len(asks)):
             # Paired by world: both asks met the same deal and the same rollout luck.
@@ -161,7 +161,7 @@ class MasterBot(ExpertBot):
         point = 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
         return point + self.book_margin * (mine - theirs)
 
-    def _books(self) -> list[int]:
+    def books_by_seat(self) -> list[int]:
         """Books per seat: ours exactly; the others' from the cards missing from the table."""
         books = [0] * self.seats
         books[self.seat] = len(self.books_laid)
@@ -172,7 +172,7 @@ class MasterBot(ExpertBot):
             books[others[i % len(others)]] += 1
         return books
 
-    def _public_memory(self) -> tuple[list[int], list[int]]:
+    def public_memory(self) -> tuple[list[int], list[int]]:
         """Per seat, the ranks the table knows it holds, and those it has just denied."""
         holds, lacks = [0] * self.seats, [0] * self.seats
         for seat in range(self.seats):
@@ -291,7 +291,7 @@ def _room(cap: int | None, taken: int) -> bool:
     return cap is None or taken < cap
 
 
-def _expected_books(sim: Sim) -> list[float]:
+def expected_books(sim: Sim) -> list[float]:
     """Books per seat, each book still open shared among the seats holding most of its rank."""
     books = [float(b) for b in sim.books]
     if not any(sim.sizes):

@@ -973,6 +973,52 @@ def replay_html(
     out.print(Text(f"wrote {output}"))
 
 
+@replay_app.command("review")
+def replay_review(
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="A replay JSON file.")],
+    seat: Annotated[int, typer.Option(metavar="K", help="The seat whose asks to review.")],
+    level: Annotated[
+        str, typer.Option(metavar="LEVEL", help="The policy to compare with (a built-in level).")
+    ] = "master",
+    worlds: Annotated[
+        int, typer.Option(metavar="N", help="Determinisations per decision (more: narrower ±).")
+    ] = 200,
+    top: Annotated[int, typer.Option(metavar="N", help="Show the N costliest (0: all).")] = 10,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the review as JSON.")] = False,
+) -> None:
+    """The seat's asks that a stronger policy, seeing only what the seat saw, would have made
+    otherwise, with what each cost in win chance and books; the costliest first."""
+    import orjson
+
+    from arena.bots import BOTS
+    from arena.replays import coach
+    from arena.replays import replay as replay_module
+    from arena.ui import review
+
+    if level not in BOTS:
+        fail(f"--level {level}: not one of {', '.join(BOTS)}", 2)
+    if not 2 <= worlds <= 100_000:
+        fail(f"--worlds {worlds}: give 2 to 100000", 2)
+    try:
+        data = replay_module.read(file)
+    except ReplayError as error:
+        fail(str(error), 2)
+    if not 0 <= seat < len(data.players):
+        fail(f"--seat {seat}: the replay has seats 0..{len(data.players) - 1}", 2)
+    view = coach.view_of(data, seat)
+    asks = sum(1 for _, message, _ in view if message.get("type") == "ask")
+    try:
+        decisions = coach.review(view, level=level, worlds=worlds, seed=data.seed or 0)
+    except coach.CoachError as error:
+        fail(f"{file}: {error}", 2)
+    except _MALFORMED as error:
+        fail(_malformed(file, error), 2)
+    if as_json:
+        out.print(orjson.dumps(review.as_json(seat, level, decisions, asks)).decode(), markup=False)
+    else:
+        out.print(review.render(data, seat, level, decisions, asks, top))
+
+
 # What a replay that passed `read` may still raise deep in a renderer when a hand edited it
 # into something the arena never writes: reported as one line naming the file, never a traceback.
 _MALFORMED = (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError)
