@@ -1,0 +1,46 @@
+"""Go Fish under the arena's rules as a PettingZoo AEC environment (`pip install '.[rl]'`).
+
+    from arena.env import env
+    game = env(seats=2, rules="family-two", draws="random", reward="places")
+    game.reset(seed=7)  # the deal `arena run` gives a match of seed 7
+    for agent in game.agent_iter():
+        observation, reward, termination, truncation, info = game.last()
+        if termination or truncation:
+            action = None
+        else:
+            action = game.action_space(agent).sample(observation["action_mask"])
+        game.step(action)
+
+| | |
+| --- | --- |
+| agents | `seat_0 … seat_{n-1}` (`seats`, at least 2) |
+| rules | `rules`: a `Rules`, a ready rule set (`"family-two"`), or a TOML file's `[rules]` and `[deck]` (as `arena play --rules`); then keyword settings under the engine's names (`lucky_draw=True`, `number_of_decks=2`…) |
+| actions | `Discrete(n × 14 + P)`: `a < n × 14` asks seat `a // 14` for rank `a % 14` (0 Ace … 13 King); with `draws="choose"`, `n × 14 + i` takes pond card `i` (P = the pack's size), else draws are chance events drawn by the environment's seeded generator |
+| observations | a dict: `observation` (float32 vector, arena/env/encoding.py), `action_mask` (int8, 1 for every valid action of the seat to move, all 0 otherwise), `message` (the last message the seat was sent, exactly as the protocol sends it: for the seat to move, its `ask`, `go-fish` or `pick-up`) |
+| infos | `messages`: every message the seat was sent since its previous decision, in order (feed them to an SDK `Bot.handle` to play any built-in level); at the end also `outcome`, `books`, `place` |
+| rewards | at the end only: `reward="places"` gives 1 for first place … −1 for last, linear in the place (equal books share a place); `reward="books"` the books the seat laid |
+| end | `completed` terminates every agent; `turn-limit` and `stalled` (contract §2.9) truncate them |
+| invalid actions | as the contract plays them: an ask outside the mask goes to the engine as that reply and is refused (the turn passes, §2.6); a draw action at an ask, or an ask action at a draw, is the reply `null` |
+
+`reset(seed=s)` deals as `MatchSetup.from_seed(s, …)`: the pond, hands and starting seat of
+`arena run` for a match of seed `s`. The engine is the only home of the rules: each action
+becomes the reply a participant would send, and the engine judges it. A single-seat Gymnasium
+environment against built-in levels or participant commands is `arena.env.single.SeatEnv`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
+
+from arena.env.aec import raw_env
+
+__all__ = ["env", "raw_env"]
+
+
+def env(**kwargs: Any) -> Any:
+    """`raw_env` in PettingZoo's order-enforcing and action-bounds wrappers."""
+    wrapped: Any = raw_env(**kwargs)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)
