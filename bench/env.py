@@ -1,0 +1,132 @@
+"""Random play, side by side in one run: OpenSpiel's `go_fish`, the engine, the environment.
+
+- `openspiel`: `pyspiel.load_game("go_fish", {"players": n})` (C++ core) driven from Python as
+  research code drives it: `legal_actions()`, a random pick, `apply_action()`, the chance nodes'
+  outcomes drawn at random. A step is one `apply_action` (chance included); a decision is a
+  player's.
+- `engine`: arena/engine/match.py's generator with random replies (a random held card, a random
+  other seat, a random pond index), no encoding: what every caller of the engine pays.
+- `env`: `arena.env.raw_env` (draws as chance events) played through PettingZoo's loop
+  (`agent_iter`, `last`, `step`) with a random action of the mask; a step is a decision.
+
+The figure that matters is games/s (the two games differ in their steps per game: OpenSpiel
+counts each dealt card as a chance step); the ratio is against OpenSpiel in the same run.
+
+    python bench/env.py [--seconds 2] [--seats 2 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from arena.engine.match import Match, MatchSetup
+from arena.engine.rules import Rules
+
+Counts = tuple[int, int, int]  # games, steps, decisions
+
+
+def openspiel_games(seats: int, seconds: float) -> tuple[Counts, float]:
+    import pyspiel
+
+    game = pyspiel.load_game("go_fish", {"players": seats})
+    rng = random.Random(1)
+    games = steps = decisions = 0
+    began = time.perf_counter()
+    while time.perf_counter() - began < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                action = outcomes[rng.randrange(len(outcomes))][0]
+            else:
+                legal = state.legal_actions()
+                action = legal[rng.randrange(len(legal))]
+                decisions += 1
+            state.apply_action(action)
+            steps += 1
+        games += 1
+    return (games, steps, decisions), time.perf_counter() - began
+
+
+def engine_games(seats: int, seconds: float) -> tuple[Counts, float]:
+    names = tuple(f"seat_{s}" for s in range(seats))
+    rules = Rules()
+    rng = random.Random(1)
+    games = steps = decisions = 0
+    began = time.perf_counter()
+    while time.perf_counter() - began < seconds:
+        flow = Match(MatchSetup.from_seed(games, names, rules)).play()
+        try:
+            seat, message = next(flow)
+            while True:
+                steps += 1
+                kind = message["type"]
+                reply: Any = None
+                if kind == "ask":
+                    decisions += 1
+                    other = (seat + rng.randrange(1, seats)) % seats
+                    reply = {"player": other, "cardId": rng.choice(message["hand"])["id"]}
+                elif kind == "go-fish":
+                    decisions += 1
+                    reply = rng.randrange(len(message["pond"]))
+                elif kind == "pick-up":
+                    decisions += 1
+                    reply = rng.randrange(message["pond"])
+                seat, message = flow.send(reply)
+        except StopIteration:
+            games += 1
+    return (games, steps, decisions), time.perf_counter() - began
+
+
+def env_games(seats: int, seconds: float) -> tuple[Counts, float]:
+    from arena.env import raw_env
+
+    table = raw_env(seats=seats)
+    rng = random.Random(1)
+    games = steps = 0
+    began = time.perf_counter()
+    while time.perf_counter() - began < seconds:
+        table.reset(seed=games)
+        for _ in table.agent_iter():
+            observation, _, termination, truncation, _ = table.last()
+            if termination or truncation:
+                table.step(None)
+                continue
+            legal = observation["action_mask"].nonzero()[0]
+            table.step(int(legal[rng.randrange(len(legal))]))
+            steps += 1
+        games += 1
+    return (games, steps, steps), time.perf_counter() - began
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--seats", type=int, nargs="+", default=[2, 4])
+    args = parser.parse_args()
+    runs: dict[str, Callable[[int, float], tuple[Counts, float]]] = {
+        "openspiel": openspiel_games,
+        "engine": engine_games,
+        "env": env_games,
+    }
+    for seats in args.seats:
+        rates: dict[str, float] = {}
+        for name, run in runs.items():
+            (games, steps, decisions), took = run(seats, args.seconds)
+            rates[name] = games / took
+            print(
+                f"{seats} seats  {name:9}  {games / took:8.0f} games/s  {steps / took:9.0f} steps/s"
+                f"  {decisions / took:9.0f} decisions/s  ({decisions / max(games, 1):.0f} per game)"
+            )
+        for name in ("engine", "env"):
+            print(
+                f"{seats} seats  {name} / openspiel: {rates[name] / rates['openspiel']:.2f}x games/s"
+            )
+
+
+if __name__ == "__main__":
+    main()
