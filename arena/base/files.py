@@ -11,7 +11,10 @@ import os
 import re
 import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 from arena.base.errors import ConfigError, WriteError
 
@@ -87,6 +90,33 @@ def _link_to_free_name(temporary: str, folder: Path, stem: str, suffix: str) -> 
         except FileExistsError:
             continue
     raise WriteError(f"{folder}: no free file name for {stem}{suffix}")
+
+
+@contextmanager
+def streamed_new(path: Path) -> Iterator[BinaryIO]:
+    """Write a file too large to hold in memory: into a temporary file beside `path`, which
+    becomes `path` only when the block ends without an error (never replacing a file there).
+
+    Raises WriteError when the folder cannot be written or `path` exists by then."""
+    folder = path.parent
+    try:
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".writing-", suffix=path.suffix)
+    except OSError as error:
+        raise WriteError(f"cannot write into {folder}: {_reason(folder, error)}") from None
+    try:
+        with os.fdopen(handle, "wb") as file:
+            yield file
+            file.flush()
+            os.fsync(file.fileno())
+        try:
+            os.link(temporary, path)  # fails, rather than replace, if the name is taken
+        except FileExistsError:
+            raise WriteError(f"{path}: exists already; give another name") from None
+        except OSError as error:
+            raise WriteError(f"cannot write {path}: {_reason(folder, error)}") from None
+        _sync_folder(folder)
+    finally:
+        os.unlink(temporary)
 
 
 def _sync_folder(folder: Path) -> None:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
+from pettingzoo.utils import wrappers
 
 from arena.env.aec import raw_env
 

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
-from pettingzoo import AECEnv  # type: ignore[import-untyped]
+from pettingzoo import AECEnv
 
 from arena.base.config import TURNS_PER_CARD, LimitsSection, named_rules, rules_file
 from arena.engine.match import (

@@ -1136,6 +1136,46 @@ def schema(
     out.print(Text(f"wrote {len(files)} schemas to {out_dir}"))
 
 
+@app.command()
+def export(
+    folder: Annotated[
+        Path, typer.Argument(metavar="FOLDER", help="A folder of replays (*.json), or one replay.")
+    ],
+    output: Annotated[
+        Path,
+        typer.Option("-o", "--output", metavar="FILE", help="A new .jsonl or .parquet file."),
+    ],
+) -> None:
+    """Write one row per decision of the replays (view, legal actions, action, valid, books,
+    place) to a JSON lines or Parquet file (docs/research.md)."""
+    from arena.base.errors import WriteError
+    from arena.replays import export as export_module
+
+    if not folder.exists():
+        fail(f"{folder}: no such file or folder", 2)
+    if output.suffix not in export_module.FORMATS:
+        fail(f"-o: {output}: the output is a .jsonl or .parquet file, not {output.suffix!r}", 2)
+    if output.exists() or output.is_symlink():
+        fail(f"-o: {output} exists already; give another name", 2)
+    if output.suffix == ".parquet":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            fail("-o: a .parquet file needs pyarrow: pip install 'gofish-arena[parquet]'", 2)
+    began = time.monotonic()
+    try:
+        done = export_module.export(folder, output)
+    except ReplayError as error:
+        fail(str(error), 2)
+    except WriteError as error:
+        fail(str(error), 1)
+    took = time.monotonic() - began
+    _say(
+        f"{_count(done.rows, 'decision')} from {_count(done.replays, 'replay')} to {output}"
+        f" ({done.rows / took:,.0f} rows/s)"
+    )
+
+
 @app.command(context_settings={"allow_interspersed_args": False})
 def check(
     command: Annotated[
