@@ -31,7 +31,15 @@ from arena.engine.match import (
     Result,
 )
 from arena.engine.rules import NextPlayer, RefillWhen, Rules, StartingPlayer
-from arena.env.encoding import DECISIONS, RANKS, SeatView, ask_action, vector_length
+from arena.env.encoding import (
+    DECISIONS,
+    RANKS,
+    SeatView,
+    action_mask,
+    pond_size,
+    reply_for,
+    vector_length,
+)
 
 Draws = Literal["random", "choose"]
 Reward = Literal["places", "books"]
@@ -228,17 +236,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (PettingZoo's name; it ships no 
     # --- driving the engine ---------------------------------------------------------
 
     def _reply(self, seat: int, action: int | None) -> Any:
-        """The reply a participant would send for `action` (the engine judges it)."""
-        kind = self.last_message[seat]["type"]
-        if action is None:
-            return None
-        action = int(action)
-        if kind == "ask":
-            if not 0 <= action < self.asks:
-                return None  # not an ask: the engine refuses it (contract §2.6)
-            asked, rank = divmod(action, RANKS)
-            return {"player": asked, "cardId": self.views[seat].ranks_held().get(rank, -1)}
-        return action - self.asks if action >= self.asks else None  # None counts as 0 (§3.3)
+        return reply_for(self.views[seat], self.last_message[seat], action)
 
     def _send(self, reply: Any, *, first: bool = False) -> Delivery | None:
         """Answer the engine until it asks a seat for a decision; None when the match is over."""
@@ -254,10 +252,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (PettingZoo's name; it ships no 
                 if kind in DECISIONS:
                     if kind == "ask" or self.draws == "choose":
                         return delivery
-                    pond = message["pond"]
-                    delivery = flow.send(
-                        self._rng.randrange(len(pond) if kind == "go-fish" else pond)
-                    )
+                    delivery = flow.send(self._rng.randrange(pond_size(message)))
                     continue
                 delivery = flow.send(None)
         except StopIteration as stop:
@@ -290,17 +285,6 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (PettingZoo's name; it ships no 
         return 1.0 - 2.0 * (result.places[seat] - 1) / (self.seats - 1)
 
     def _mask(self, seat: int) -> npt.NDArray[np.int8]:
-        mask = np.zeros(self.actions, dtype=np.int8)
         if self.agent_selection != self.possible_agents[seat] or self.result is not None:
-            return mask
-        message = self.last_message[seat]
-        kind = message["type"]
-        if kind == "ask":
-            held = list(self.views[seat].ranks_held())
-            for asked in range(self.seats):
-                if asked != seat:
-                    mask[[ask_action(asked, rank) for rank in held]] = 1
-        elif kind in ("go-fish", "pick-up"):
-            pond = len(message["pond"]) if kind == "go-fish" else message["pond"]
-            mask[self.asks : self.asks + pond] = 1
-        return mask
+            return np.zeros(self.actions, dtype=np.int8)
+        return action_mask(self.views[seat], self.last_message[seat], self.actions)

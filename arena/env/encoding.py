@@ -30,7 +30,16 @@ import numpy.typing as npt
 RANKS: Final = 14
 DECISIONS: Final = ("ask", "go-fish", "pick-up")
 
-__all__ = ["DECISIONS", "RANKS", "SeatView", "ask_action", "vector_length"]
+__all__ = [
+    "DECISIONS",
+    "RANKS",
+    "SeatView",
+    "action_mask",
+    "ask_action",
+    "pond_size",
+    "reply_for",
+    "vector_length",
+]
 
 
 def vector_length(seats: int) -> int:
@@ -120,3 +129,42 @@ class SeatView:
         for card in self.hand:
             first.setdefault(card["rank"], card["id"])
         return first
+
+
+def pond_size(message: dict[str, Any]) -> int:
+    """The pond's size a `go-fish` (a list of decks) or `pick-up` (a number) message gives."""
+    pond = message["pond"]
+    return len(pond) if isinstance(pond, list) else int(pond)
+
+
+def action_mask(view: SeatView, message: dict[str, Any], actions: int) -> npt.NDArray[np.int8]:
+    """1 for each action the rules take as valid for the decision `message` asks of `view`'s
+    seat (every other seat × every rank held; every pond card); all 0 for no decision."""
+    mask = np.zeros(actions, dtype=np.int8)
+    kind = message["type"]
+    seats = len(view.sizes)
+    if kind == "ask":
+        held = list(view.ranks_held())
+        for asked in range(seats):
+            if asked != view.seat:
+                mask[[ask_action(asked, rank) for rank in held]] = 1
+    elif kind in ("go-fish", "pick-up"):
+        asks = seats * RANKS
+        mask[asks : asks + pond_size(message)] = 1
+    return mask
+
+
+def reply_for(view: SeatView, message: dict[str, Any], action: int | None) -> Any:
+    """The reply a participant would send for `action` at `message` (the engine judges it).
+
+    An ask of a rank not held is made with card id -1, which the rules refuse (contract §2.6);
+    an action of the wrong kind is `null`: a refused ask, or pond card 0 (§3.3)."""
+    if action is None:
+        return None
+    asks = len(view.sizes) * RANKS
+    if message["type"] == "ask":
+        if not 0 <= action < asks:
+            return None
+        asked, rank = divmod(action, RANKS)
+        return {"player": asked, "cardId": view.ranks_held().get(rank, -1)}
+    return action - asks if action >= asks else None
