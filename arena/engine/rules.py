@@ -217,6 +217,28 @@ class Table:
         """`ranks[s]` = 1 + the number of seats with more books than seat `s`."""
         return [1 + sum(other > mine for other in self.books) for mine in self.books]
 
+    # What-ifs for the luck correction (arena/luck): the engine stays the one home of a draw.
+
+    def alike(self, index: int) -> list[int]:
+        """The pond indices a draw at `index` was as likely to take: those of the same deck.
+
+        The pond's order is hidden from every seat but its decks are not (`go-fish` and `ask`
+        list them), so given all a seat can know, the card at `index` is uniform over the pond
+        cards of its deck; with one deck, over the whole pond.
+        """
+        deck = self.pond_decks[index]
+        return [i for i, label in enumerate(self.pond_decks) if label == deck]
+
+    def copy(self) -> Table:
+        """An independent table in the same state (a hypothetical draw changes only the copy)."""
+        twin = Table(0, [], knights=len(self.ranks) == 14)
+        twin.hands = [list(hand) for hand in self.hands]
+        twin.pond = list(self.pond)
+        twin.pond_decks = list(self.pond_decks)
+        twin.books = list(self.books)
+        twin._may_hold_book = list(self._may_hold_book)
+        return twin
+
 
 def whole_number(value: Any) -> int | None:
     """A JSON number with an integral value, as an int; anything else (bools too) is None."""

@@ -25,6 +25,7 @@ from arena.base import shutdown
 from arena.base.config import Config, Seat
 from arena.engine.events import AskRefused
 from arena.engine.match import MatchSetup, Outcome
+from arena.luck import Luck, measure
 from arena.referee.loop import MatchInterrupted, MatchRecord, play_match
 from arena.referee.seating import make_participants
 from arena.replays import replay
@@ -70,6 +71,7 @@ class MatchPlayed:
     seconds: float
     document: bytes = field(repr=False)  # the replay file's bytes
     logs: tuple[str, ...] = field(repr=False)  # each seat's stderr ("" for none)
+    luck: Luck | None = None  # what chance gave each seat (arena/luck); None if interrupted
 
     @property
     def interrupted(self) -> bool:
@@ -263,6 +265,8 @@ def _played(task: MatchTask, record: MatchRecord) -> MatchPlayed:
     document = replay.build(record, seed=task.seed, limits=task.config.limits, extra=extra)
     invalid = Counter(event.seat for event in record.events if isinstance(event, AskRefused))
     result = record.result
+    # The luck of each seat, from the engine's own record of the match (docs/luck.md).
+    luck = None if result.outcome == Outcome.INTERRUPTED else measure(record.setup, record.events)
     return MatchPlayed(
         match=task.match,
         seed=task.seed,
@@ -276,6 +280,7 @@ def _played(task: MatchTask, record: MatchRecord) -> MatchPlayed:
         seconds=round(record.seconds, 3),
         document=replay.dumps(document),
         logs=tuple(record.logs),
+        luck=luck,
     )
 
 

@@ -1,0 +1,182 @@
+"""The luck correction (arena/luck): exact where it can be checked exactly, unbiased by measurement.
+
+- the replay of a match's events on the engine's table ends where the match ended, under every
+  rule set, with one and with several decks;
+- every correction equals the slow way: the engine draws each candidate card on a copy of the
+  table, and V is computed from scratch;
+- a draw whose deck label leaves one candidate is no luck at all (a correction that ignored
+  the deck labels would see luck there);
+- the win-share corrections of a match sum to zero (the adjusted shares still sum to 1);
+- identical bots: over a few hundred matches each seat's mean correction is zero within its
+  interval, at 2, 3 and 4 seats (the large samples are bench/luck.py's).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+
+import pytest
+
+from arena.base.config import named_rules
+from arena.bots import BOTS
+from arena.engine.cards import Card, glyph
+from arena.engine.events import Event, PickedUp, WentFishing
+from arena.engine.match import NO_REPLY, Match, MatchSetup, Result
+from arena.engine.rules import Rules
+from arena.luck import measure
+from arena.luck.correction import Tracker
+from arena.luck.value import BITS, Valuer, valuer
+from arena.tournaments.standings import win_shares
+
+RULES = {
+    "default": Rules(),
+    "two decks, knights": Rules(number_of_decks=2, knights=True),
+    "family-table": named_rules("family-table"),
+    "family-two": named_rules("family-two"),
+}
+
+
+def play(seed: int, levels: Sequence[str], rules: Rules) -> tuple[Match, Result]:
+    bots = [BOTS[level]() for level in levels]
+    match = Match(MatchSetup.from_seed(seed, [f"{lv}-{s}" for s, lv in enumerate(levels)], rules))
+    flow = match.play()
+    reply = NO_REPLY
+    try:
+        delivery = next(flow)
+        while True:
+            reply = bots[delivery.seat].handle(delivery.message)
+            delivery = flow.send(reply)
+    except StopIteration as stop:
+        return match, stop.value
+
+
+def slow_chance(
+    v: Valuer, tracker: Tracker, seat: int, index: int, could: Sequence[int]
+) -> tuple[list[float], list[float]]:
+    """The correction of one draw the slow way: the engine draws every candidate on a copy."""
+    table = tracker.table
+
+    def expected(hands: Sequence[Sequence[Card]]) -> list[float]:
+        masks = [[0] * 14 for _ in hands]
+        for s, hand in enumerate(hands):
+            for card in hand:
+                masks[s][card["rank"]] |= 1 << card["suit"]
+        return v.expected(masks, tracker.left, table.books, tracker.mover, tracker.known)
+
+    now = expected(table.hands)
+    slope = v.slope(now, v.beta(sum(table.books), tracker.total))
+
+    def after(i: int) -> list[float]:
+        twin = table.copy()
+        twin.draw(seat, i)
+        return expected(twin.hands)
+
+    outcomes = [after(i) for i in could]
+    seats = range(table.seats)
+    books = [after(index)[s] - sum(o[s] for o in outcomes) / len(could) for s in seats]
+    win = [sum(slope[s][t] * books[t] for t in seats) for s in seats]
+    return win, books
+
+
+@pytest.mark.parametrize("name", list(RULES))
+def test_the_replay_ends_where_the_match_did_and_each_draw_matches_the_slow_way(name: str) -> None:
+    rules = RULES[name]
+    v = valuer()
+    for seed, levels in ((1, ["hard", "easy"]), (2, ["expert", "medium", "random", "hard"])):
+        match, result = play(seed, levels, rules)
+        tracker = Tracker(match.setup)
+        for seat in range(len(levels)):
+            for _ in range(rules.hand_size(len(levels))):
+                tracker.draw(seat, 0)
+        compared = 0
+        for event in match.events:
+            if isinstance(event, WentFishing | PickedUp):
+                could = tracker.table.alike(event.place)
+                fast = tracker.chance(v, event.seat, event.place, could)
+                slow = slow_chance(v, tracker, event.seat, event.place, could)
+                for got, want in zip(fast, slow):
+                    assert got == pytest.approx(want, abs=1e-12)
+                tracker.draw(event.seat, event.place)
+                compared += 1
+            else:
+                tracker.apply(event)
+            for s, hand in enumerate(tracker.table.hands):
+                masks = [0] * 14
+                for card in hand:
+                    masks[card["rank"]] |= 1 << card["suit"]
+                assert tracker.masks[s] == masks
+        assert compared > 10
+        assert tuple(tracker.table.books) == result.scores
+        assert sum(tracker.left) == 0 or result.outcome != "completed"
+
+
+def test_a_draw_its_deck_label_leaves_no_choice_in_is_no_luck() -> None:
+    """Two decks: the pond holds one card of deck 1 (a rank seat 0 holds three suits of) among
+    cards of deck 0. A draw at its position could have taken nothing else: its correction is
+    exactly 0. Taken as uniform over the whole pond it would be a lucky draw."""
+
+    def card(id_: int, deck: int, suit: int, rank: int) -> Card:
+        return Card(id=id_, card=glyph(suit, rank), deck=deck, suit=suit, rank=rank)
+
+    deck = [card(0, 0, 0, 5), card(1, 0, 1, 5), card(2, 0, 2, 5), card(3, 0, 0, 9)]  # seat 0
+    deck += [card(4, 0, 0, 1), card(5, 0, 1, 2), card(6, 0, 2, 3), card(7, 0, 3, 4)]  # seat 1
+    deck += [card(8 + r, 0, 1, r) for r in (6, 7, 8, 10)]  # the pond: deck 0 …
+    deck += [card(20, 1, 3, 5)]  # … and the one card of deck 1, completing seat 0's fives
+    rules = Rules(number_of_decks=2, starting_hand_size=4, starting_player="First in line")  # type: ignore[arg-type]
+    setup = MatchSetup(rules, ("a", "b"), tuple(deck), 0)
+    dealt = measure(setup, [])
+    lone: list[Event] = [PickedUp(0, 0, 4, 20, 5)]
+    assert measure(setup, lone).share == pytest.approx(dealt.share, abs=1e-15)
+    assert measure(setup, lone).books == pytest.approx(dealt.books, abs=1e-15)
+    # The same draw with every pond card of one deck is luck, and good luck for seat 0.
+    one_deck = [c if c["id"] != 20 else card(20, 0, 3, 5) for c in deck]
+    setup = MatchSetup(Rules(starting_hand_size=4), ("a", "b"), tuple(one_deck), 0)
+    lucky = measure(setup, lone).share[0] - measure(setup, []).share[0]
+    assert lucky > 0.01
+
+
+@pytest.mark.parametrize("name", list(RULES))
+def test_the_adjusted_shares_of_a_match_still_sum_to_one(name: str) -> None:
+    for seed in range(3):
+        match, result = play(seed, ["hard", "medium", "easy"], RULES[name])
+        luck = measure(match.setup, match.events)
+        assert luck.events > 40
+        assert math.fsum(luck.adjusted_shares(win_shares(result.places))) == pytest.approx(1)
+        assert any(abs(x) > 1e-3 for x in luck.share)
+
+
+@pytest.mark.parametrize(
+    ("levels", "rules", "matches"),
+    [
+        (["easy", "easy"], Rules(), 300),
+        (["easy", "easy", "easy"], Rules(), 200),
+        (["random"] * 4, Rules(number_of_decks=2), 150),
+    ],
+)
+def test_identical_bots_are_given_no_luck_on_average(
+    levels: list[str], rules: Rules, matches: int
+) -> None:
+    """Each seat's mean correction is 0 within 4 standard errors, and the adjusted share of
+    each seat is 1/n within its interval as wide as the raw one's (seeds 50000 and up)."""
+    seats = len(levels)
+    luck: list[list[float]] = [[] for _ in range(seats)]
+    adjusted: list[list[float]] = [[] for _ in range(seats)]
+    for seed in range(50_000, 50_000 + matches):
+        match, result = play(seed, levels, rules)
+        measured = measure(match.setup, match.events)
+        for s, (x, a) in enumerate(
+            zip(measured.share, measured.adjusted_shares(win_shares(result.places)))
+        ):
+            luck[s].append(x)
+            adjusted[s].append(a)
+    for s in range(seats):
+        error = statistics.stdev(luck[s]) / math.sqrt(matches)
+        assert abs(statistics.mean(luck[s])) < 4 * error, (s, statistics.mean(luck[s]), error)
+        error = statistics.stdev(adjusted[s]) / math.sqrt(matches)
+        assert abs(statistics.mean(adjusted[s]) - 1 / seats) < 4 * error
+
+
+def test_the_seats_masks_are_the_bits_of_their_suits() -> None:
+    assert [BITS[m] for m in range(16)] == [m.bit_count() for m in range(16)]
