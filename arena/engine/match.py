@@ -149,6 +149,16 @@ class Match:
             yield self._tell(seat, views.match_end(table.books, table.places()))
         return self.result(outcome)
 
+    def play_on(self, table: Table, seat: int) -> MatchFlow:
+        """The match continued on `table` (a position: a searching bot's world) from the start
+        of `seat`'s turn: no deal and no opening message, then the turns and `match-end` of
+        `play`. The caps count from here."""
+        self.table = table
+        outcome = yield from self._turns(seat)
+        for other in range(table.seats):
+            yield self._tell(other, views.match_end(table.books, table.places()))
+        return self.result(outcome)
+
     def _turns(self, seat: int) -> Generator[Delivery, Any, Outcome]:
         table, rules, seats = self.table, self.rules, self.table.seats
         turns = idle = 0

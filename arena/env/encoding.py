@@ -123,6 +123,26 @@ class SeatView:
             values += row
         return np.array(values, dtype=np.float32)
 
+    def copy(self) -> SeatView:
+        twin = SeatView.__new__(SeatView)
+        twin.seat, twin.pack, twin.books, twin.pond = self.seat, self.pack, self.books, self.pond
+        twin.decision = self.decision
+        twin.hand = list(self.hand)
+        twin.sizes = list(self.sizes)
+        twin.holds = [list(row) for row in self.holds]
+        twin.lacks = [list(row) for row in self.lacks]
+        return twin
+
+    def key(self) -> str:
+        """The view as a string: equal for two positions this seat cannot tell apart."""
+        hand = ",".join(str(card["id"]) for card in self.hand)
+        holds = "".join(map(str, (bit for row in self.holds for bit in row)))
+        lacks = "".join(map(str, (bit for row in self.lacks for bit in row)))
+        return (
+            f"seat {self.seat} {self.decision} hand {hand} sizes {self.sizes} pond {self.pond} "
+            f"booked {self.books} holds {holds} lacks {lacks}"
+        )
+
     def ranks_held(self) -> dict[int, int]:
         """Rank → the id of the first card of that rank in the hand (the card an ask is made with)."""
         first: dict[int, int] = {}

@@ -1,0 +1,16 @@
+"""The arena's rules as an OpenSpiel game (`pip install '.[openspiel]'`).
+
+    import pyspiel
+    import arena.openspiel  # registers "gofish_arena"
+
+    game = pyspiel.load_game("gofish_arena", {"players": 4, "rules": "family-table"})
+
+`arena.openspiel.game` is the game (docs/research.md); `python -m arena.openspiel.bot` seats
+OpenSpiel's information-set MCTS in `arena run` as a participant speaking the protocol.
+"""
+
+from __future__ import annotations
+
+from arena.openspiel.game import NAME, GofishArenaGame, GofishArenaState, deal_world, resampler
+
+__all__ = ["NAME", "GofishArenaGame", "GofishArenaState", "deal_world", "resampler"]
