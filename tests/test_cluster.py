@@ -50,7 +50,11 @@ def cluster() -> Iterator[Any]:
             processes=True,
             threads_per_worker=1,
             host="127.0.0.1",
-            dashboard_address=None,
+            # No fixed port: `None` is not "off" (the scheduler's HTTP server then takes Dask's
+            # default 8787, and a port already taken is a warning, an error here).
+            scheduler_port=0,
+            dashboard_address="127.0.0.1:0",
+            worker_dashboard_address="127.0.0.1:0",
         ) as local,
     ):
         yield local

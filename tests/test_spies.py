@@ -185,9 +185,10 @@ def test_no_process_outside_can_be_signalled(tmp_path: Path) -> None:
 def test_other_processes_command_lines_are_out_of_sight(tmp_path: Path) -> None:
     played = run(tmp_path, [("spy", spy("reads_cmdlines.py")), ("random", None)])
     seen = played.report()["cmdlines"]
-    assert not [
-        line for line in seen if "arena" in line or "config.toml" in line or str(tmp_path) in line
-    ], seen
+    # The arena's own command line (`python -m arena run config.toml …`), not any line with
+    # "arena" in it: the spy's own path does when the checkout's folder is named gofish-arena.
+    marks = ("-m arena run", "config.toml", str(tmp_path))
+    assert not [line for line in seen if any(mark in line for mark in marks)], seen
 
 
 @needs_bwrap
