@@ -320,7 +320,7 @@ def test_arena_sprt_answers_from_the_command_line_and_resumes(tmp_path: Path) ->
         "2",
     ]
     first = _arena(*options, "--games", "6", "--", *expert, cwd=tmp_path)
-    assert first.returncode == 0, first.stderr
+    assert first.returncode == 3, first.stderr  # no decision by the cap
     assert "no decision by the cap of 6 matches" in first.stdout
     again = _arena(*options, "--games", "400", "--resume", "--", *expert, cwd=tmp_path)
     assert again.returncode == 0, again.stderr

@@ -340,9 +340,11 @@ def _run_loaded(
     quiet: bool,
     scheduler: str | None,
     again: Callable[[str], str],
+    finished: "Callable[[Tournament, bool], None] | None" = None,
 ) -> None:
     """`arena run` once its config is loaded (`arena sprt` builds one from its options).
 
+    `finished(plan, stopped)` is called once the run ends, before a stopped run exits.
     With `--quiet` nothing of rich is imported (its live view: only at a terminal).
     """
     from arena.tournaments.executors import default_jobs, make_executor
@@ -360,7 +362,7 @@ def _run_loaded(
     cwd = Path.cwd()
     hint = again((f" --seed {plan.seed}" if plan.seed_drawn else "") + " --resume")
     if plan.matches == 1:
-        _run_single(plan, cwd, quiet, executor if cluster is not None else None, hint)
+        _run_single(plan, cwd, quiet, executor if cluster is not None else None, hint, finished)
         _check_stdout(config)
         return
     if not quiet:
@@ -400,6 +402,8 @@ def _run_loaded(
         fail(f"arena error: {error}", 1)
     if not quiet:
         _print_standings(plan, report, path, cwd, stops)
+    if finished is not None:
+        finished(plan, report.interrupted)
     if report.interrupted:
         _say_stopped(
             f"interrupted: {len(plan.done)} of {plan.matches} matches played; `{hint}` plays the rest",
@@ -415,6 +419,7 @@ def _run_single(
     quiet: bool,
     executor: "Callable[[], MatchExecutor] | None",
     again: str,
+    finished: "Callable[[Tournament, bool], None] | None",
 ) -> None:
     """One match: today's output, a game line and the replay's path."""
     from arena.tournaments import tournament
@@ -435,6 +440,8 @@ def _run_single(
     for played, path in shown:
         if not quiet:
             _print_game(played, path, cwd)
+    if finished is not None:
+        finished(plan, report.interrupted)
     if report.interrupted:
         where = (
             "; replay: " + _relative(report.interrupted_replays[0], cwd)
@@ -745,8 +752,19 @@ def sprt(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress or tables; errors only.")
     ] = False,
+    json_line: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="At the end, one JSON line on stdout with the verdict and its figures (also with -q).",
+        ),
+    ] = False,
 ) -> None:
-    """Is my bot better? A sequential test against opponents, on duplicate deals, stopping at the answer."""
+    """Is my bot better? A sequential test against opponents, on duplicate deals, stopping at the answer.
+
+    Exit status: 0 the candidate is better (H1 accepted), 1 it is not (H0 accepted), 3 no
+    decision by the cap, 128 + the signal when stopped (130 for Ctrl-C), 2 for bad options.
+    """
     from arena.base import config as config_module
     from arena.ui import sprt_command
 
@@ -789,6 +807,19 @@ def sprt(
     def again(extra: str) -> str:
         return sprt_command.again(options) + extra + rest
 
+    decided: list[int] = []
+
+    def finished(plan: "Tournament", stopped: bool) -> None:
+        assert plan.candidate is not None  # arena sprt's config is a gauntlet with a test
+        status = sprt_command.exit_status(plan.candidate, stopped=stopped)
+        decided.append(status)
+        if json_line:
+            line = sprt_command.verdict_line(
+                plan.candidate, status=status, stopped=stopped, played=len(plan.done)
+            )
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+
     _run_loaded(
         ctx,
         Path("arena sprt"),
@@ -799,7 +830,9 @@ def sprt(
         quiet=quiet,
         scheduler=None,
         again=again,
+        finished=finished,
     )
+    raise typer.Exit(decided[0] if decided else 0)
 
 
 @replay_app.command("verify")

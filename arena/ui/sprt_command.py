@@ -14,11 +14,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import orjson
+
+from arena.base import shutdown
 from arena.base.errors import ConfigError
 from arena.bots import Level
+from arena.tournaments.candidate import CandidateTest
+from arena.tournaments.sprt import Decision
 
 DEFAULT_CAP = 20000  # matches: the cap when --games is not given
 DEFAULT_MARGIN = 0.05  # share1 - share0 when --share1 is not given
+# Exit statuses of `arena sprt` (a stopped run: 128 + the signal, as `arena run`).
+BETTER = 0  # H1 accepted
+NOT_BETTER = 1  # H0 accepted
+UNDECIDED = 3  # the cap came first
 
 
 def participant_name(command: Sequence[str]) -> str:
@@ -127,3 +136,31 @@ def in_options(message: str) -> str:
         if message.startswith(f"arena sprt: {key}:"):
             return "arena sprt: " + option + message[len("arena sprt: ") + len(key) :]
     return message if message.startswith("arena sprt") else f"arena sprt: {message}"
+
+
+def exit_status(test: CandidateTest, *, stopped: bool) -> int:
+    """What `arena sprt` exits with: the verdict, or why there is none."""
+    if test.decision is Decision.H1:
+        return BETTER
+    if test.decision is Decision.H0:
+        return NOT_BETTER
+    return shutdown.exit_status() if stopped else UNDECIDED
+
+
+def verdict_line(test: CandidateTest, *, status: int, stopped: bool, played: int) -> str:
+    """`--json`'s one line: the verdict, the exit status and the test's figures."""
+    estimate = test.estimate()
+    figures = test.as_json() or {}
+    return orjson.dumps(
+        {
+            "candidate": test.name,
+            "decision": figures.get("decision"),
+            "exit": status,
+            "stopped": stopped,
+            "played": played,
+            **{key: value for key, value in figures.items() if key != "decision"},
+            "mean": round(estimate.mean, 6),
+            "mean95": [round(estimate.low, 6), round(estimate.high, 6)],
+            "los": round(estimate.los, 6),
+        }
+    ).decode()

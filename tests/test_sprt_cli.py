@@ -1,0 +1,114 @@
+"""`arena sprt` for scripts, through the real CLI: its exit status says the verdict (0 better,
+1 not better, 3 no decision by the cap, 130 stopped) and `--json` prints one line, with `-q`
+too."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDED = [sys.executable, str(ROOT / "tests" / "sprtbots" / "seeded_random.py")]
+EXPERT = [sys.executable, str(ROOT / "participants" / "expert_bot.py")]
+MEDIUM = [sys.executable, "-m", "arena.bots", "medium"]
+
+
+def _sprt(tmp_path: Path, *options: str, command: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", "sprt", "--seed", "3", "--jobs", "1", *options, "--"]
+        + command,
+        check=False,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def _line(stdout: str) -> dict[str, Any]:
+    """The last line of stdout, which must be the JSON one."""
+    document: dict[str, Any] = json.loads(stdout.strip().splitlines()[-1])
+    return document
+
+
+@pytest.mark.parametrize(
+    ("options", "command", "status", "decision"),
+    [
+        # expert's share against hard is about 0.54: 0.5 rather than 0.4 is clear
+        (
+            [
+                "--vs",
+                "hard",
+                "--share0",
+                "0.4",
+                "--share1",
+                "0.5",
+                "--alpha",
+                "0.2",
+                "--beta",
+                "0.2",
+            ],
+            EXPERT,
+            0,
+            "H1",
+        ),
+        (["--vs", "medium", "--share0", "0.5", "--share1", "0.55"], MEDIUM, 1, "H0"),
+        (["--vs", "hard", "--games", "6"], EXPERT, 3, None),
+    ],
+)
+def test_the_exit_status_and_the_json_line_say_the_verdict_even_when_quiet(
+    tmp_path: Path, options: list[str], command: list[str], status: int, decision: str | None
+) -> None:
+    done = _sprt(tmp_path, "-q", "--json", *options, command=command)
+    assert done.returncode == status, done.stderr
+    assert len(done.stdout.splitlines()) == 1  # -q: only the JSON line
+    line = _line(done.stdout)
+    assert (line["decision"], line["exit"], line["stopped"]) == (decision, status, False)
+    standings = json.loads((tmp_path / "replays" / "standings.json").read_text())
+    assert line["llr"] == standings["sprt"]["llr"]
+    assert line["groups"] == standings["sprt"]["groups"] and line["played"] == standings["matches"]
+
+
+def test_without_json_the_tables_come_and_the_status_is_the_same(tmp_path: Path) -> None:
+    done = _sprt(tmp_path, "--vs", "hard", "--games", "6", command=EXPERT)
+    assert done.returncode == 3, done.stderr
+    assert "no decision by the cap of 6 matches" in done.stdout
+    with pytest.raises(json.JSONDecodeError):
+        _line(done.stdout)
+
+
+def test_a_stopped_test_exits_130_with_its_json_line(tmp_path: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "sprt", "-q", "--json", "--vs", "random"]
+        + ["--min-groups", "1000000", "--games", "1000000", "--jobs", "1", "--seed", "1", "--"]
+        + [*SEEDED, "1"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    results = tmp_path / "replays" / "results.jsonl"
+    try:
+        deadline = time.monotonic() + 120
+        while not results.exists() or len(results.read_text().splitlines()) < 4:
+            assert time.monotonic() < deadline and process.poll() is None, process.communicate()
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == 130, stderr
+    line = _line(stdout)
+    assert (line["decision"], line["exit"], line["stopped"]) == (None, 130, True)
+    assert line["played"] >= 4
