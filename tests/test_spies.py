@@ -114,6 +114,7 @@ def test_the_config_cannot_be_read_and_the_deal_not_rebuilt(tmp_path: Path, wher
         for name in ("reads_config.py", "_spy.py"):
             (tmp_path / "organiser" / name).write_text((SPIES / name).read_text())
         script[1] = "reads_config.py"
+        script.append("_spy.py")  # beside its config it sees only the files it names
     played = run(tmp_path, [("spy", script), ("random", None)])
     found = played.report()
     assert found["rebuilt"] is False

@@ -43,6 +43,45 @@ REACH_WITHOUT = (
 )
 TMP_SIZE = 256 << 20  # bytes of the private /tmp (it is memory)
 HOME = "/tmp"  # inside the sandbox: HOME and TMPDIR
+# Who a participant is when the arena runs as root: `nobody`, never the host's root (whose uid
+# passes the kernel's checks on /proc/sys and other files even with no capabilities).
+SANDBOX_UID = SANDBOX_GID = 65534
+# The devices a participant gets (/dev is otherwise read-only and empty; /dev/shm is its /tmp).
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+# What /proc would tell of the whole machine (other sandboxes' forks, load, memory, open
+# files, locks, pressure): a timing channel between participants and nothing a bot needs.
+# Each is shown empty. (Its own processes' /proc/PID stay: runtimes read /proc/self.)
+PROC_MASKED_FILES = (
+    "stat",
+    "loadavg",
+    "meminfo",
+    "uptime",
+    "vmstat",
+    "zoneinfo",
+    "buddyinfo",
+    "pagetypeinfo",
+    "diskstats",
+    "partitions",
+    "interrupts",
+    "softirqs",
+    "schedstat",
+    "locks",
+    "swaps",
+    "slabinfo",
+    "vmallocinfo",
+    "key-users",
+    "keys",
+    "kallsyms",
+    "timer_list",
+    "sched_debug",
+    "sys/fs/file-nr",
+    "sys/fs/inode-nr",
+    "sys/fs/inode-state",
+    "sys/fs/dentry-state",
+    "sys/fs/aio-nr",
+    "sys/kernel/random/entropy_avail",
+)
+PROC_MASKED_FOLDERS = ("pressure", "sysvipc", "driver", "tty")
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # From /etc, only what programs need to start and to read time and text; never its secrets.
 ETC = (
@@ -78,6 +117,25 @@ def bwrap_path() -> str | None:
     return shutil.which("bwrap")
 
 
+def as_root() -> bool:
+    """Whether the arena runs as root: then bwrap runs privileged, without a user namespace,
+    and the participant is made `nobody` (SANDBOX_UID) inside by `setpriv` before it starts."""
+    return os.geteuid() == 0
+
+
+@functools.cache
+def _setpriv() -> str | None:
+    found = shutil.which("setpriv", path="/usr/bin:/bin")
+    return os.path.realpath(found) if found else None
+
+
+def identity() -> str:
+    """Who a participant is on the host, in words (docs/sandbox.md)."""
+    if as_root():
+        return f"uid {SANDBOX_UID} (nobody), in no user namespace, with no capabilities"
+    return f"uid {os.geteuid()} (the arena's user), in a user namespace of its own, with no capabilities"
+
+
 @functools.cache
 def probe() -> str | None:
     """None when `bwrap` can build the sandbox here; otherwise why not, in a few words."""
@@ -85,7 +143,10 @@ def probe() -> str | None:
     if bwrap is None:
         return "bwrap (bubblewrap) is not installed"
     true = shutil.which("true") or "/bin/true"
-    argv = [bwrap, *_namespaces(), *_system_binds(), "--tmpfs", HOME, "--", true]
+    if as_root() and _setpriv() is None:
+        return "setpriv (util-linux) is not installed, so a participant would run as root"
+    argv = [bwrap, *_namespaces(), *_system_binds(), *_private_binds(TMP_SIZE)]
+    argv += ["--", *_become_nobody(), true]
     try:
         done = subprocess.run(
             argv, capture_output=True, timeout=_PROBE_TIMEOUT, check=False, stdin=subprocess.DEVNULL
@@ -259,7 +320,7 @@ class Jail:
 
     program: str  # what runs inside: the command's program, located
     arguments: tuple[str, ...]  # the rest of the command, paths made absolute
-    cwd: str  # its working directory inside: its own folder (or its private /tmp)
+    cwd: str  # its working directory inside: its program's folder (or its private /tmp)
     env: dict[str, str]
     readable: tuple[str, ...]  # bound read-only, each at its own path
     hidden: tuple[str, ...]  # masked where it lies inside something readable
@@ -286,22 +347,33 @@ class Jail:
             absolute if (absolute := os.path.abspath(cwd / part)) in named else part
             for part in command[1:]
         )
+        organiser = os.path.realpath(cwd)  # the config's folder: never given as a whole
         runtime: list[str] = []
         path_first: list[str] = []
         for step in (program, _interpreter(program, env, cwd)):
             if step is None:
                 continue
             for link in _chain(step):
-                runtime.append(_install_root(link))
+                root = _install_root(link)
+                # An installation that holds the config's folder is the organiser's: only
+                # the program's own files of it.
+                runtime.append(link if _within(organiser, os.path.realpath(root)) else root)
             path_first.append(os.path.dirname(step))
-        own = _own_folder(command, program, named, cwd, bot)
+        program_file = _program_file(command, program, named, cwd, bot)
+        own = None if program_file is None else os.path.dirname(program_file)
+        if own is not None and _within(organiser, os.path.realpath(own)):
+            own = None  # kept beside its config (or above it): its own files only, not the folder
         readable = [*runtime, *named, *read_only, str(Path(arena.__file__).resolve().parent)]
         if own is not None:
             readable.append(own)
         readable = [
             path
             for path in dict.fromkeys(readable)
-            if path != "/" and not _is_system(path) and path not in hidden and os.path.exists(path)
+            if path != "/"
+            and not _is_system(path)
+            and path not in hidden
+            and os.path.exists(path)
+            and _shown(path, named, organiser, hidden)
         ]
         # What lies in a folder bound already comes with it (binding it again could fail: a
         # venv's `bin/python` is a link that only resolves inside).
@@ -314,11 +386,25 @@ class Jail:
         inside["HOME"] = inside["TMPDIR"] = HOME
         folders = [folder for folder in dict.fromkeys(path_first) if not _is_system(folder)]
         inside["PATH"] = os.pathsep.join([*folders, env.get("PATH", os.defpath)])
-        return cls(program, arguments, own or HOME, inside, tuple(readable), hidden)
+        here = os.path.dirname(program_file) if program_file is not None else HOME
+        return cls(program, arguments, here, inside, tuple(readable), hidden)
 
-    def argv(self, bwrap: str, status_fd: int | None = None, tmp_size: int = TMP_SIZE) -> list[str]:
-        """The whole `bwrap` command line that runs the participant in its sandbox."""
-        argv = [bwrap, *_namespaces(), *_system_binds(), "--size", str(tmp_size), "--tmpfs", HOME]
+    def argv(
+        self,
+        bwrap: str,
+        status_fd: int | None = None,
+        tmp_size: int = TMP_SIZE,
+        *,
+        root: bool | None = None,
+    ) -> list[str]:
+        """The whole `bwrap` command line that runs the participant in its sandbox.
+
+        `root`: whether bwrap runs as root (default: whether this process does).
+        """
+        root = as_root() if root is None else root
+        argv = [bwrap, *_namespaces(root), *_system_binds(), *_private_binds(tmp_size)]
+        for folder in self._mount_points():
+            argv += ["--perms", "0755", "--dir", folder]
         for path in sorted(self.readable, key=_depth):  # a folder before what lies in it
             argv += ["--ro-bind", path, path]
         for secret in sorted(self.hidden, key=_depth):
@@ -332,24 +418,70 @@ class Jail:
                     argv += ["--tmpfs", secret, "--remount-ro", secret]
                 else:
                     argv += ["--ro-bind", "/dev/null", secret]
+        # The sandbox's own root (where bwrap made the folders above what is bound) is
+        # read-only too: its /tmp is the one place it may write.
+        argv += ["--remount-ro", "/"]
         if status_fd is not None:
             argv += ["--json-status-fd", str(status_fd)]
-        return [*argv, "--chdir", self.cwd, "--", self.program, *self.arguments]
+        argv += ["--chdir", self.cwd, "--"]
+        return [*argv, *_become_nobody(root), self.program, *self.arguments]
+
+    def _mount_points(self) -> list[str]:
+        """The folders above what is bound, made open to the participant (bwrap would copy
+        the host's modes: a 0700 `mktemp -d` above a checkout would shut `nobody` out of it;
+        what is bound itself keeps its own modes)."""
+        folders: set[str] = set()
+        for path in self.readable:
+            folder = os.path.dirname(path)
+            while folder not in ("/", "") and not _is_system(folder):
+                if not any(_within(folder, other) for other in self.readable):
+                    folders.add(folder)
+                folder = os.path.dirname(folder)
+        return sorted(folders, key=_depth)
 
 
-def _own_folder(
+def visible_paths(
+    command: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    *,
+    bot: bool = False,
+    read_only: Iterable[str] = (),
+    hidden: Iterable[str] = (),
+) -> tuple[str, ...]:
+    """The host paths (files and folders) a participant of `command` is given to read in its
+    sandbox, besides the system's (`/usr`, a few files of `/etc`): its program, its runtime's
+    installation, its own folder or files, its `readOnly` paths and the arena's package.
+    Exactly what `Jail.argv` binds; () when its program cannot be found."""
+    jail = Jail.of(command, cwd, env, bot=bot, read_only=read_only, hidden=hidden)
+    return () if jail is None else jail.readable
+
+
+def _program_file(
     command: Sequence[str], program: str, named: list[str], cwd: Path, bot: bool
 ) -> str | None:
-    """Its folder: the program file's (the script of an interpreter command, the binary
-    otherwise); for a command that names no file, the config's folder, where it ran before."""
+    """The participant's own program file: the script of an interpreter command, the binary
+    otherwise; None for a built-in bot and a command that names no file of its own."""
     if bot:
         return None  # a built-in bot: the arena's code is readable; it needs no folder
     if "/" in command[0] and _install_root(os.path.realpath(program)) == os.path.dirname(
         os.path.realpath(program)
     ):
-        return os.path.dirname(os.path.abspath(cwd / command[0]))  # its own binary or script
+        return os.path.abspath(cwd / command[0])  # its own binary or script
     scripts = [path for path in named if path != os.path.abspath(cwd / command[0])]
-    return os.path.dirname(scripts[0]) if scripts else str(cwd)
+    return scripts[0] if scripts else None
+
+
+def _shown(path: str, named: list[str], organiser: str, hidden: tuple[str, ...]) -> bool:
+    """Whether `path` may be bound, judged where it leads: never onto one of the organiser's
+    hidden files (the config, the replays, another participant's), and a link into the
+    config's folder only onto a file the command names itself."""
+    real = os.path.realpath(path)
+    if any(_within(real, os.path.realpath(secret)) for secret in hidden):
+        return False
+    if real != os.path.abspath(path) and _within(real, organiser):
+        return real in {os.path.abspath(file) for file in named if not os.path.islink(file)}
+    return True
 
 
 def _depth(path: str) -> tuple[int, str]:
@@ -360,19 +492,65 @@ def _within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def _namespaces() -> list[str]:
-    # --unshare-all: user (where it can), ipc, pid, net (loopback included), uts, cgroup.
+def _namespaces(root: bool | None = None) -> list[str]:
+    """Its namespaces and privileges. As a user, bwrap maps the user into a user namespace of
+    its own (`--unshare-all`); as root, a user namespace would map the participant to the
+    host's root, so there is none: bwrap keeps only the right to change uid, and `setpriv`
+    makes the participant `nobody` before it runs (`_become_nobody`)."""
+    root = as_root() if root is None else root
+    if root:
+        shared = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
+        shared += ["--unshare-cgroup-try", "--cap-drop", "ALL"]
+        shared += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        # --unshare-all: user (where it can), ipc, pid, net (loopback included), uts, cgroup.
+        shared = ["--unshare-all", "--cap-drop", "ALL"]
+    return [*shared, "--die-with-parent", "--new-session", "--proc", "/proc"]
+
+
+def _become_nobody(root: bool | None = None) -> list[str]:
+    """As root: the launcher that makes the participant `nobody`, with no capabilities left
+    and none to gain (`no_new_privs`), before it runs its program."""
+    if not (as_root() if root is None else root):
+        return []
+    setpriv = _setpriv() or "/usr/bin/setpriv"
     return [
-        "--unshare-all",
-        "--die-with-parent",
-        "--new-session",
-        "--cap-drop",
-        "ALL",
-        "--proc",
-        "/proc",
-        "--dev",
-        "/dev",
+        setpriv,
+        f"--reuid={SANDBOX_UID}",
+        f"--regid={SANDBOX_GID}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--no-new-privs",
+        "--",
     ]
+
+
+@functools.cache
+def _private() -> tuple[str, ...]:
+    """A minimal read-only /dev (its `shm` is the private /tmp), and /proc without what it
+    says of the whole machine."""
+    binds = ["--tmpfs", "/dev"]
+    for device in DEVICES:
+        if os.path.exists(device):
+            binds += ["--dev-bind", device, device]
+    for name, target in (("fd", "/proc/self/fd"), ("shm", HOME)):
+        binds += ["--symlink", target, f"/dev/{name}"]
+    for number, name in enumerate(("stdin", "stdout", "stderr")):
+        binds += ["--symlink", f"/proc/self/fd/{number}", f"/dev/{name}"]
+    binds += ["--remount-ro", "/dev"]
+    for name in PROC_MASKED_FILES:
+        if os.path.isfile(f"/proc/{name}"):
+            binds += ["--dev-bind", "/dev/null", f"/proc/{name}"]  # (empty when read)
+    for name in PROC_MASKED_FOLDERS:
+        if os.path.isdir(f"/proc/{name}"):
+            binds += ["--tmpfs", f"/proc/{name}", "--remount-ro", f"/proc/{name}"]
+    return tuple(binds)
+
+
+def _private_binds(tmp_size: int) -> list[str]:
+    # Its /tmp: writable by it alone (the sandbox's only writable place; 1777 so that
+    # `nobody` may write it when bwrap runs as root).
+    return [*_private(), "--perms", "1777", "--size", str(tmp_size), "--tmpfs", HOME]
 
 
 @functools.cache
@@ -383,6 +561,7 @@ def _system() -> tuple[str, ...]:
             binds += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             binds += ["--ro-bind", top, top]
+    binds += ["--perms", "0755", "--dir", "/etc"]  # (as root, bwrap would make it 0700)
     for path in ETC:
         binds += ["--ro-bind-try", path, path]
     return tuple(binds)
@@ -392,4 +571,14 @@ def _system_binds() -> list[str]:
     return list(_system())
 
 
-__all__ = ["Confinement", "Jail", "decide", "locate", "probe", "resolved"]
+__all__ = [
+    "SANDBOX_UID",
+    "Confinement",
+    "Jail",
+    "decide",
+    "identity",
+    "locate",
+    "probe",
+    "resolved",
+    "visible_paths",
+]

@@ -69,6 +69,14 @@ SANDBOX_HINTS = (
         ),
     ),
     (
+        ("Permission denied",),
+        (
+            "it was refused a file: in the sandbox it runs as an unprivileged user that may write only "
+            "$TMPDIR (= $HOME) and read only what all may read; keep what it must read in its own folder "
+            "(a folder of its own, not the config's) or a readOnly path, readable by all (docs/sandbox.md)"
+        ),
+    ),
+    (
         (
             "Network is unreachable",
             "Temporary failure in name resolution",
