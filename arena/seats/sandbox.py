@@ -19,6 +19,7 @@ Only `arena.seats.transport` spawns; this module only builds arguments and looks
 from __future__ import annotations
 
 import functools
+import glob
 import os
 import shutil
 import subprocess
@@ -31,6 +32,7 @@ from typing import Literal
 import arena
 from arena.base.config import named_files
 from arena.base.errors import ConfigError
+from arena.seats import seccomp
 
 Confinement = Literal["bwrap", "none"]
 
@@ -41,11 +43,16 @@ REACH_WITHOUT = (
     "participants will run unsandboxed: each can read the config (and its seed), the "
     "replays and results, signal the arena and use the network (see docs/sandbox.md)"
 )
+REACH_WITHOUT_FILTER = (
+    "participants will run sandboxed but may lock shared files (a channel between seats), trace "
+    "their own children and use other system calls the filter denies (see docs/sandbox.md)"
+)
 TMP_SIZE = 256 << 20  # bytes of the private /tmp (it is memory)
 HOME = "/tmp"  # inside the sandbox: HOME and TMPDIR
 # Who a participant is when the arena runs as root: `nobody`, never the host's root (whose uid
 # passes the kernel's checks on /proc/sys and other files even with no capabilities).
 SANDBOX_UID = SANDBOX_GID = 65534
+JAVA_OPTIONS = "-XX:-UsePerfData"  # added to a participant's JAVA_TOOL_OPTIONS (see Jail.of)
 # The devices a participant gets (/dev is otherwise read-only and empty; /dev/shm is its /tmp).
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 # What /proc would tell of the whole machine (other sandboxes' forks, load, memory, open
@@ -104,6 +111,7 @@ ETC = (
     "/etc/python3",
     "/etc/fonts",
 )
+JAVA_ETC = "/etc/java-*"  # a JDK's configuration (Debian links its conf/ there)
 _SHIM_TOOLS = ("pyenv", "rbenv", "nodenv", "jenv", "goenv", "plenv")
 _PROBE_TIMEOUT = 10.0
 _HEAD = 512  # bytes read to tell a script (and its `#!` line) from a binary
@@ -146,13 +154,24 @@ def probe() -> str | None:
     if as_root() and _setpriv() is None:
         return "setpriv (util-linux) is not installed, so a participant would run as root"
     argv = [bwrap, *_namespaces(), *_system_binds(), *_private_binds(TMP_SIZE)]
+    syscalls = seccomp.filter_fd()  # the filter too, when there is one: the kernel must take it
+    if syscalls is not None:
+        argv += ["--seccomp", str(syscalls)]
     argv += ["--", *_become_nobody(), true]
     try:
         done = subprocess.run(
-            argv, capture_output=True, timeout=_PROBE_TIMEOUT, check=False, stdin=subprocess.DEVNULL
+            argv,
+            capture_output=True,
+            timeout=_PROBE_TIMEOUT,
+            check=False,
+            stdin=subprocess.DEVNULL,
+            pass_fds=() if syscalls is None else (syscalls,),
         )
     except (OSError, subprocess.SubprocessError) as error:
         return f"bwrap cannot run: {error}"
+    finally:
+        if syscalls is not None:
+            os.close(syscalls)
     if done.returncode != 0:
         why = done.stderr.decode("utf-8", "replace").strip().splitlines()
         return "bwrap cannot build a sandbox here" + (f" ({why[-1][:200]})" if why else "")
@@ -182,6 +201,9 @@ def decide(wanted: str) -> tuple[Confinement, str | None]:
         _probing.join()  # (bounded: the probe's own timeout)
     problem = probe()
     if problem is None:
+        missing = seccomp.missing()
+        if missing is not None:  # the sandbox without its filter: said, not refused
+            return "bwrap", f"warning: no seccomp filter ({missing}): {REACH_WITHOUT_FILTER}"
         return "bwrap", None
     if wanted == "bwrap":
         raise ConfigError(f'limits.sandbox = "bwrap": {problem}; {INSTALL_HINT}')
@@ -384,6 +406,10 @@ class Jail:
         ]
         inside = dict(env)
         inside["HOME"] = inside["TMPDIR"] = HOME
+        # A JVM locks its performance-data file with flock, which the seccomp filter refuses:
+        # it would say so on stdout, in the middle of the replies. Nothing reads that data here.
+        java = inside.get("JAVA_TOOL_OPTIONS", "")
+        inside["JAVA_TOOL_OPTIONS"] = f"{java} {JAVA_OPTIONS}".strip()
         folders = [folder for folder in dict.fromkeys(path_first) if not _is_system(folder)]
         inside["PATH"] = os.pathsep.join([*folders, env.get("PATH", os.defpath)])
         here = os.path.dirname(program_file) if program_file is not None else HOME
@@ -396,10 +422,12 @@ class Jail:
         tmp_size: int = TMP_SIZE,
         *,
         root: bool | None = None,
+        seccomp_fd: int | None = None,
     ) -> list[str]:
         """The whole `bwrap` command line that runs the participant in its sandbox.
 
-        `root`: whether bwrap runs as root (default: whether this process does).
+        `root`: whether bwrap runs as root (default: whether this process does);
+        `seccomp_fd`: a descriptor holding the seccomp filter (`arena.seats.seccomp`).
         """
         root = as_root() if root is None else root
         argv = [bwrap, *_namespaces(root), *_system_binds(), *_private_binds(tmp_size)]
@@ -423,6 +451,8 @@ class Jail:
         argv += ["--remount-ro", "/"]
         if status_fd is not None:
             argv += ["--json-status-fd", str(status_fd)]
+        if seccomp_fd is not None:
+            argv += ["--seccomp", str(seccomp_fd)]
         argv += ["--chdir", self.cwd, "--"]
         return [*argv, *_become_nobody(root), self.program, *self.arguments]
 
@@ -562,7 +592,7 @@ def _system() -> tuple[str, ...]:
         elif os.path.isdir(top):
             binds += ["--ro-bind", top, top]
     binds += ["--perms", "0755", "--dir", "/etc"]  # (as root, bwrap would make it 0700)
-    for path in ETC:
+    for path in [*ETC, *sorted(glob.glob(JAVA_ETC))]:
         binds += ["--ro-bind-try", path, path]
     return tuple(binds)
 

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from arena.base import shutdown
 from arena.engine.match import NO_REPLY
+from arena.seats import seccomp
 from arena.seats.replies import (
     GONE,
     RAW_CUT,
@@ -337,17 +338,19 @@ class SubprocessParticipant:
         # pid 1 is bwrap itself, whose /proc/1/cmdline the participant can read, and the
         # bind list names the config, the replays and the other participants' files.
         arguments = os.memfd_create("arena-bwrap-args")
+        syscalls = seccomp.filter_fd()  # (None without libseccomp: `decide` said so)
+        passed = (write_end, arguments) + (() if syscalls is None else (syscalls,))
         try:
-            options = jail.argv("", write_end)[1:]
+            options = jail.argv("", write_end, seccomp_fd=syscalls)[1:]
             command = options.index("--")  # bwrap takes the command itself from its argv only
             os.write(arguments, b"".join(a.encode() + b"\0" for a in options[:command]))
             os.lseek(arguments, 0, os.SEEK_SET)
             setup = _child_setup(self.limits) if self.limits != ResourceLimits() else None
             argv = [bwrap, "--args", str(arguments), *options[command:]]
-            self._spawn(argv, jail.env, setup, "/", pass_fds=(write_end, arguments))
+            self._spawn(argv, jail.env, setup, "/", pass_fds=passed)
         finally:
-            os.close(write_end)
-            os.close(arguments)
+            for fd in passed:
+                os.close(fd)
         if self.proc is None:
             os.close(read_end)
             return
