@@ -157,7 +157,8 @@ def _modules_after(*args: str) -> set[str]:
 def test_replay_show_and_verify_load_only_what_they_use(tmp_path: Path) -> None:
     [one] = _replays(tmp_path, 1)
     unused = {"dask", "openskill", "importlib.metadata", "arena.referee.seating"}
-    unused |= {"arena.seats.transport", "arena.seats.sandbox"}  # they start no process
+    unused |= {"arena.seats.transport", "arena.seats.process", "arena.seats.channel"}
+    unused |= {"arena.seats.sandbox"}  # they start no process
     unused |= {"arena.tournaments.tournament", "arena.tournaments.runner", "arena.ui.report"}
     shown = _modules_after("replay", "show", str(one))
     verified = _modules_after("replay", "verify", str(one))

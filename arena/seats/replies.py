@@ -5,8 +5,8 @@ talks to, with its whole lifecycle), `Answer` (one reply or the reason there is 
 and its kinds, `Exchange` (one transcript entry) and `SeatFault`, `decode_reply` (what counts
 as one JSON value), `BoundedLog` (a capped stderr), `InProcessParticipant` (a built-in bot run
 inside the arena) and `close_all` (the end of a match for every seat). Processes are
-`arena.seats.transport`'s. These values become JSON only at the replay boundary: `as_json`
-here, and `arena.replays.replay.read` back.
+`arena.seats.process`'s, lines `arena.seats.channel`'s. These values become JSON only at the
+replay boundary: `as_json` here, and `arena.replays.replay.read` back.
 """
 
 from __future__ import annotations
@@ -206,8 +206,8 @@ def close_all(participants: Iterable[Participant], grace: float) -> None:
         for participant in everyone:
             participant.end_input()
         endings = [e for p in everyone if (e := p.ending()) is not None]
-        if endings:  # processes, which transport started: a replayed match has none
-            from arena.seats.transport import wait_for_exits
+        if endings:  # processes, which `process` started: a replayed match has none
+            from arena.seats.process import wait_for_exits
 
             wait_for_exits(endings, grace)
     except KeyboardInterrupt:

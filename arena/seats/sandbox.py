@@ -12,7 +12,7 @@ is gone when it ends. It runs in its own pid, network, IPC and UTS namespaces wi
 capabilities, in a session of its own, and dies with the arena. The config, the replays and
 results, and the other participants' files are masked wherever they lie in what it may read.
 
-Only `arena.seats.transport` spawns; this module only builds arguments and looks at files
+Only `arena.seats.process` spawns; this module only builds arguments and looks at files
 (and runs `bwrap --version` and a shim's `which` before a run, never a participant's code).
 """
 

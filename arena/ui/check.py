@@ -2,7 +2,7 @@
 
 The checked program sits on seat 0 of real matches played by the match loop
 (`arena.referee.loop`), as in `arena run`; the other seats are the built-in random bot,
-in-process. Each scenario is a fresh process started by `arena.seats.transport`. Every reply the
+in-process. Each scenario is a fresh process started by `arena.seats.process`. Every reply the
 program gives is judged the way the rules would take it (`arena.engine.rules.verify_ask`,
 `pond_index`), and anything the rules would treat as invalid becomes a `Problem` with the
 reason in words: an ask with a rank instead of a card id, an ask of itself, a pond index that
