@@ -121,8 +121,9 @@ class Tracker:
         """
         pond, seats = self.table.pond, range(self.table.seats)
         masks, mover = self.masks, self.mover
-        public = [[known >> rank & 1 for known in self.known] for rank in range(14)]
-        expected = v.expected(masks, self.left, self.table.books, mover, self.known)
+        expected, by_rank = v.expected_by_rank(
+            masks, self.left, self.table.books, mover, self.known
+        )
         beta = v.beta(sum(self.table.books), self.total)
         mine = masks[seat]
         classes: dict[tuple[int, int], int] = {}
@@ -136,12 +137,15 @@ class Tracker:
         mean = [0.0 for _ in seats]
         change: list[float] | None = None
         for (rank, after), times in classes.items():
-            counts = [BITS[masks[s][rank]] for s in seats]
-            before = v.chances(counts, mover, public[rank])
-            counts[seat] = after
-            now = v.chances(counts, mover, public[rank])
             q = self.left[rank]
-            delta = [q * (b - a) for a, b in zip(before, now)]
+            if q:  # a rank with no book left to lay (a rigged pack) changes nothing
+                before = by_rank[rank]
+                counts = [BITS[masks[s][rank]] for s in seats]
+                counts[seat] = after
+                now = v.chances(counts, mover, [known >> rank & 1 for known in self.known])
+                delta = [q * (b - a) for a, b in zip(before, now)]
+            else:
+                delta = [0.0 for _ in seats]
             if (rank, after) == actual:
                 change = delta
             weight = times / len(could)

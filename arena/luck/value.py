@@ -106,18 +106,30 @@ class Valuer:
         known: Sequence[int],
     ) -> list[float]:
         """Each seat's expected final books (`known[s]`: a bit per rank s is known to hold)."""
+        return self.expected_by_rank(masks, left, books, mover, known)[0]
+
+    def expected_by_rank(
+        self,
+        masks: Sequence[Sequence[int]],
+        left: Sequence[int],
+        books: Sequence[int],
+        mover: int,
+        known: Sequence[int],
+    ) -> tuple[list[float], dict[int, list[float]]]:
+        """`expected`, and each rank's chances by seat (the ranks still in play)."""
         expected = [float(b) for b in books]
         seats = range(len(masks))
+        by_rank = {}
         for rank, q in enumerate(left):
             if q:
-                chances = self.chances(
+                chances = by_rank[rank] = self.chances(
                     [BITS[masks[s][rank]] for s in seats],
                     mover,
                     [known[s] >> rank & 1 for s in seats],
                 )
                 for s in seats:
                     expected[s] += q * chances[s]
-        return expected
+        return expected, by_rank
 
     def beta(self, laid: int, total: int) -> float:
         return self.p.b0 + self.p.b1 * laid / total
