@@ -154,7 +154,9 @@ def cost(matches: int) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--matches", type=int, default=2000, help="matches per table (default 2000)")
+    parser.add_argument(
+        "--matches", type=int, default=2000, help="matches per table (default 2000)"
+    )
     parser.add_argument("--runs", type=int, default=200, help="simulated tests per cell")
     parser.add_argument("--cap", type=int, default=20000)
     args = parser.parse_args(argv)
