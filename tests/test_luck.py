@@ -17,6 +17,7 @@ import math
 import statistics
 from collections.abc import Sequence
 
+import orjson
 import pytest
 
 from arena.base.config import named_rules
@@ -180,3 +181,17 @@ def test_identical_bots_are_given_no_luck_on_average(
 
 def test_the_seats_masks_are_the_bits_of_their_suits() -> None:
     assert [BITS[m] for m in range(16)] == [m.bit_count() for m in range(16)]
+
+
+def test_a_results_line_carries_the_adjusted_shares_and_a_bad_one_is_refused() -> None:
+    from arena.tournaments import results
+    from tests.test_results_line import LINE
+
+    luck = {"winShare": [0.2, 0.8], "books": [4.5, 8.5], "v": "1"}
+    line, why = results._parse(orjson.dumps({**LINE, "luckAdjusted": luck}))
+    assert line is not None, why
+    assert line.luck_adjusted is not None and line.luck_adjusted.winShare == [0.2, 0.8]
+    assert line.model_dump(mode="json")["luckAdjusted"] == luck
+    for bad in ({**luck, "winShare": [0.2]}, {**luck, "books": "many"}):
+        line, why = results._parse(orjson.dumps({**LINE, "luckAdjusted": bad}))
+        assert line is None and why.startswith("luckAdjusted must")

@@ -17,6 +17,7 @@ seat's win share (or books), leaves its expectation unchanged (docs/luck.md).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -69,11 +70,13 @@ class Tracker:
             self.left[card["rank"]] += 1
         self.left = [count // 4 for count in self.left]
         self.total = sum(self.left)
+        self.codes = [card["rank"] << 2 | card["suit"] for card in setup.deck]  # beside the pond
         self.known = [0] * seats  # per seat: a bit per rank it is known to hold
         self.mover = setup.starting_player
 
     def draw(self, seat: int, index: int) -> int:
         card = self.table.draw(seat, index)
+        del self.codes[index]
         self.masks[seat][card["rank"]] |= 1 << card["suit"]
         return card["id"]
 
@@ -126,12 +129,13 @@ class Tracker:
         )
         beta = v.beta(sum(self.table.books), self.total)
         mine = masks[seat]
+        codes = self.codes
+        counted = Counter(codes) if len(could) == len(codes) else Counter(codes[i] for i in could)
         classes: dict[tuple[int, int], int] = {}
-        for i in could:
-            card = pond[i]
-            rank = card["rank"]
-            key = (rank, BITS[mine[rank] | 1 << card["suit"]])
-            classes[key] = classes.get(key, 0) + 1
+        for code, times in counted.items():
+            rank = code >> 2
+            key = (rank, BITS[mine[rank] | 1 << (code & 3)])
+            classes[key] = classes.get(key, 0) + times
         card = pond[index]
         actual = (card["rank"], BITS[mine[card["rank"]] | 1 << card["suit"]])
         mean = [0.0 for _ in seats]

@@ -40,6 +40,16 @@ REPLAY_NAME = re.compile(r"[A-Za-z0-9._-]{1,250}\.json")
 Count = Annotated[int, Field(ge=0)]
 
 
+class LuckAdjusted(BaseModel):
+    """A results line's `luckAdjusted` (docs/luck.md): by seat, and V's version."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
+
+    winShare: list[float]  # the file's key
+    books: list[float]
+    v: Annotated[str, Field(min_length=1, max_length=16)]
+
+
 class ResultLine(BaseModel):
     """One line of `results.jsonl`. Keys other helpers add are kept.
 
@@ -76,6 +86,13 @@ class ResultLine(BaseModel):
     seconds: Annotated[float, Field(ge=0)]
     replay: Annotated[str, Field(pattern=REPLAY_NAME.pattern)]
 
+    @property
+    def luck_adjusted(self) -> LuckAdjusted | None:
+        """The line's `luckAdjusted` (kept as an extra key, so that a line without one reads
+        and dumps as before); None when it has none. Checked by `problem`."""
+        luck = (self.model_extra or {}).get("luckAdjusted")
+        return None if luck is None else LuckAdjusted.model_validate(luck)
+
     def problem(self) -> str | None:
         """What makes the line inconsistent in itself, or None."""
         seats = len(self.seating)
@@ -85,6 +102,12 @@ class ResultLine(BaseModel):
             return "seating, seats, scores and ranks must have one entry per seat"
         if len(self.faults) not in (0, seats):
             return "faults must have one entry per seat"
+        try:
+            luck = self.luck_adjusted
+        except ValidationError:
+            return "luckAdjusted must be {winShare: [numbers], books: [numbers], v: a version}"
+        if luck is not None and not len(luck.winShare) == len(luck.books) == seats:
+            return "luckAdjusted must have one entry per seat"
         places = [1 + sum(other > score for other in self.scores) for score in self.scores]
         if self.outcome is not Outcome.INTERRUPTED and self.places != places:
             return f"ranks {self.places} do not follow from scores {self.scores}"

@@ -5,7 +5,9 @@ Pure: matches in, numbers out. `Standings.add` takes one match at a time (live s
 the order in which parallel workers finished.
 
 - **wins** split a shared first place: when w seats tie for the most books each gets 1/w;
-- **win share** is wins / matches, with a 95 % Wilson score interval;
+- **win share** is wins / matches, with a 95 % Wilson score interval; its **luck-adjusted**
+  twin (`luckAdjusted`, docs/luck.md) is the mean adjusted share of the matches whose line has
+  one, with its normal 95 % interval;
 - **rating** is OpenSkill's Plackett–Luce model (mu, sigma) over the places of every match,
   in match order; `ordinal` = mu - 3 sigma is the conservative figure it sorts by;
 - **pairwise**: for two participants, the share of their common matches in which the first
@@ -38,6 +40,7 @@ class MatchResult:
     places: tuple[int, ...]
     faults: tuple[Mapping[str, int], ...] = ()
     invalid_asks: tuple[int, ...] = ()
+    adjusted: tuple[float, ...] = ()  # luck-adjusted win shares by seat (docs/luck.md), if known
 
     @classmethod
     def from_line(cls, line: Mapping[str, Any]) -> MatchResult:
@@ -49,6 +52,7 @@ class MatchResult:
             places=tuple(line["ranks"]),
             faults=tuple(line.get("faults") or ()),
             invalid_asks=tuple(line.get("invalidAsks") or ()),
+            adjusted=tuple((line.get("luckAdjusted") or {}).get("winShare") or ()),
         )
 
 
@@ -88,6 +92,25 @@ class Row:
     faults: dict[str, int] = field(default_factory=dict)
     mu: float = 0.0
     sigma: float = 0.0
+    # Luck-adjusted win shares (docs/luck.md): matches that have one, their sum and squares.
+    adjusted_matches: int = 0
+    adjusted_sum: float = 0.0
+    adjusted_squares: float = 0.0
+
+    @property
+    def adjusted_share(self) -> float | None:
+        return self.adjusted_sum / self.adjusted_matches if self.adjusted_matches else None
+
+    @property
+    def adjusted_interval(self) -> tuple[float, float] | None:
+        """The normal 95 % interval of the mean adjusted share (it is no proportion: it may
+        leave [0, 1] in a single match, so Wilson's interval does not apply)."""
+        n, mean = self.adjusted_matches, self.adjusted_share
+        if mean is None or n < 2:
+            return None
+        variance = max(self.adjusted_squares - n * mean * mean, 0.0) / (n - 1)
+        half = Z95 * math.sqrt(variance / n)
+        return mean - half, mean + half
 
     @property
     def win_share(self) -> float:
@@ -124,6 +147,7 @@ class Row:
             "wins": round(self.wins, 6),
             "winShare": round(self.win_share, 6),
             "winShare95": [round(low, 6), round(high, 6)],
+            "luckAdjusted": self._luck_adjusted(),
             "meanBooks": round(self.mean_books, 6),
             "meanPlace": round(self.mean_place, 6),
             "rating": {
@@ -137,6 +161,16 @@ class Row:
                 "crashes": self.crashes,
                 "byKind": dict(sorted(self.faults.items())),
             },
+        }
+
+    def _luck_adjusted(self) -> dict[str, Any] | None:
+        share, interval = self.adjusted_share, self.adjusted_interval
+        if share is None:
+            return None
+        return {
+            "winShare": round(share, 6),
+            "winShare95": None if interval is None else [round(x, 6) for x in interval],
+            "matches": self.adjusted_matches,
         }
 
 
@@ -179,6 +213,10 @@ class Standings:
             row.wins += shares[seat]
             row.books += result.scores[seat]
             row.places += result.places[seat]
+            if seat < len(result.adjusted):
+                row.adjusted_matches += 1
+                row.adjusted_sum += result.adjusted[seat]
+                row.adjusted_squares += result.adjusted[seat] ** 2
             if seat < len(result.invalid_asks):
                 row.invalid_asks += result.invalid_asks[seat]
             if seat < len(result.faults):

@@ -49,7 +49,7 @@ from arena.tournaments.results import RESULTS
 from arena.tournaments.runner import MatchPlayed, MatchTask, play_task, replays_folder, write_replay
 from arena.tournaments.schedule import Schedule
 from arena.tournaments.sprt import Hypotheses
-from arena.tournaments.standings import MatchResult, Standings
+from arena.tournaments.standings import MatchResult, Standings, win_shares
 
 STANDINGS = "standings.json"
 REPORT = "report.html"  # the run's page (arena/ui/report.py), beside the standings
@@ -185,6 +185,7 @@ class Tournament:
             "invalidAsks": list(played.invalid_asks),
             "seconds": played.seconds,
             "replay": replay.name,
+            **luck_adjusted(played),
         }
 
     def doubt(self, line: results.ResultLine) -> str | None:
@@ -449,6 +450,21 @@ def run(
     recorder.deliver(report, on_played)
     _lines_of(plan)
     return report
+
+
+def luck_adjusted(played: MatchPlayed) -> dict[str, Any]:
+    """The results line's `luckAdjusted`: each seat's win share and books with the luck of the
+    cards taken out (docs/luck.md), and V's version; nothing for an interrupted match."""
+    if played.luck is None:
+        return {}
+    luck = played.luck
+    return {
+        "luckAdjusted": {
+            "winShare": [round(x, 6) for x in luck.adjusted_shares(win_shares(played.places))],
+            "books": [round(x, 6) for x in luck.adjusted_books(played.scores)],
+            "v": luck.version,
+        }
+    }
 
 
 def _lines_of(plan: Tournament) -> None:

@@ -61,11 +61,22 @@ def standings_table(standings: Standings, *, title: str, limit: int | None = Non
     )
     table.add_column("#", justify="right")
     table.add_column("participant", min_width=8)
-    for column in ("matches", "wins", "win share", "95% CI", "rating", "±σ", "books", "place"):
-        table.add_column(column, justify="right", no_wrap=True)
     rows = standings.ranked()
+    adjusted = any(row.adjusted_matches for row in rows)
+    columns = ["matches", "wins", "win share", "95% CI"]
+    if adjusted:
+        columns += ["luck-adjusted", "95% CI "]  # docs/luck.md
+    for column in (*columns, "rating", "±σ", "books", "place"):
+        table.add_column(column, justify="right", no_wrap=True)
     for position, row in enumerate(rows[:limit] if limit else rows, start=1):
         low, high = row.interval
+        luck: list[str] = []
+        if adjusted:
+            share, interval = row.adjusted_share, row.adjusted_interval
+            luck = [
+                "–" if share is None else f"{share:.3f}",
+                "–" if interval is None else f"{interval[0]:.2f}–{interval[1]:.2f}",
+            ]
         table.add_row(
             str(position),
             inert(row.name, 32),
@@ -73,6 +84,7 @@ def standings_table(standings: Standings, *, title: str, limit: int | None = Non
             f"{row.wins:g}",
             f"{row.win_share:.3f}",
             f"{low:.2f}–{high:.2f}",
+            *luck,
             f"{row.mu:.1f}",
             f"{row.sigma:.1f}",  # OpenSkill Plackett–Luce mu and sigma
             f"{row.mean_books:.2f}",
