@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -38,7 +39,9 @@ def copy_config(config: Path, tmp_path: Path) -> Path:
     text = config.read_text()
     replays = tmp_path / "replays"
     lines = [line for line in text.splitlines() if not line.startswith("replays")]
-    copied = config.parent / f".test-{tmp_path.name}-{config.name}"
+    # Beside the original (its paths are relative to it), under a name no other test process
+    # can take at the same time: tmp_path's own name repeats across pytest-xdist's workers.
+    copied = config.parent / f".test-{uuid.uuid4().hex[:12]}-{config.name}"
     copied.write_text(f'replays = "{replays}"\n' + "\n".join(lines) + "\n")
     return copied
 

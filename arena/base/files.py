@@ -2,6 +2,8 @@
 
 Every file goes to a temporary name in its folder, is flushed to disk, then linked to its
 final name, which fails rather than replace an existing file; `new_path` picks a free name.
+Every file is readable as any new file is (0666 less the umask), not only by its owner as a
+temporary file is: a report copied to a web server must be readable by it.
 """
 
 from __future__ import annotations
@@ -62,11 +64,25 @@ def _exists(path: Path) -> bool:
     return True
 
 
+# The process's umask, read once at import, before any thread: reading it means setting it, and
+# a thread creating a file in between would get the wrong mode.
+_UMASK = os.umask(0o077)
+os.umask(_UMASK)
+NEW_FILE_MODE = 0o666 & ~_UMASK  # what open(…, "w") would give; mkstemp's is 0600
+
+
+def _temporary(folder: Path, suffix: str) -> tuple[int, str]:
+    """A new temporary file in `folder` (descriptor, path), with the mode of any new file."""
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".writing-", suffix=suffix)
+    os.fchmod(handle, NEW_FILE_MODE)
+    return handle, temporary
+
+
 def write_new(folder: Path, stem: str, suffix: str, data: bytes) -> Path:
     """Write `data` atomically as `folder/stem+suffix`, or `stem-2`, `stem-3`, … if taken."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".writing-", suffix=suffix)
+        handle, temporary = _temporary(folder, suffix)
         try:
             with os.fdopen(handle, "wb") as file:
                 file.write(data)
@@ -100,7 +116,7 @@ def streamed_new(path: Path) -> Iterator[BinaryIO]:
     Raises WriteError when the folder cannot be written or `path` exists by then."""
     folder = path.parent
     try:
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".writing-", suffix=path.suffix)
+        handle, temporary = _temporary(folder, path.suffix)
     except OSError as error:
         raise WriteError(f"cannot write into {folder}: {_reason(folder, error)}") from None
     try:
@@ -127,25 +143,12 @@ def _sync_folder(folder: Path) -> None:
         os.close(handle)
 
 
-# The process's umask, read once at import, before any thread: reading it means setting it, and
-# a thread creating a file in between would get the wrong mode.
-_UMASK = os.umask(0o077)
-os.umask(_UMASK)
-
-
-def replace(path: Path, data: bytes, *, shared: bool = False) -> None:
-    """Write `data` atomically over `path` (for files the arena owns and rewrites, e.g. standings).
-
-    The file is the owner's alone (0600), or with `shared` readable as any new file is (0666
-    less the umask: the schemas `arena schema --out` writes for others to use)."""
+def replace(path: Path, data: bytes) -> None:
+    """Write `data` atomically over `path` (for files the arena owns and rewrites, e.g. standings)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(
-            dir=path.parent, prefix=".writing-", suffix=path.suffix
-        )
+        handle, temporary = _temporary(path.parent, path.suffix)
         try:
-            if shared:
-                os.fchmod(handle, 0o666 & ~_UMASK)
             with os.fdopen(handle, "wb") as file:
                 file.write(data)
                 file.flush()

@@ -1161,7 +1161,7 @@ def schema(
         for name, document in files.items():
             # Each file whole or not at all; a link in its place is replaced, never written through.
             data = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-            replace(out_dir / name, data.encode("utf-8"), shared=True)
+            replace(out_dir / name, data.encode("utf-8"))
     except ConfigError as error:
         fail(f"--out: {error}", 2)
     except ArenaError as error:
