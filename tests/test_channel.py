@@ -182,3 +182,16 @@ def test_stderr_is_kept_in_a_bounded_log_while_it_waits() -> None:
     channel = _channel(ScriptedPipes(noisy), stderr_cap=1000)
     assert channel.exchange(b"1\n", 1.0).value == 1
     assert channel.log.text().startswith("e" * 1000 + "\n[arena: log cut here at 1000 bytes;")
+
+
+def test_a_trickle_of_unasked_output_ends_the_seat_within_its_reply_limit() -> None:
+    peer = ScriptedPipes(echo)
+    channel = _channel(peer)
+    peer.emit(b"x" * 4096)
+    for step in range(1, 10_000):  # 1 byte every 10 ms: 100 s of it
+        peer.emit(b"x", after=step * 0.01)
+    answer = channel.exchange(b"1\n", 2.0)
+    assert not answer.delivered and not peer.lines and not channel.alive
+    assert answer.unsolicited is not None and answer.unsolicited.kind is FaultKind.UNSOLICITED
+    assert "more still coming after 2 s (its reply limit)" in answer.unsolicited.detail
+    assert 2.0 <= peer.clock() < 2.1

@@ -103,6 +103,7 @@ class LineChannel:
         self.buffer = bytearray()
         self.exit: Exit | None = None  # once stopped
         self._clock = clock
+        self._limit = 1.0  # seconds unasked output is watched for: the last reply limit
         self._rest_unsolicited = False  # the start of the current line was output nobody asked for
 
     @property
@@ -125,8 +126,9 @@ class LineChannel:
         if self.exit is not None:
             return GONE
         unsolicited = None
+        self._limit = timeout
         if self.buffer or self._rest_unsolicited or self._stdout_waiting():
-            unsolicited, stop = self.take_unsolicited()
+            unsolicited, stop = self.take_unsolicited(timeout)
             if self.exit is not None:
                 return Answer(NO_REPLY, fault=stop, unsolicited=unsolicited, delivered=False)
         started = self._clock()
@@ -157,7 +159,7 @@ class LineChannel:
         """Output written after the last reply (nobody asked for it), taken and described."""
         if self.exit is not None:
             return None
-        leftover, _ = self.take_unsolicited()
+        leftover, _ = self.take_unsolicited(self._limit)
         return leftover
 
     def _stdout_waiting(self) -> bool:
@@ -258,25 +260,35 @@ class LineChannel:
         self.buffer += chunk
         return len(chunk)
 
-    def take_unsolicited(self) -> tuple[Fault | None, Fault | None]:
+    def take_unsolicited(self, limit: float) -> tuple[Fault | None, Fault | None]:
         """Discard output that was waiting before a message was written, and say what it was.
 
-        Returns that (or None) and, if the participant had to be stopped (it closed stdout, or
-        would not stop writing), why.
+        Much of it, with more still coming, is watched for at most `limit` seconds (the seat's
+        reply limit) and never once the arena is stopping: a flood, or a trickle that would keep
+        the arena reading, stops the participant. Returns what was discarded (or None) and, if
+        the participant had to be stopped (it closed stdout), why.
         """
         head = bytes(self.buffer[: 4 * RAW_CUT])
         size = len(self.buffer)
         last = bytes(self.buffer[-1:])
         self.buffer.clear()
-        closed = False
+        closed = trickled = False
         pipes = self.pipes
+        deadline = self._clock() + limit
         while size <= self.line_cap:
             try:
                 chunk = pipes.read("stdout")
             except BlockingIOError:
                 # Much output nobody asked for: if more keeps coming, it is a flood, to be
-                # stopped now rather than have its lines read as replies.
-                if size >= _FLOOD_SIZE and pipes.wait(_FLOOD_WAIT, _STDOUT):
+                # stopped now rather than have its lines read as replies; if it keeps coming
+                # slowly, for longer than a reply may take, it is stopped all the same.
+                if size < _FLOOD_SIZE or shutdown.should_stop():
+                    break
+                left = deadline - self._clock()
+                if left <= 0:
+                    trickled = True
+                    break
+                if pipes.wait(min(left, _FLOOD_WAIT), _STDOUT):
                     continue
                 break
             if not chunk:
@@ -292,6 +304,13 @@ class LineChannel:
         if size > self.line_cap:  # a flood: it would never stop
             self.stop()
             detail = f"more than {self.line_cap} bytes written when nothing was asked; stopped for the rest of the match"
+            return self._fault(FaultKind.UNSOLICITED, detail, cut(head)), None
+        if trickled:  # it would not stop either, only more slowly
+            self.stop()
+            detail = (
+                f"{size} bytes written when nothing was asked, and more still coming after "
+                f"{limit:g} s (its reply limit); stopped for the rest of the match"
+            )
             return self._fault(FaultKind.UNSOLICITED, detail, cut(head)), None
         if size:
             detail = f"{size} bytes written when nothing was asked (discarded)"

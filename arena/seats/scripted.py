@@ -124,7 +124,7 @@ class ScriptedPipes:
         if ready or seconds <= 0:
             return ready
         until = self.now + seconds
-        moments = [when for when, _, _ in self._pending]
+        moments = [self._pending[0][0]] if self._pending else []  # (a heap: the next first)
         if self._ends_at is not None and not self._ended():
             moments.append(self._ends_at)
         self.now = min([until, *(m for m in moments if m > self.now)])
