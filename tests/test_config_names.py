@@ -68,6 +68,7 @@ share1 = 0.6
 alpha = 0.1
 beta = 0.1
 minGroups = 5
+luckAdjusted = true
 
 [[participants]]
 name = "a"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
+from pathlib import Path
 
 import orjson
 import pytest
@@ -195,3 +196,49 @@ def test_a_results_line_carries_the_adjusted_shares_and_a_bad_one_is_refused() -
     for bad in ({**luck, "winShare": [0.2]}, {**luck, "books": "many"}):
         line, why = results._parse(orjson.dumps({**LINE, "luckAdjusted": bad}))
         assert line is None and why.startswith("luckAdjusted must")
+
+
+def test_the_sprt_on_adjusted_shares_keeps_its_error_rates() -> None:
+    """NormalTest on outcomes shaped like adjusted group shares (normal, sd 0.4): 400 tests
+    with the truth at share0 accept H1 at most at about alpha, and at share1 H0 at about beta
+    (seeded; the real-data check is bench/luck.py)."""
+    import random
+
+    from arena.tournaments.sprt import Decision, Hypotheses, NormalTest
+
+    hypotheses = Hypotheses(0.5, 0.55, 0.05, 0.05)
+    for truth, wrong in ((0.5, Decision.H1), (0.55, Decision.H0)):
+        rng = random.Random(int(truth * 100))
+        errors = 0
+        for _ in range(400):
+            test = NormalTest(hypotheses)
+            while test.add(rng.gauss(truth, 0.4)) is None:
+                pass
+            errors += test.decision is wrong
+        assert errors / 400 < 0.09, (truth, errors)
+
+
+@pytest.mark.parametrize(("options", "adjusted"), [([], True), (["--raw"], False)])
+def test_arena_sprt_tests_adjusted_shares_unless_raw(
+    tmp_path: Path, options: list[str], adjusted: bool
+) -> None:
+    import json
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-m", "arena", "sprt", "--seed", "5", "--jobs", "1", "--games", "4"]
+        + ["--vs", "hard", "-q", *options, "--", sys.executable, "-m", "arena.bots", "medium"],
+        check=False,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 3, run.stderr  # no decision in 4 matches
+    standings = json.loads((tmp_path / "replays" / "standings.json").read_text())
+    assert standings["sprt"]["luckAdjusted"] is adjusted
+    lines = (tmp_path / "replays" / "results.jsonl").read_text().splitlines()
+    assert all("luckAdjusted" in json.loads(line) for line in lines)
+    shares = [p["luckAdjusted"]["winShare"] for p in standings["participants"]]
+    assert all(isinstance(share, float) for share in shares)

@@ -213,6 +213,8 @@ class SprtSection(_Section):
     min_groups: Annotated[int, Field(ge=1, le=GAMES_LIMIT)] = (
         20  # duplicate groups before any decision
     )
+    # On luck-adjusted shares (docs/luck.md); `arena sprt` turns it on unless `--raw`.
+    luck_adjusted: bool = False
 
     @model_validator(mode="after")
     def _share1_above_share0(self) -> SprtSection:

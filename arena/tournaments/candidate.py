@@ -11,6 +11,10 @@ plays it again, its group then completes and the test goes on. The rule reads on
 lines exist, never what they say, so it cannot favour either hypothesis. A last group cut by
 the cap (`games` not a multiple of k) never completes and never counts.
 
+With `adjusted` (`[sprt] luckAdjusted`, the default of `arena sprt`), a match's point is the
+candidate's luck-adjusted win share from the line's `luckAdjusted` (docs/luck.md; a line
+without one counts its raw point), and the test is `NormalTest` on the groups' mean.
+
 Once the test decides, outcomes stop going to it: matches that were in flight are recorded,
 shown in the standings and counted in `later`, but the verdict is the one taken at the crossing.
 """
@@ -26,6 +30,7 @@ from arena.tournaments.sprt import (
     Decision,
     Estimate,
     Hypotheses,
+    NormalTest,
     SequentialTest,
     estimate,
     match_point,
@@ -40,17 +45,20 @@ class CandidateTest:
     name: str
     seats: int
     hypotheses: Hypotheses | None = None
-    sprt: SequentialTest | None = None
-    points: dict[int, dict[int, Fraction]] = field(
+    adjusted: bool = False  # on luck-adjusted points (docs/luck.md)
+    sprt: SequentialTest | NormalTest | None = None
+    points: dict[int, dict[int, Fraction | float]] = field(
         default_factory=dict
     )  # group -> rotation -> point
-    outcomes: dict[Fraction, int] = field(default_factory=dict)  # every complete group counted
+    outcomes: dict[Fraction | float, int] = field(default_factory=dict)  # every complete group
     next_group: int = 0  # the first group not yet counted
     seen: set[int] = field(default_factory=set)  # matches already observed
 
     def __post_init__(self) -> None:
         if self.hypotheses is not None and self.sprt is None:
-            self.sprt = SequentialTest(self.hypotheses)
+            self.sprt = (
+                NormalTest(self.hypotheses) if self.adjusted else SequentialTest(self.hypotheses)
+            )
 
     @property
     def decision(self) -> Decision | None:
@@ -76,9 +84,12 @@ class CandidateTest:
         if self.name not in names:
             return
         group, rotation = divmod(match, self.seats)
-        self.points.setdefault(group, {})[rotation] = match_point(
-            places[names.index(self.name)], places
-        )
+        seat = names.index(self.name)
+        point: Fraction | float = match_point(places[seat], places)
+        luck = line.get("luckAdjusted")
+        if self.adjusted and isinstance(luck, Mapping):
+            point = float(luck["winShare"][seat])
+        self.points.setdefault(group, {})[rotation] = point
         while len(self.points.get(self.next_group, ())) == self.seats:
             self._count(self.points.pop(self.next_group))
             self.next_group += 1
@@ -87,13 +98,21 @@ class CandidateTest:
         for line in sorted(lines, key=lambda line: int(line["game"])):
             self.observe(line)
 
-    def _count(self, rotations: dict[int, Fraction]) -> None:
-        outcome = sum(rotations.values(), Fraction(0)) / self.seats
+    def _count(self, rotations: dict[int, Fraction | float]) -> None:
+        outcome: Fraction | float
+        if self.adjusted:
+            outcome = sum(float(point) for point in rotations.values()) / self.seats
+        else:
+            outcome = sum(rotations.values(), Fraction(0)) / self.seats
         self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
         if self.sprt is None:
             return
         if self.sprt.decision is None:
-            self.sprt.add(outcome)
+            if isinstance(self.sprt, NormalTest):
+                self.sprt.add(float(outcome))
+            else:
+                assert isinstance(outcome, Fraction)
+                self.sprt.add(outcome)
 
     @property
     def later(self) -> int:
@@ -125,6 +144,7 @@ class CandidateTest:
             "minGroups": h.min_groups,
             "degenerate": test.degenerate,
             "laterMatches": self.later,
+            "luckAdjusted": self.adjusted,
         }
 
     def history(self) -> list[list[float]]:

@@ -23,6 +23,11 @@ The test is the generalised SPRT that fishtest runs on pentanomial pairs (Van de
 - no decision before `min_groups` outcomes, whatever the LLR: the fits of a handful of
   outcomes are not yet what the error rates assume.
 
+On luck-adjusted outcomes (docs/luck.md), which take any real value, `NormalTest` is the same
+test under a normal model: LLR = (share1 - share0) (sum x - n (share0 + share1) / 2) / var, the
+variance estimated from the outcomes so far (fishtest's normalised approximation); the same
+bounds and minimum.
+
 Also here, for runs of fixed length: `estimate` (mean outcome, its normal 95 % interval, and
 the likelihood of superiority over a share).
 """
@@ -176,6 +181,58 @@ class SequentialTest:
         return estimate(self.counts, self.hypotheses.share0 if share is None else share)
 
 
+VARIANCE_FLOOR = 1e-6  # a variance below this is taken as this (identical outcomes)
+
+
+@dataclass
+class NormalTest:
+    """The sequential test on outcomes of any real value (luck-adjusted shares), fed in
+    schedule order; its decision, once taken, stays. `history` as `SequentialTest`'s."""
+
+    hypotheses: Hypotheses
+    groups: int = 0
+    total: float = 0.0
+    squares: float = 0.0
+    llr: float = 0.0
+    decision: Decision | None = None
+    history: list[tuple[int, float]] = field(default_factory=list)
+
+    def add(self, outcome: float) -> Decision | None:
+        """Count one outcome and say the decision, if one is taken. Raises ValueError for an
+        outcome that is not a finite number, or once the test has decided."""
+        if self.decision is not None:
+            raise ValueError(f"the test has decided ({self.decision}) at {self.groups} outcomes")
+        if not math.isfinite(outcome):
+            raise ValueError(f"an outcome is a finite number, got {outcome}")
+        self.groups += 1
+        self.total += outcome
+        self.squares += outcome * outcome
+        h, n = self.hypotheses, self.groups
+        self.llr = (
+            (h.share1 - h.share0) * (self.total - n * (h.share0 + h.share1) / 2) / self.variance
+        )
+        self.history.append((n, self.llr))
+        if n >= h.min_groups:
+            if self.llr >= h.upper:
+                self.decision = Decision.H1
+            elif self.llr <= h.lower:
+                self.decision = Decision.H0
+        return self.decision
+
+    @property
+    def variance(self) -> float:
+        """The outcomes' variance around their mean (at least `VARIANCE_FLOOR`)."""
+        n = self.groups
+        if n == 0:
+            return VARIANCE_FLOOR
+        mean = self.total / n
+        return max(self.squares / n - mean * mean, VARIANCE_FLOOR)
+
+    @property
+    def degenerate(self) -> bool:
+        return self.variance <= VARIANCE_FLOOR
+
+
 @dataclass(frozen=True)
 class Estimate:
     """The mean outcome with its 95 % normal interval, and the likelihood of superiority."""
@@ -188,7 +245,8 @@ class Estimate:
 
 
 def estimate(
-    counts: Mapping[Fraction, int] | Iterable[tuple[Fraction, int]], share: float
+    counts: Mapping[Fraction, int] | Mapping[Fraction | float, int] | Iterable[tuple[float, int]],
+    share: float,
 ) -> Estimate:
     """The mean of outcome counts against `share` (for runs of fixed length)."""
     pairs = list(counts.items()) if isinstance(counts, Mapping) else list(counts)

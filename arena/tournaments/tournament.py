@@ -363,7 +363,8 @@ def _candidate(config: Config) -> CandidateTest | None:
         if test is None
         else Hypotheses(test.share0, test.share1, test.alpha, test.beta, test.min_groups)
     )
-    return CandidateTest(name, config.seats_per_match, hypotheses)
+    adjusted = test is not None and test.luck_adjusted
+    return CandidateTest(name, config.seats_per_match, hypotheses, adjusted=adjusted)
 
 
 # -- running it -------------------------------------------------------------------------

@@ -719,6 +719,13 @@ def sprt(
     min_groups: Annotated[
         int, typer.Option(metavar="N", help="Duplicate groups before any decision.")
     ] = 20,
+    raw: Annotated[
+        bool,
+        typer.Option(
+            "--raw",
+            help="Test raw match points, not the luck-adjusted shares (docs/luck.md).",
+        ),
+    ] = False,
     games: Annotated[
         int | None,
         typer.Option(metavar="N", help="The cap: at most this many matches [default: 20000]."),
@@ -790,6 +797,7 @@ def sprt(
             name=name,
             replays=replays,
             timeout=timeout,
+            raw=raw,
         )
         # As if from a config file in the current folder: the base of relative paths.
         settings, participants = config_module.validate(Path("arena sprt"), data)

@@ -54,6 +54,7 @@ def config_data(
     name: str | None,
     replays: str,
     timeout: float,
+    raw: bool = False,
 ) -> dict[str, Any]:
     """The config of the gauntlet these options ask for. Raises ConfigError naming the option."""
     if not command:
@@ -102,6 +103,7 @@ def config_data(
             "alpha": alpha,
             "beta": beta,
             "minGroups": min_groups,
+            "luckAdjusted": not raw,
         },
         "participants": participants,
     }

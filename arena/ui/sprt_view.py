@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.tournaments.candidate import CandidateTest, against_each
-from arena.tournaments.sprt import Decision
+from arena.tournaments.sprt import Decision, SequentialTest
 from arena.tournaments.standings import Standings
 from arena.ui.terminal import inert
 
@@ -90,7 +90,11 @@ def verdict(
         head = f"no decision by the cap of {cap} matches"
     lines.append(Text(head, style="bold"))
     lines.append(Text("  " + figures, style="dim"))
-    if sprt.degenerate and sprt.decision is not None:
+    if test.adjusted:
+        lines.append(
+            Text("  on luck-adjusted shares (docs/luck.md; --raw for raw points)", style="dim")
+        )
+    if isinstance(sprt, SequentialTest) and sprt.degenerate and sprt.decision is not None:
         (only,) = sprt.counts
         lines.append(
             Text(
