@@ -8,11 +8,14 @@ The parts of the machine a participant must not own: root's uid, files beside it
 from __future__ import annotations
 
 import os
+import statistics
 import sys
 from pathlib import Path
 
 import pytest
 from test_spies import SPIES, needs_bwrap, run, spy
+
+from arena.seats import sandbox as sandbox_module
 
 PROTECTION = [pytest.param("none", id="off"), pytest.param("bwrap", id="on", marks=needs_bwrap)]
 
@@ -96,3 +99,80 @@ def test_visible_paths_are_its_own_folder_or_only_its_own_files(tmp_path: Path) 
         for i, a in enumerate(bound)
         if a == "--ro-bind" and bound[i + 1].startswith(str(tmp_path))
     )
+
+
+# -- control groups (`arena.seats.cgroups`) ----------------------------------------------
+
+needs_cgroups = pytest.mark.skipif(
+    sandbox_module.cgroups_on() is False, reason="no control groups here"
+)
+GROUPED = [
+    pytest.param("none", id="off"),
+    pytest.param("bwrap", id="on", marks=[needs_bwrap, needs_cgroups]),
+]
+
+
+def _groups_left() -> list[Path]:
+    from arena.seats import cgroups
+
+    place = cgroups.hierarchy()
+    if isinstance(place, str):
+        return []
+    return [path for parent in place.parents for path in parent.glob("gofish-arena-*")]
+
+
+@pytest.mark.parametrize("mode", GROUPED)
+def test_a_fork_flood_stops_at_the_process_ceiling(tmp_path: Path, mode: str) -> None:
+    from arena.seats import cgroups
+
+    before = set(_groups_left())
+    played = run(tmp_path, [("spy", spy("forks.py", "400")), ("random", None)], mode=mode)
+    started = played.report()["started"]
+    if mode == "none":
+        assert started == 400
+    else:
+        assert started < cgroups.PIDS_MAX, started
+        assert set(_groups_left()) <= before  # every group removed after its participant
+        isolation = played.replays[0]["players"][0]["isolation"]  # recorded in the replay
+        assert "seccomp" in isolation and cgroups.describe() in isolation, isolation
+
+
+@pytest.mark.parametrize("mode", GROUPED)
+def test_children_share_one_memory_ceiling(tmp_path: Path, mode: str) -> None:
+    """Six children of 40 MiB under `memoryMiB = 128`: a per-process limit lets each have
+    its 40; one ceiling for the participant does not let them all."""
+    played = run(
+        tmp_path,
+        [("spy", spy("hogs_memory.py", "6", "40")), ("random", None)],
+        mode=mode,
+        limits_text="memoryMiB = 128\n",
+    )
+    held = played.report()["held"]
+    assert (held == 6) if mode == "none" else (held <= 3), held
+
+
+@pytest.mark.parametrize("mode", GROUPED)
+def test_busy_sessions_do_not_take_an_honest_bots_cpu(tmp_path: Path, mode: str) -> None:
+    """An honest bot's share of a CPU while it thinks, beside a neighbour with 24 busy
+    `setsid` children, against the same bot beside an idle one in the same test: the ratio,
+    not a time, so that a loaded machine changes both alike."""
+    honest = ("honest", spy("honest.py", "0.4"))
+    calm = run(tmp_path / "calm", [honest, ("random", None)], mode=mode)
+    busy = run(tmp_path / "busy", [honest, ("busy", spy("spins.py", "24"))], mode=mode)
+    alone = statistics.mean(calm.report("honest")["shares"])
+    beside = statistics.mean(busy.report("honest")["shares"])
+    # Unsandboxed the 24 sessions take 24 shares (measured here: a ratio of 0.15-0.35);
+    # in their group, one (0.8-1.0).
+    ratio = beside / alone
+    assert (ratio < 0.5) if mode == "none" else (ratio > 0.5), (alone, beside)
+
+
+@needs_bwrap
+def test_without_control_groups_the_run_says_so_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.seats import cgroups
+
+    monkeypatch.setattr(cgroups, "missing", lambda: "no cgroup hierarchy offers the cpu")
+    for wanted in ("auto", "bwrap"):  # "bwrap" requires what it required: bwrap
+        mode, warning = sandbox_module.decide(wanted)
+        assert mode == "bwrap" and warning is not None and "\n" not in warning
+        assert "no control groups (no cgroup hierarchy" in warning

@@ -58,12 +58,13 @@ def run(
     mode: str = MODE,
     games: int = 1,
     config_text: str = "",
+    limits_text: str = "",
 ) -> Played:
     """Play `games` matches of `seats` (name, command; None for the built-in random bot)
     through `arena run`; check that each ended normally with a valid replay."""
     folder = tmp_path / "organiser"
-    folder.mkdir(exist_ok=True)
-    text = f"seed = 42\ngames = {games}\n{config_text}[limits]\nreplyTimeout = 5.0\nsandbox = {json.dumps(mode)}\n"
+    folder.mkdir(parents=True, exist_ok=True)
+    text = f"seed = 42\ngames = {games}\n{config_text}[limits]\nreplyTimeout = 5.0\nsandbox = {json.dumps(mode)}\n{limits_text}"
     for name, command in seats:
         text += f"[[participants]]\nname = {json.dumps(name)}\n"
         text += f"command = {json.dumps(command)}\n" if command else "bot = 'random'\n"

@@ -348,6 +348,7 @@ def test_participant_gets_only_the_documented_environment(
     assert env.pop("PYTHONUNBUFFERED") == "1" and env.pop("EXTRA") == "yes"
     assert "SECRET_TOKEN" not in env
     env.pop("PWD", None)  # set by the sandbox (bwrap) to the working directory it chose
+    env.pop("JAVA_TOOL_OPTIONS", None)  # the sandbox's -XX:-UsePerfData (docs/sandbox.md)
     assert set(env) <= set(PASSED_ENVIRONMENT)
     assert env["LANG"] == "C.UTF-8"
 

@@ -110,6 +110,8 @@ class MatchRecord:
     in_process: list[bool] = field(default_factory=list)  # seats played by an in-process bot
     # How each seat was confined: "bwrap", "none", "in-process", or "" for a person.
     confinement: list[str] = field(default_factory=list)
+    # What else confined each seat's process (uid, seccomp, cgroups; docs/sandbox.md).
+    isolation: list[tuple[str, ...]] = field(default_factory=list)
     result: Result = field(default_factory=lambda: Result(Outcome.INTERRUPTED, (), ()))
     transcript: list[Exchange] = field(default_factory=list)
     faults: list[SeatFault] = field(default_factory=list)
@@ -200,6 +202,7 @@ def play_match(
             for participant in participants:  # all start together: their start-up overlaps
                 participant.start()  # (a reused one is running already)
                 participant.begin_match()
+            record.isolation = [getattr(p, "isolation", ()) for p in participants]
             for seat, participant in enumerate(participants):
                 if participant.start_fault is not None:
                     record.faults.append(SeatFault(seat, 0, participant.start_fault))

@@ -111,6 +111,7 @@ class PlayerModel(_Model):
     command: list[str]
     inProcess: StrictBool = False
     sandbox: str | None = None
+    isolation: list[str] | None = None
 
     @field_validator("name")
     @classmethod
@@ -228,6 +229,8 @@ def _player(record: MatchRecord, seat: int, name: str) -> dict[str, Any]:
         player["inProcess"] = True
     if seat < len(record.confinement) and record.confinement[seat]:
         player["sandbox"] = record.confinement[seat]  # how it was confined (docs/sandbox.md)
+    if seat < len(record.isolation) and record.isolation[seat]:
+        player["isolation"] = list(record.isolation[seat])  # e.g. ["uid 65534", "seccomp"]
     return player
 
 

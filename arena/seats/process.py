@@ -26,14 +26,14 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arena.base import shutdown
-from arena.seats import seccomp
+from arena.seats import cgroups, seccomp
 from arena.seats.channel import Exit, Stream
 from arena.seats.replies import Ending, Fault, FaultKind
-from arena.seats.sandbox import Confinement, Jail, bwrap_path
+from arena.seats.sandbox import Confinement, Jail, bwrap_path, cgroups_on, identity_word
 
 _CHUNK = 1 << 16
 _PR_SET_PDEATHSIG = 1
@@ -188,7 +188,11 @@ def _kill_started() -> None:
 shutdown.before_dying(_kill_started)
 
 
-def _child_setup(limits: ResourceLimits) -> Callable[[], None]:
+def _child_setup(
+    limits: ResourceLimits, join: Callable[[], None] | None = None
+) -> Callable[[], None]:
+    """What the forked child does before it execs: die with the arena, join its control group
+    (`join`, `arena.seats.cgroups`), set its rlimits."""
     libc = _LIBC
     parent = os.getpid()
 
@@ -199,6 +203,8 @@ def _child_setup(limits: ResourceLimits) -> Callable[[], None]:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != parent:
             os._exit(127)
+        if join is not None:
+            join()  # before it execs: everything it will start is in its group
         if limits.memory_bytes is not None:
             resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
         if limits.cpu_seconds is not None:
@@ -242,6 +248,8 @@ class ParticipantProcess:
         self._status_fd: int | None = None  # bwrap's status (the read end of its pipe)
         self._status = b""
         self._tmp: str | None = None  # unsandboxed: its own temporary folder
+        self._group: cgroups.Group | None = None  # sandboxed: its control group
+        self._grouped = False  # whether it was started in one
         self._reaped = False
         self._fds: dict[Stream, int] = {}
         self._names: dict[int, Stream] = {}
@@ -309,9 +317,20 @@ class ParticipantProcess:
             command = options.index("--")  # bwrap takes the command itself from its argv only
             os.write(arguments, b"".join(a.encode() + b"\0" for a in options[:command]))
             os.lseek(arguments, 0, os.SEEK_SET)
-            setup = _child_setup(self.limits) if self.limits != ResourceLimits() else None
+            # Its control group (`cgroups`): one memory ceiling (`memoryMiB`) for all its
+            # processes and its /tmp, which then replaces the per-process RLIMIT_AS.
+            group = cgroups.Group.make(self.limits.memory_bytes) if cgroups_on() else None
+            limits = self.limits if group is None else replace(self.limits, memory_bytes=None)
+            join = None if group is None else group.joiner()
+            needed = join is not None or limits != ResourceLimits()
+            setup = _child_setup(limits, join) if needed else None
             argv = [bwrap, "--args", str(arguments), *options[command:]]
             fault = self._spawn(argv, jail.env, setup, "/", pass_fds=passed)
+            if group is not None:
+                group.started()
+                self._group, self._grouped = group, self.proc is not None
+                if self.proc is None:
+                    self._remove_tmp()
         finally:
             for fd in passed:
                 os.close(fd)
@@ -369,6 +388,18 @@ class ParticipantProcess:
     @property
     def pid(self) -> int | None:
         return self.proc.pid if self.proc else None
+
+    @property
+    def isolation(self) -> tuple[str, ...]:
+        """What confines it besides its sandbox's walls, as its replay records (docs/sandbox.md)."""
+        if self.sandbox != "bwrap":
+            return ()
+        applied = [identity_word()]
+        if seccomp.program() is not None:
+            applied.append("seccomp")
+        if self._grouped:
+            applied.append(cgroups.describe() or "cgroup")
+        return tuple(applied)
 
     # -- the pipes (`arena.seats.channel.Pipes`) ------------------------------------------
 
@@ -488,6 +519,9 @@ class ParticipantProcess:
         if self._tmp is not None:
             _SWEEPER.remove(self._tmp)
             self._tmp = None
+        if self._group is not None:  # reaped (or never started): its group goes too
+            self._group.remove()
+            self._group = None
 
     def _sandboxed_status(self, code: int | None) -> int | None:
         """The program's own status from bwrap's status output (negative: a signal).

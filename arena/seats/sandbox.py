@@ -32,7 +32,7 @@ from typing import Literal
 import arena
 from arena.base.config import named_files
 from arena.base.errors import ConfigError
-from arena.seats import seccomp
+from arena.seats import cgroups, seccomp
 
 Confinement = Literal["bwrap", "none"]
 
@@ -46,6 +46,10 @@ REACH_WITHOUT = (
 REACH_WITHOUT_FILTER = (
     "participants will run sandboxed but may lock shared files (a channel between seats), trace "
     "their own children and use other system calls the filter denies (see docs/sandbox.md)"
+)
+REACH_WITHOUT_CGROUPS = (
+    "a participant's processes are not counted together, so one with many children or busy "
+    "sessions can take more CPU and memory than its neighbours, or exhaust processes (see docs/sandbox.md)"
 )
 TMP_SIZE = 256 << 20  # bytes of the private /tmp (it is memory)
 HOME = "/tmp"  # inside the sandbox: HOME and TMPDIR
@@ -137,6 +141,16 @@ def _setpriv() -> str | None:
     return os.path.realpath(found) if found else None
 
 
+def cgroups_on() -> bool:
+    """Whether sandboxed participants get control groups of their own here (`cgroups`)."""
+    return cgroups.missing() is None
+
+
+def identity_word() -> str:
+    """Who a sandboxed participant is, in a word or two, as a replay records it."""
+    return f"uid {SANDBOX_UID}" if as_root() else "user namespace"
+
+
 def identity() -> str:
     """Who a participant is on the host, in words (docs/sandbox.md)."""
     if as_root():
@@ -201,10 +215,13 @@ def decide(wanted: str) -> tuple[Confinement, str | None]:
         _probing.join()  # (bounded: the probe's own timeout)
     problem = probe()
     if problem is None:
-        missing = seccomp.missing()
-        if missing is not None:  # the sandbox without its filter: said, not refused
-            return "bwrap", f"warning: no seccomp filter ({missing}): {REACH_WITHOUT_FILTER}"
-        return "bwrap", None
+        # The sandbox without its filter or its control groups: said in one line, not refused.
+        lacking = []
+        if (missing := seccomp.missing()) is not None:
+            lacking.append(f"no seccomp filter ({missing}): {REACH_WITHOUT_FILTER}")
+        if (missing := cgroups.missing()) is not None:
+            lacking.append(f"no control groups ({missing}): {REACH_WITHOUT_CGROUPS}")
+        return "bwrap", ("warning: " + "; ".join(lacking)) if lacking else None
     if wanted == "bwrap":
         raise ConfigError(f'limits.sandbox = "bwrap": {problem}; {INSTALL_HINT}')
     return "none", f"warning: no sandbox ({problem}): {REACH_WITHOUT}"

@@ -86,6 +86,10 @@ class SubprocessParticipant:
         return self.process.sandbox
 
     @property
+    def isolation(self) -> tuple[str, ...]:
+        return self.process.isolation
+
+    @property
     def keepable(self) -> bool:
         return self.alive and self.proc is not None and not self.has_ended()
 
