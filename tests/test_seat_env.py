@@ -97,3 +97,13 @@ def test_close_mid_match_stops_and_reaps_every_participant() -> None:
     observation, _ = table.reset(seed=2)  # and it plays again after
     assert observation["message"]["type"] == "ask"
     table.close()
+
+
+def test_gymnasiums_own_checker_passes() -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    table = SeatEnv(["hard"])
+    try:
+        check_env(table, skip_render_check=True)  # (warnings are errors here)
+    finally:
+        table.close()
