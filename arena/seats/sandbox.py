@@ -504,6 +504,12 @@ def visible_paths(
     return () if jail is None else jail.readable
 
 
+def interpreter_of(program: str, env: Mapping[str, str], cwd: Path) -> str | None:
+    """The interpreter a located `#!` program runs under (located as a program), or None: part
+    of what a participant runs (`arena.seats.fingerprint`)."""
+    return _interpreter(program, env, cwd)
+
+
 def _program_file(
     command: Sequence[str], program: str, named: list[str], cwd: Path, bot: bool
 ) -> str | None:
@@ -624,6 +630,7 @@ __all__ = [
     "Jail",
     "decide",
     "identity",
+    "interpreter_of",
     "locate",
     "probe",
     "resolved",

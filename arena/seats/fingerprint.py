@@ -1,0 +1,154 @@
+"""A fingerprint of what a participant runs: SHA-256 over the files its sandbox gives it.
+
+    fingerprint.of(seat)          # 64 hex digits; the same program gives the same digits
+
+What is hashed, in a stable order (the same whether or not the run is sandboxed):
+
+- the program its command starts and, for a `#!` script, the interpreter it names, located as
+  the sandbox locates them (`/usr/bin/python3` → the file it links to): the interpreter's
+  identity, even where the system's folders are not otherwise hashed;
+- every host path the sandbox binds for it (`Jail.readable`, `sandbox.visible_paths`): the
+  files its command names, its own folder and its `readOnly` paths by their contents; its
+  runtime's installation outside the system (a virtual environment, a pyenv version) by each
+  file's path, size and modification time (40,000 files of a pyenv Python and a venv take about
+  a second to list, and minutes to read); not the arena's own package, which every participant
+  sees;
+- for a built-in bot, its level and the arena's `bots` and `sdk` code, which is what it runs.
+
+Bounded: a folder is walked in sorted order without following links (a link is hashed as the
+text it points to), `__pycache__` folders are skipped (Python writes them as it runs), a file
+is read up to FILE_BYTES (a larger one counts by its size and modification time), and after
+MOST_FILES files or MOST_BYTES bytes the rest count by path, size and time only; a walk stops
+after MOST_ENTRIES paths. Nothing
+that is not a regular file is opened (a FIFO would block): its kind is hashed instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import arena
+from arena.base.config import Seat, named_files
+from arena.seats import sandbox
+
+FILE_BYTES = 64 << 20  # a file larger than this counts by its size and modification time
+MOST_FILES = 20_000  # files read per participant; later ones count by their metadata
+MOST_BYTES = 256 << 20  # bytes read per participant; likewise
+MOST_ENTRIES = 200_000  # paths looked at per participant; the rest is "and more"
+SKIPPED = frozenset({"__pycache__"})
+ARENA = Path(arena.__file__).resolve().parent
+BOT_CODE = (ARENA / "bots", ARENA / "sdk")
+
+
+@dataclass
+class _Budget:
+    files: int = MOST_FILES
+    bytes: int = MOST_BYTES
+    entries: int = MOST_ENTRIES
+
+
+def of(seat: Seat) -> str:
+    """The SHA-256 (hex) of what `seat` runs."""
+    digest = hashlib.sha256()
+    budget = _Budget()
+    for label, path in _given(seat):
+        digest.update(f"{label}\0{path}\0".encode("utf-8", "surrogateescape"))
+        if label in ("bot", "missing"):
+            continue  # a name, not a path
+        for entry in _entries(Path(path), budget, contents=label != "runtime"):
+            digest.update(entry)
+    return digest.hexdigest()
+
+
+def _given(seat: Seat) -> list[tuple[str, str]]:
+    """What the participant is given, labelled, in a stable order: the one place that asks the
+    sandbox what a participant sees. Its own files come first (they have the first claim on
+    the budget); a runtime's installation (a virtual environment) counts by metadata."""
+    if seat.bot is not None:
+        return [("bot", seat.bot)] + [("code", str(folder)) for folder in BOT_CODE]
+    jail = sandbox.Jail.of(
+        seat.command, seat.cwd, seat.env, read_only=seat.read_only, hidden=seat.hidden
+    )
+    if jail is None:
+        return [("missing", seat.command[0])]
+    given = [("program", os.path.realpath(jail.program))]
+    interpreter = sandbox.interpreter_of(jail.program, seat.env, seat.cwd)
+    if interpreter is not None:
+        given.append(("program", os.path.realpath(interpreter)))
+    own = {str(path) for path in named_files(seat.command, seat.cwd)} | set(seat.read_only)
+    if jail.cwd != sandbox.HOME:
+        own.add(jail.cwd)
+    visible = [path for path in jail.readable if not _within(path, str(ARENA))]
+    given += [("own", path) for path in sorted(visible) if path in own]
+    given += [("runtime", path) for path in sorted(visible) if path not in own]
+    return given
+
+
+def _entries(top: Path, budget: _Budget, *, contents: bool) -> Iterator[bytes]:
+    """Byte strings describing `top` and, for a folder, everything in it (sorted, no links
+    followed); files by their contents, or by their size and time only."""
+    stack = [top]
+    while stack:
+        path = stack.pop()
+        budget.entries -= 1
+        if budget.entries < 0:
+            yield b"and more\n"
+            return
+        try:
+            info = os.lstat(path)
+        except OSError as error:
+            yield f"{path}\0unreadable {error.errno}\n".encode("utf-8", "surrogateescape")
+            continue
+        name = str(path).encode("utf-8", "surrogateescape")
+        if stat.S_ISLNK(info.st_mode):
+            yield name + b"\0link\0" + os.readlink(path).encode("utf-8", "surrogateescape") + b"\n"
+        elif stat.S_ISDIR(info.st_mode):
+            yield name + b"\0folder\n"
+            try:
+                children = sorted(os.listdir(path), reverse=True)  # popped in sorted order
+            except OSError as error:
+                yield name + f"\0unlisted {error.errno}\n".encode()
+                continue
+            stack.extend(path / child for child in children if child not in SKIPPED)
+        elif stat.S_ISREG(info.st_mode):
+            found = _file(path, info, budget) if contents else _metadata(info)
+            yield name + b"\0file\0" + found + b"\n"
+        else:
+            yield name + f"\0{stat.S_IFMT(info.st_mode):o}\n".encode()
+
+
+def _file(path: Path, info: os.stat_result, budget: _Budget) -> bytes:
+    """The file's SHA-256, or its size and time when it is too large or the budget is spent."""
+    if info.st_size > FILE_BYTES or budget.files <= 0 or budget.bytes < info.st_size:
+        return _metadata(info)
+    budget.files -= 1
+    budget.bytes -= info.st_size
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as error:
+        return f"unreadable {error.errno}".encode()
+    with os.fdopen(handle, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            return b"changed kind"
+        digest = hashlib.sha256()
+        remaining = FILE_BYTES
+        while remaining > 0 and (chunk := file.read(min(1 << 20, remaining))):
+            digest.update(chunk)
+            remaining -= len(chunk)
+    return digest.hexdigest().encode()
+
+
+def _metadata(info: os.stat_result) -> bytes:
+    return f"{info.st_size}:{info.st_mtime_ns}".encode()
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+__all__ = ["of"]

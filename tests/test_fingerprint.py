@@ -1,0 +1,107 @@
+"""The fingerprint of what a participant runs (arena/seats/fingerprint.py), on real files
+resolved as `arena run` resolves them: what changes it, what does not, and what it never
+opens or follows."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.base import config
+from arena.base.config import Seat
+from arena.seats import fingerprint
+
+
+def _seat(tmp_path: Path, table: str) -> Seat:
+    path = tmp_path / "league" / "config.toml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(table + '[[participants]]\nname = "other"\nbot = "random"\n', encoding="utf-8")
+    _, seats = config.load(path)
+    return seats[0]
+
+
+@pytest.fixture
+def bot(tmp_path: Path) -> Path:
+    folder = tmp_path / "alice"
+    folder.mkdir()
+    (folder / "bot.py").write_text("print('hello')\n", encoding="utf-8")
+    (folder / "weights.txt").write_text("1 2 3\n", encoding="utf-8")
+    return folder
+
+
+def _alice(tmp_path: Path, bot: Path, extra: str = "") -> str:
+    seat = _seat(
+        tmp_path,
+        f'[[participants]]\nname = "alice"\ncommand = ["{sys.executable}", "{bot / "bot.py"}"]\n'
+        + extra,
+    )
+    return fingerprint.of(seat)
+
+
+def test_the_same_program_gives_the_same_fingerprint(tmp_path: Path, bot: Path) -> None:
+    first = _alice(tmp_path, bot)
+    assert len(first) == 64 and first == _alice(tmp_path, bot)
+
+
+@pytest.mark.parametrize("changed", ["bot.py", "weights.txt", "new.txt"])
+def test_a_change_to_its_program_or_its_folder_changes_it(
+    tmp_path: Path, bot: Path, changed: str
+) -> None:
+    before = _alice(tmp_path, bot)
+    (bot / changed).write_text("something else\n", encoding="utf-8")
+    assert _alice(tmp_path, bot) != before
+
+
+def test_python_caches_do_not_count(tmp_path: Path, bot: Path) -> None:
+    before = _alice(tmp_path, bot)
+    (bot / "__pycache__").mkdir()
+    (bot / "__pycache__" / "bot.cpython-311.pyc").write_bytes(b"\0cache")
+    assert _alice(tmp_path, bot) == before
+
+
+def test_read_only_contents_count(tmp_path: Path, bot: Path) -> None:
+    data = tmp_path / "book"
+    data.mkdir()
+    (data / "openings.txt").write_text("a\n", encoding="utf-8")
+    extra = f'readOnly = ["{data}"]\n'
+    before = _alice(tmp_path, bot, extra)
+    (data / "openings.txt").write_text("b\n", encoding="utf-8")
+    assert _alice(tmp_path, bot, extra) != before
+
+
+def test_links_are_not_followed_and_fifos_not_opened(tmp_path: Path, bot: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("one\n", encoding="utf-8")
+    (bot / "link").symlink_to(outside)
+    os.mkfifo(bot / "pipe")  # opening it would block for ever
+    before = _alice(tmp_path, bot)
+    outside.write_text("two\n", encoding="utf-8")
+    assert _alice(tmp_path, bot) == before  # what a link points to is not its folder's
+    (bot / "link").unlink()
+    (bot / "link").symlink_to(tmp_path / "elsewhere")
+    assert _alice(tmp_path, bot) != before  # where it points is
+
+
+def test_a_large_file_counts_by_size_and_time(
+    tmp_path: Path, bot: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fingerprint, "FILE_BYTES", 8)
+    big = bot / "big.bin"
+    big.write_bytes(b"A" * 100)
+    os.utime(big, ns=(10**18, 10**18))
+    before = _alice(tmp_path, bot)
+    big.write_bytes(b"B" * 100)  # same size; the time is set back below
+    os.utime(big, ns=(10**18, 10**18))
+    assert _alice(tmp_path, bot) == before
+    os.utime(big, ns=(2 * 10**18, 2 * 10**18))
+    assert _alice(tmp_path, bot) != before
+
+
+def test_built_in_bots_are_their_level_and_the_arena_code_they_run(tmp_path: Path) -> None:
+    hard = _seat(tmp_path, '[[participants]]\nname = "h"\nbot = "hard"\n')
+    again = _seat(tmp_path, '[[participants]]\nname = "h2"\nbot = "hard"\n')
+    easy = _seat(tmp_path, '[[participants]]\nname = "e"\nbot = "easy"\n')
+    assert fingerprint.of(hard) == fingerprint.of(again) != fingerprint.of(easy)
