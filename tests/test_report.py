@@ -119,7 +119,7 @@ def test_the_summary_has_the_figures_of_the_standings() -> None:
     path = data["ratingPath"]
     assert path["matches"][0] == 0 and path["matches"][-1] == 48
     assert path["mu"][data["names"].index("ann")][-1] == pytest.approx(
-        rows["ann"]["rating"]["mu"], abs=1e-3
+        rows["ann"]["live"]["mu"], abs=1e-3
     )
     # every deal is 3 matches: the interval is over 16 deals
     assert all(row["deals"] == row["matches"] // 3 for row in data["rows"])

@@ -79,6 +79,33 @@ def test_pairwise_counts_placing_ahead_with_ties_half() -> None:
     assert standings.pair("ann", "nobody").matches == 0
 
 
+def test_the_final_order_is_the_fits_whatever_the_order_of_play() -> None:
+    """Three bots whose live (OpenSkill) order depends on which matches came first: the
+    standings' order does not, and it follows the head-to-head results."""
+    rng = random.Random(4)
+    outcomes = (
+        [("hard", "easy")] * 107
+        + [("easy", "hard")] * 93  # hard ahead of easy 107-93
+        + [("hard", "random")] * 150
+        + [("random", "hard")] * 50
+        + [("easy", "random")] * 140
+        + [("random", "easy")] * 60
+    )
+    orders = set()
+    ranked = set()
+    for _ in range(20):
+        rng.shuffle(outcomes)
+        results = [
+            MatchResult(i, (winner, loser), (8, 5), (1, 2), deal=i)
+            for i, (winner, loser) in enumerate(outcomes)
+        ]
+        standings = Standings.of(["easy", "hard", "random"], results)
+        orders.add(tuple(row.name for row in standings.ranked(live=True)))
+        ranked.add(tuple(row.name for row in standings.ranked()))
+    assert len(orders) > 1  # OpenSkill's order moved with the order of play
+    assert ranked == {("hard", "easy", "random")}
+
+
 def test_ratings_reward_winners_and_do_not_depend_on_arrival_order() -> None:
     standings = Standings.of(["ann", "bob", "cy"], RESULTS)
     rows = standings.rows
@@ -96,7 +123,9 @@ def test_json_holds_every_figure() -> None:
     ann = next(p for p in document["participants"] if p["name"] == "ann")
     assert ann["wins"] == 2.5 and ann["winShare"] == 0.625
     assert ann["winShare95"] == [pytest.approx(v, abs=1e-6) for v in wilson(2.5, 4)]
-    assert set(ann["rating"]) == {"mu", "sigma", "ordinal"}
+    assert set(ann["rating"]) == {"elo", "plusMinus", "place", "places", "losBelow"}
+    assert set(ann["live"]) == {"mu", "sigma", "ordinal"}
+    assert document["rating"]["deals"] == 4  # each match its own deal: the lines have no seeds
     bob = next(p for p in document["participants"] if p["name"] == "bob")
     assert bob["faults"] == {
         "timeouts": 1,

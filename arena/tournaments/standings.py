@@ -8,8 +8,13 @@ the order in which parallel workers finished.
 - **win share** is wins / matches, with a 95 % Wilson score interval; its **luck-adjusted**
   twin (`luckAdjusted`, docs/luck.md) is the mean adjusted share of the matches whose line has
   one, with its normal 95 % interval;
-- **rating** is OpenSkill's Plackett–Luce model (mu, sigma) over the places of every match,
-  in match order; `ordinal` = mu - 3 sigma is the conservative figure it sorts by;
+- **rating** is the batch Plackett–Luce fit over every match (`arena.tournaments.rating`):
+  Elo-like points against the field's mean with a 95 % interval counting each deal as the unit,
+  the range of places of those it cannot be told apart from, and the likelihood that it is
+  stronger than the next one. The final order is the fit's (`ranked`);
+- **live** is OpenSkill's Plackett–Luce estimate (mu, sigma) updated match by match, in match
+  order: cheap enough to redraw a live table at every match (`ranked(live=True)`, by
+  mu - 3 sigma), but it depends on the order of the matches, so it never makes the final order;
 - **pairwise**: for two participants, the share of their common matches in which the first
   placed ahead of the second (an equal place counts half);
 - **faults**: per kind as the replays record them, and `invalidAsks` from the `invalid-ask`
@@ -25,9 +30,12 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
+from arena.tournaments import rating as batch
+from arena.tournaments.rating import Finish, Fit, Rated
+
 Z95 = 1.959963984540054  # the two-sided 95 % quantile of the normal distribution
 CRASH_KINDS = ("exited", "crashed", "start-failed")
-FORMAT = "gofish-arena-standings/1"
+FORMAT = "gofish-arena-standings/2"
 
 
 @dataclass(frozen=True)
@@ -41,6 +49,9 @@ class MatchResult:
     faults: tuple[Mapping[str, int], ...] = ()
     invalid_asks: tuple[int, ...] = ()
     adjusted: tuple[float, ...] = ()  # luck-adjusted win shares by seat (docs/luck.md), if known
+    deal: object = (
+        None  # its deal (duplicate group), the unit of the rating's intervals; None: its own
+    )
 
     @classmethod
     def from_line(cls, line: Mapping[str, Any]) -> MatchResult:
@@ -53,7 +64,15 @@ class MatchResult:
             faults=tuple(line.get("faults") or ()),
             invalid_asks=tuple(line.get("invalidAsks") or ()),
             adjusted=tuple((line.get("luckAdjusted") or {}).get("winShare") or ()),
+            deal=deal_of(line),
         )
+
+
+def deal_of(line: Mapping[str, Any]) -> object:
+    """A results line's deal: its deal seed (the same cards, whichever run played them), or
+    the match itself (run and index) when the line has none."""
+    seed = line.get("dealSeed")
+    return ("deal", seed) if type(seed) is int else ("match", line.get("run"), line.get("game"))
 
 
 def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
@@ -92,6 +111,7 @@ class Row:
     faults: dict[str, int] = field(default_factory=dict)
     mu: float = 0.0
     sigma: float = 0.0
+    fit: Rated | None = None  # its line of the batch fit, once `ranked` has run it
     # Luck-adjusted win shares (docs/luck.md): matches that have one, their sum and squares.
     adjusted_matches: int = 0
     adjusted_sum: float = 0.0
@@ -150,7 +170,8 @@ class Row:
             "luckAdjusted": self._luck_adjusted(),
             "meanBooks": round(self.mean_books, 6),
             "meanPlace": round(self.mean_place, 6),
-            "rating": {
+            "rating": None if self.fit is None else _rating_json(self.fit),
+            "live": {
                 "mu": round(self.mu, 6),
                 "sigma": round(self.sigma, 6),
                 "ordinal": round(self.ordinal, 6),
@@ -174,6 +195,16 @@ class Row:
         }
 
 
+def _rating_json(fit: Rated) -> dict[str, Any]:
+    return {
+        "elo": round(fit.rating, 3),
+        "plusMinus": round(fit.plus_minus, 3),
+        "place": fit.place,
+        "places": list(fit.places),
+        "losBelow": None if fit.los_below is None else round(fit.los_below, 6),
+    }
+
+
 @dataclass
 class Pair:
     matches: int = 0
@@ -195,6 +226,8 @@ class Standings:
             self.rows[name].mu, self.rows[name].sigma = rating.mu, rating.sigma
         self.pairs: dict[tuple[str, str], Pair] = {}
         self.matches = 0
+        self.finishes: list[Finish] = []
+        self._fit: Fit | None = None
 
     @classmethod
     def of(cls, names: Iterable[str], results: Iterable[MatchResult]) -> Standings:
@@ -206,6 +239,11 @@ class Standings:
 
     def add(self, result: MatchResult) -> None:
         self.matches += 1
+        deal = (
+            result.deal if result.deal is not None else ("match", len(self.finishes), result.match)
+        )
+        self.finishes.append(Finish(dict(zip(result.names, result.places)), deal))
+        self._fit = None
         shares = win_shares(result.places)
         for seat, name in enumerate(result.names):
             row = self.rows.setdefault(name, Row(name))
@@ -240,9 +278,22 @@ class Standings:
             self.ratings[name] = rating
             self.rows[name].mu, self.rows[name].sigma = rating.mu, rating.sigma
 
-    def ranked(self) -> list[Row]:
-        """Best first: by rating ordinal, then win share, then name."""
-        return sorted(self.rows.values(), key=lambda row: (-row.ordinal, -row.win_share, row.name))
+    def fitted(self) -> Fit:
+        """The batch rating fit of every match so far (computed once per number of matches)."""
+        if self._fit is None:
+            self._fit = batch.fit(self.finishes, names=self.rows)
+            for line in self._fit.rated:
+                self.rows[line.name].fit = line
+        return self._fit
+
+    def ranked(self, *, live: bool = False) -> list[Row]:
+        """Best first: in the batch fit's order; `live`: by OpenSkill's mu - 3 sigma, then win
+        share, then name (cheap, for a table redrawn at every match)."""
+        if live:
+            return sorted(
+                self.rows.values(), key=lambda row: (-row.ordinal, -row.win_share, row.name)
+            )
+        return [self.rows[line.name] for line in self.fitted().rated]
 
     def pair(self, first: str, second: str) -> Pair:
         return self.pairs.get((first, second), Pair())
@@ -250,10 +301,18 @@ class Standings:
     def as_json(self, **header: Any) -> dict[str, Any]:
         ranked = self.ranked()
         order = {row.name: place for place, row in enumerate(ranked)}
+        fit = self.fitted()
         return {
             "format": FORMAT,
             **header,
             "matches": self.matches,
+            "rating": {
+                "model": "plackett-luce",
+                "scale": "elo",
+                "against": "field mean" if fit.reference is None else fit.reference,
+                "deals": fit.groups,
+                "level": 0.95,
+            },
             "participants": [row.as_json() for row in ranked],
             "pairwise": [
                 {

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.tournaments.standings import Z95, MatchResult, Row, Standings, win_shares
+from arena.tournaments.standings import Z95, MatchResult, Row, Standings, deal_of, win_shares
 
 FORMAT = "gofish-arena-report/1"
 RATING_POINTS = 300  # about this many points of each rating's path are kept (at most twice)
@@ -109,14 +109,14 @@ def entry(line: Mapping[str, Any]) -> Entry | None:
     invalid = _ints(line.get("invalidAsks") or [0] * size, size, 0, 1 << 40)
     if invalid is None or any(counts is None for counts in faults):
         return None
-    deal_seed = line.get("dealSeed")
+    deal = deal_of(line)
     return Entry(
         result=MatchResult(
-            match, tuple(names), scores, places, tuple(c or {} for c in faults), invalid
+            match, tuple(names), scores, places, tuple(c or {} for c in faults), invalid, deal=deal
         ),
         run=run,
         stamp=_text(line.get("stamp"), 40, ""),
-        deal=("deal", deal_seed) if type(deal_seed) is int else ("match", run, match),
+        deal=deal,
         outcome=_text(line.get("outcome"), 40, "?"),
         replay=_text(line.get("replay"), 300, ""),
         seats=_ints(line.get("seats"), size),

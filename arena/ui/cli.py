@@ -556,7 +556,9 @@ def _run_with_progress(
     shown = [0.0]
 
     def view() -> Group:
-        return Group(progress, standings_table(standings, title="live standings", limit=10))
+        return Group(
+            progress, standings_table(standings, title="live standings", limit=10, live=True)
+        )
 
     with Live(view(), console=out.console, refresh_per_second=4, transient=True) as live:
 

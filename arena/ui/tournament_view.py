@@ -49,8 +49,13 @@ def progress_bar(console_width: int | None = None) -> Progress:
     )
 
 
-def standings_table(standings: Standings, *, title: str, limit: int | None = None) -> Table:
-    """One row per participant, best first."""
+def standings_table(
+    standings: Standings, *, title: str, limit: int | None = None, live: bool = False
+) -> Table:
+    """One row per participant, best first: in the batch fit's order, with its rating (Elo ±
+    its 95 % interval), the likelihood that it is stronger than the next one (LOS), and in the
+    first column the places it could hold ("2–3": the data cannot tell it from its neighbours).
+    `live`: OpenSkill's match-by-match estimate instead, cheap enough for every match."""
     table = Table(
         title=title,
         title_justify="left",
@@ -61,12 +66,13 @@ def standings_table(standings: Standings, *, title: str, limit: int | None = Non
     )
     table.add_column("#", justify="right")
     table.add_column("participant", min_width=8)
-    rows = standings.ranked()
+    rows = standings.ranked(live=live)
     adjusted = any(row.adjusted_matches for row in rows)
     columns = ["matches", "wins", "win share", "95% CI"]
     if adjusted:
         columns += ["luck-adjusted", "95% CI "]  # docs/luck.md
-    for column in (*columns, "rating", "±σ", "books", "place"):
+    rated = ["live μ", "±σ"] if live else ["rating", "±", "LOS"]
+    for column in (*columns, *rated, "books", "place"):
         table.add_column(column, justify="right", no_wrap=True)
     for position, row in enumerate(rows[:limit] if limit else rows, start=1):
         low, high = row.interval
@@ -77,21 +83,37 @@ def standings_table(standings: Standings, *, title: str, limit: int | None = Non
                 "–" if share is None else f"{share:.3f}",
                 "–" if interval is None else f"{interval[0]:.2f}–{interval[1]:.2f}",
             ]
+        fit = None if live else row.fit
+        figures = (
+            [f"{row.mu:.1f}", f"{row.sigma:.1f}"]  # OpenSkill Plackett–Luce mu and sigma
+            if fit is None
+            else [
+                f"{fit.rating:+.0f}",
+                f"{fit.plus_minus:.0f}",
+                "" if fit.los_below is None else f"{100 * fit.los_below:.0f}%",
+            ]
+        )
         table.add_row(
-            str(position),
+            str(position) if fit is None else fit.place,
             inert(row.name, 32),
             str(row.matches),
             f"{row.wins:g}",
             f"{row.win_share:.3f}",
             f"{low:.2f}–{high:.2f}",
             *luck,
-            f"{row.mu:.1f}",
-            f"{row.sigma:.1f}",  # OpenSkill Plackett–Luce mu and sigma
+            *figures,
             f"{row.mean_books:.2f}",
             f"{row.mean_place:.2f}",
         )
-    if limit and len(rows) > limit:
-        table.caption = f"… and {len(rows) - limit} more"
+    notes = [f"… and {len(rows) - limit} more"] if limit and len(rows) > limit else []
+    if live:
+        notes.append("live order: OpenSkill μ − 3σ; the final order is the batch fit's")
+    else:
+        notes.append(
+            "rating: Elo-like, against the field's mean, ± its 95% interval over deals; "
+            "LOS: likelihood of being stronger than the next; # 2–3: cannot be told apart"
+        )
+    table.caption = "\n".join(notes)
     return table
 
 

@@ -91,17 +91,18 @@
   // -- standings table --------------------------------------------------------------------
   (function () {
     var table = $("standings-table"), tr = el("tr", el("thead", table));
-    ["#", "participant", "matches", "wins", "win share", "95 % (deals)", "μ", "σ", "μ − 3σ", "books", "place", "timeouts", "invalid asks", "crashes"]
+    ["#", "participant", "matches", "wins", "win share", "95 % (deals)", "rating", "±", "LOS", "books", "place", "timeouts", "invalid asks", "crashes"]
       .forEach(function (h, i) { el("th", tr, h, i === 1 ? "name" : ""); });
     var body = el("tbody", table);
     ranked.forEach(function (i, place) {
-      var r = rows[i], cells = el("tr", body);
-      el("td", cells, place + 1);
+      var r = rows[i], fit = r.rating, cells = el("tr", body);
+      el("td", cells, fit ? fit.place : String(place + 1));
       var name = el("td", cells, null, "name");
       el("span", name, null, "swatch").style.background = colour(place);
       el("span", name, names[i]);
       [r.matches, +r.wins.toFixed(2), pct(r.winShare), pct(r.interval[0]) + " – " + pct(r.interval[1]),
-        r.rating.mu.toFixed(2), r.rating.sigma.toFixed(2), r.rating.ordinal.toFixed(2),
+        fit ? (fit.elo >= 0 ? "+" : "") + fit.elo.toFixed(0) : "–", fit ? fit.plusMinus.toFixed(0) : "–",
+        fit && fit.losBelow !== null ? pct(fit.losBelow) : "",
         r.meanBooks.toFixed(2), r.meanPlace.toFixed(2), r.faults.timeouts, r.faults.invalidAsks, r.faults.crashes]
         .forEach(function (v, c) { el("td", cells, v, c >= 9 && v ? "bad" : ""); });
     });
@@ -159,7 +160,7 @@
         line.push(px + "," + y(mu).toFixed(1));
       });
       var g = svg("g", { class: "series" }, root);
-      tip(g, names[i] + ": μ " + rows[i].rating.mu.toFixed(2) + " ± " + rows[i].rating.sigma.toFixed(2));
+      tip(g, names[i] + ": μ " + rows[i].live.mu.toFixed(2) + " ± " + rows[i].live.sigma.toFixed(2));
       svg("polygon", { points: upper.concat(lower).join(" "), fill: colour(place), opacity: 0.12, class: "band" }, g);
       svg("polyline", { points: line.join(" "), fill: "none", stroke: colour(place), "stroke-width": 1.6, class: "mu" }, g);
     });
