@@ -66,6 +66,9 @@ RANK_WORDS = {
     "kings": 13,
     "t": 9,
 }
+_NUMBERS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+RANK_WORDS.update({word: rank for rank, word in enumerate(_NUMBERS, start=1)})
+RANK_WORDS.update({word + ("es" if word == "six" else "s"): RANK_WORDS[word] for word in _NUMBERS})
 
 
 # The kitchen table's game: the reference arena's rules, dealt by table size.
@@ -302,8 +305,15 @@ class AskPrompt:
     """One ask being chosen: a rank by arrow keys or by name, then a seat by number or name."""
 
     def __init__(
-        self, hand: Sequence[Card], sizes: Sequence[int | None], names: Sequence[str], human: int
+        self,
+        hand: Sequence[Card],
+        sizes: Sequence[int | None],
+        names: Sequence[str],
+        human: int,
+        *,
+        arrows: bool = True,
     ) -> None:
+        self.arrows = arrows  # keys come one at a time (a terminal), not a line from a pipe
         self.hand = list(hand)
         self.held = sorted({card["rank"] for card in hand})
         self.sizes = list(sizes)
@@ -316,6 +326,13 @@ class AskPrompt:
 
     def opponents(self) -> list[int]:
         return [seat for seat in range(len(self.names)) if seat != self.human]
+
+    def _chose(self, rank: int) -> tuple[int, int] | None:
+        """`rank` is chosen: with one opponent that is the whole ask, else "from whom?"."""
+        self.chosen = rank
+        self.cursor = self.held.index(rank)
+        [*others] = self.opponents()
+        return self._ask(rank, str(others[0])) if len(others) == 1 else None
 
     def key(self, key: str) -> tuple[int, int] | None:
         """Handle one key; the (seat, card id) of the ask when one is made. Raises QuitGame."""
@@ -342,9 +359,9 @@ class AskPrompt:
                 command, self.buffer = self.buffer, ""
                 return self.command(command)
             self.buffer = ""
-            self.chosen = self.held[self.cursor]
+            return self._chose(self.held[self.cursor])
         elif key == " " and not self.buffer:
-            self.chosen = self.held[self.cursor]
+            return self._chose(self.held[self.cursor])
         elif len(key) == 1:
             if key.isdigit() and not self.buffer and self.chosen is not None:
                 return self._ask(self.chosen, key)
@@ -358,13 +375,17 @@ class AskPrompt:
         if words[0].lower() in ("quit", "exit"):  # not "q": that is Queens, as in "q 1"
             raise QuitGame
         if words[0].lower() in ("h", "help", "?"):
-            self.note = (
-                'type RANK WHO, e.g. "7 1" or "q pip" (ask seat 1 for 7s), or choose a rank '
-                "with ←/→ and Enter, then press the seat's number; Esc lets go; quit leaves the game"
+            self.note = 'type RANK WHO, e.g. "7 1" or "q pip" (ask seat 1 for 7s)' + (
+                ", or choose a rank with ←/→ and Enter, then press the seat's number; Esc lets go"
+                if self.arrows
+                else ""
             )
+            self.note += "; quit leaves the game"
             return None
         if words[0].lower() == "ask":
             words = words[1:]
+            if [word.lower() for word in words[:1]] == ["for"]:  # "ask for 7s": one opponent
+                words = words[1:]
             if len(words) >= 2 and words[-2].lower() == "for":  # "ask pip for 7"
                 words = [words[-1], words[0]]
         rank = parse_rank(words[0]) if words else None
@@ -374,10 +395,10 @@ class AskPrompt:
         if rank not in self.held:
             self.note = f"you hold no {rank_name(rank, True)}: ask for a rank you hold"
             return None
+        if len(words) < 2:
+            return self._chose(rank)
         self.chosen = rank
         self.cursor = self.held.index(rank)
-        if len(words) < 2:
-            return None
         return self._ask(rank, " ".join(words[1:]))
 
     def _ask(self, rank: int, who: str) -> tuple[int, int] | None:
@@ -410,9 +431,12 @@ class AskPrompt:
     def line(self) -> Text:
         text = Text("ask> ", style="bold")
         if self.chosen is None:
-            text.append("rank ")
-            text.append(f"‹{rank_name(self.held[self.cursor])}›", style="reverse")
-            text.append(' (←/→, Enter) or type "7 1"; quit leaves: ', style="dim")
+            if self.arrows:
+                text.append("rank ")
+                text.append(f"‹{rank_name(self.held[self.cursor])}›", style="reverse")
+                text.append(' (←/→, Enter) or type "7 1"; quit leaves: ', style="dim")
+            else:
+                text.append('type RANK WHO, e.g. "7 1"; quit leaves: ', style="dim")
         else:
             text.append(f"{rank_name(self.chosen, True)} from whom? ")
             for seat in self.opponents():
@@ -463,9 +487,8 @@ class TerminalUI:
         sizes[HUMAN] = len(hand)
         pond = message.get("pond")
         self._table(hand, sizes, len(pond) if isinstance(pond, list) else 0)
-        prompt = AskPrompt(
-            hand, sizes, [self.names.of(s).plain for s in range(len(self.setup.names))], HUMAN
-        )
+        names = [self.names.of(s).plain for s in range(len(self.setup.names))]
+        prompt = AskPrompt(hand, sizes, names, HUMAN, arrows=self.keys.is_tty)
         prompt.names[HUMAN] = "you"
         self._prompt(prompt)
         try:
@@ -530,7 +553,9 @@ class TerminalUI:
         self.say(
             Text(
                 "Ask for a rank you hold; four of a rank make a book; most books wins. "
-                'Type RANK WHO (e.g. "7 1") or use ←/→, Enter and the seat number. "help"; "quit" leaves.',
+                'Type RANK WHO (e.g. "7 1")'
+                + (" or use ←/→, Enter and the seat number" if self.keys.is_tty else "")
+                + '. "help"; "quit" leaves.',
                 style="dim",
             )
         )
