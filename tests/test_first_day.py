@@ -92,3 +92,31 @@ def test_play_takes_ranks_in_words_any_case_and_asks_the_only_opponent_at_once(
 def test_play_asks_from_whom_only_when_there_is_a_choice(tmp_path: Path) -> None:
     shown, asks = play_piped(tmp_path, 2, "fives\nquit\n", "--opponents", "2")
     assert "from whom?" in shown and asks == [], shown
+
+
+def test_arena_version(tmp_path: Path) -> None:
+    from arena import __version__
+
+    shown = arena("--version", cwd=tmp_path)
+    assert (shown.returncode, shown.stdout, shown.stderr) == (
+        0,
+        f"gofish-arena {__version__}\n",
+        "",
+    )
+
+
+@pytest.mark.parametrize("address", ["", "  "])
+def test_an_empty_scheduler_is_refused_not_played_here(tmp_path: Path, address: str) -> None:
+    (tmp_path / "config.toml").write_text(TWO_RANDOM.format(games=1))
+    refused = arena("run", "config.toml", "--scheduler", address, cwd=tmp_path)
+    assert refused.returncode == 2 and refused.stdout == "", refused.stdout
+    assert refused.stderr.count("\n") == 1 and "--scheduler: an empty address" in refused.stderr
+    assert not (tmp_path / "replays").exists()
+
+
+def test_an_empty_scheduler_in_the_config_is_refused(tmp_path: Path) -> None:
+    text = TWO_RANDOM.format(games=1) + '[tournament]\nscheduler = ""\n'
+    (tmp_path / "config.toml").write_text(text)
+    refused = arena("run", "config.toml", cwd=tmp_path)
+    assert refused.returncode == 2 and "scheduler" in refused.stderr, refused.stderr
+    assert not (tmp_path / "replays").exists()

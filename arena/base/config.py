@@ -197,7 +197,7 @@ class TournamentSection(_Section):
     duplicate: bool = True  # the same deal under every rotation of the seats
     reuse: bool = True  # keep participants that ask for it alive between matches
     in_process_bots: bool = True  # run built-in bots inside the arena
-    scheduler: str | None = None  # a Dask scheduler address
+    scheduler: Annotated[str | None, Field(min_length=1)] = None  # a Dask scheduler address
     candidate: Annotated[str | None, Field(min_length=1)] = (
         None  # a gauntlet: this one at every table
     )

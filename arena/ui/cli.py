@@ -65,6 +65,26 @@ replay_app = typer.Typer(
 app.add_typer(replay_app, name="replay")
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        from arena import __version__
+
+        typer.echo(f"gofish-arena {__version__}")
+        raise typer.Exit
+
+
+@app.callback()
+def _arena(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """gofish-arena: run Go Fish matches between bots written in any language."""
+
+
 def _plain_arguments() -> None:
     """Help shows an argument as its metavar: typer 0.29 adds its Python type ("CONFIG <path>",
     "COMMAND <list[str]>") and braces in the usage line ("{CONFIG}"), which read as syntax."""
@@ -309,7 +329,12 @@ def _prepared(
     try:
         for warning in config_module.rule_warnings(settings):
             err.print(f"warning: {config}: {warning}", markup=False, soft_wrap=True)
-        address = scheduler or settings.tournament.scheduler  # matches on a Dask cluster
+        # Matches on a Dask cluster; an empty --scheduler is a mistake, not "play here".
+        address = settings.tournament.scheduler if scheduler is None else scheduler
+        if address is not None and not address.strip():
+            raise ConfigError(
+                "--scheduler: an empty address; give tcp://HOST:PORT, or leave it out to play here"
+            )
         if address is not None and jobs is not None:
             raise ConfigError(
                 "--jobs and --scheduler: give one (a cluster plays as many matches at once as it has worker threads)"
