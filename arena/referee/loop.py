@@ -45,6 +45,7 @@ from arena.seats.replies import (
     Participant,
     SeatFault,
     close_all,
+    quit_at_match_end,
 )
 
 
@@ -329,7 +330,7 @@ def _exchanges(
                 clock.charge(kind, answer.seconds)
             if answer.unsolicited is not None:
                 faults.append(SeatFault(seat, index, answer.unsolicited))
-            if answer.fault is not None:
+            if answer.fault is not None and not quit_at_match_end(kind, answer.fault):
                 faults.append(SeatFault(seat, index, answer.fault))
             exchange = Exchange(seat, message, answer)
             transcript.append(exchange)

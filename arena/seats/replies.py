@@ -105,6 +105,18 @@ class Exchange(NamedTuple):
         return entry
 
 
+def quit_at_match_end(message_type: str, fault: Fault | None) -> bool:
+    """Whether a seat ended cleanly (exit status 0, or stdout closed) when it was told the match
+    is over, instead of replying to `match-end`: it played the match to its end, so this is no
+    fault (neither counted nor a crash); its transcript entry keeps the reply it did not give."""
+    return (
+        message_type == "match-end"
+        and fault is not None
+        and fault.kind is FaultKind.EXITED
+        and not fault.exit_code
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class SeatFault:
     """A fault of one seat, at the transcript index of the message it concerns."""

@@ -43,7 +43,15 @@ from arena.engine.rules import (
 from arena.engine.views import Message
 from arena.referee.loop import MatchRecord, SeatClock, Unobserved, play_match
 from arena.referee.seating import participant_env
-from arena.seats.replies import Answer, FaultKind, InProcessParticipant, Wrapped, close_all, cut
+from arena.seats.replies import (
+    Answer,
+    FaultKind,
+    InProcessParticipant,
+    Wrapped,
+    close_all,
+    cut,
+    quit_at_match_end,
+)
 from arena.seats.sandbox import Confinement
 from arena.seats.transport import SubprocessParticipant
 from arena.ui.seat_faults import sandbox_hints, stderr_tail
@@ -56,6 +64,10 @@ UNKNOWN_MESSAGE: Final = {
 }
 EXIT_GRACE: Final = 0.5  # seconds for the program to exit after its stdin is closed
 STDERR_SHOWN: Final = 4000  # characters of stderr kept for a scenario that failed
+QUIT_AT_MATCH_END: Final = (
+    "ended at match-end without replying (the match was over: no fault); "
+    "match-end wants a reply too (null), then exit"
+)
 STDERR_LINES: Final = 15  # of which the last lines shown, stack frames folded
 STOPPED: Final = "stopped"  # the outcome of a scenario whose program was gone before the end
 
@@ -534,6 +546,10 @@ class _Checked(Wrapped):
                 report.startup = time.monotonic() - self.spawned
             else:
                 report.latencies.append(answer.seconds)
+        if quit_at_match_end(kind, answer.fault):  # it played the whole match: a warning only
+            if QUIT_AT_MATCH_END not in report.warnings:
+                report.warnings.append(QUIT_AT_MATCH_END)
+            answer = answer._replace(fault=None)
         report.problems.extend(answer_problems(message, answer, self.numbering.index, self.seats))
 
 
