@@ -9,17 +9,33 @@ Every figure is measured with and without bwrap in the same run, alternating, be
    against the same bare unsandboxed floor; goal: sandboxed within 1.1x of unsandboxed;
 3. tournament throughput with reused participants (`--jobs 1`); goal: unchanged within 5%.
 
+With `--isolation`, only what issue 23's isolation costs and leaves (the rest is skipped):
+
+4. a start (`python3 -c pass`, spawn to exit; the random bot to its `init` reply) unsandboxed,
+   in the walls alone (bwrap, its uid, /proc and /dev: no seccomp filter, no control group) and
+   fully isolated (the filter and a control group too); goal: isolated within 10% of a Python
+   start unsandboxed;
+5. the timing channel left between two sandboxed participants: a sender that is busy (four
+   processes) or idle in each period, a receiver that counts its own progress (two processes)
+   in the same periods; the bits it decodes right, and the capacity that gives,
+   (1 - H(error rate)) / period.
+
     python bench/sandbox.py [--starts 30] [--matches 10] [--games 120] [--rounds 3]
+    python bench/sandbox.py --isolation [--starts 20] [--bits 64]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
+import random
 import resource
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -31,7 +47,7 @@ from arena_vs_floor import arena_round, floor_round
 
 from arena.base import config as config_module
 from arena.referee.seating import participant_env
-from arena.seats import sandbox
+from arena.seats import process, sandbox, seccomp
 from arena.seats.replies import close_all
 from arena.seats.transport import SubprocessParticipant
 from arena.tournaments import tournament
@@ -92,6 +108,136 @@ def starts(count: int) -> dict[tuple[str, str], list[float]]:
                 one_start(mode, [sys.executable, str(BOT)], True)
             )
     return found
+
+
+@contextlib.contextmanager
+def walls_only() -> Iterator[None]:
+    """The sandbox without its seccomp filter and control groups (what issue 23 added)."""
+    saved = seccomp.filter_fd, process.cgroups_on
+    seccomp.filter_fd, process.cgroups_on = (lambda: None), (lambda: False)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        seccomp.filter_fd, process.cgroups_on = saved  # type: ignore[assignment]
+
+
+def isolation_starts(count: int) -> dict[tuple[str, str], list[float]]:
+    """Per (unsandboxed | walls | isolated, pass | init): start times, alternating."""
+    found: dict[tuple[str, str], list[float]] = {}
+    for _ in range(count):
+        for label in ("unsandboxed", "walls", "isolated"):
+            mode = "none" if label == "unsandboxed" else "bwrap"
+            with walls_only() if label == "walls" else contextlib.nullcontext():
+                found.setdefault((label, "pass"), []).append(
+                    one_start(mode, [sys.executable, "-c", "pass"], False)
+                )
+                found.setdefault((label, "init"), []).append(
+                    one_start(mode, [sys.executable, str(BOT)], True)
+                )
+    return found
+
+
+SENDER = """\
+import json, os, sys, time
+job = json.loads(sys.stdin.readline())
+for _ in range(3):  # four busy processes when a bit is 1
+    if os.fork() == 0:
+        break
+start, period = job["start"], job["period"]
+for index, bit in enumerate(job["bits"]):
+    end = start + (index + 1) * period
+    if bit:
+        while time.monotonic() < end:
+            pass
+    else:
+        time.sleep(max(0.0, end - time.monotonic()))
+print("[]", flush=True)
+"""
+RECEIVER = """\
+import json, os, sys, time
+job = json.loads(sys.stdin.readline())
+read_end, write_end = os.pipe()
+child = os.fork() == 0  # two counting processes
+start, period, count = job["start"], job["period"], len(job["bits"])
+while time.monotonic() < start:
+    pass
+counts = []
+for index in range(count):
+    end, done = start + (index + 1) * period, 0
+    while time.monotonic() < end:
+        done += 1
+    counts.append(done)
+if child:
+    os.write(write_end, json.dumps(counts).encode() + b"\\n")
+    os._exit(0)
+other = json.loads(os.fdopen(read_end).readline())
+print(json.dumps([a + b for a, b in zip(counts, other)]), flush=True)
+"""
+
+
+def entropy(p: float) -> float:
+    return 0.0 if p <= 0 or p >= 1 else -(p * math.log2(p) + (1 - p) * math.log2(1 - p))
+
+
+def timing_channel(period: float, count: int, seed: int) -> tuple[float, float]:
+    """The share of bits a receiver decodes right from a sender's CPU use, and the capacity
+    in bits/s, both sandboxed (with the filter and their control groups)."""
+    bits = [random.Random(seed + index).randrange(2) for index in range(count)]
+    env = participant_env(0, "bench", {})
+    sender, receiver = (
+        SubprocessParticipant([sys.executable, "-c", code], ROOT, env, sandbox="bwrap")
+        for code in (SENDER, RECEIVER)
+    )
+    try:
+        for one in (sender, receiver):
+            one.start()
+        job = {"start": time.monotonic() + 0.5, "period": period, "bits": bits}
+        line = orjson.dumps(job) + b"\n"
+        for one in (sender, receiver):
+            assert one.process.proc is not None and one.process.write(line) == len(line)
+        answer = receiver.exchange(b"", 30.0 + period * count)
+        assert answer.fault is None, (answer.fault, receiver.stderr_text())
+    finally:
+        close_all([sender, receiver], 0)
+    counts: list[int] = answer.value
+    threshold = statistics.median(counts)
+    decoded = [1 if done < threshold else 0 for done in counts]
+    right = sum(a == b for a, b in zip(decoded, bits, strict=True)) / count
+    error = 1 - right
+    return right, max(0.0, 1 - entropy(error)) / period
+
+
+def isolation_report(options: argparse.Namespace) -> None:
+    print(
+        f"command: python bench/sandbox.py --isolation --starts {options.starts} --bits {options.bits}"
+    )
+    found = isolation_starts(options.starts)
+    for kind, what in (
+        ("pass", "python3 -c pass, spawn to exit"),
+        ("init", "random bot, spawn to init reply"),
+    ):
+        free = found["unsandboxed", kind]
+        line = (
+            f"start, {what}: unsandboxed best {ms(min(free))} median {ms(statistics.median(free))}"
+        )
+        for label in ("walls", "isolated"):
+            times = found[label, kind]
+            line += (
+                f"; {label} best {ms(min(times))} ({min(times) / min(free):.2f}x) "
+                f"median {ms(statistics.median(times))} ({statistics.median(times) / statistics.median(free):.2f}x)"
+            )
+        print(line)
+        added = statistics.median(found["isolated", kind]) - statistics.median(found["walls", kind])
+        print(
+            f"  seccomp + control group: +{ms(added)} per start (median), "
+            f"{added / statistics.median(free) * 100:.1f}% of an unsandboxed start (goal <= 10%)"
+        )
+    for period in (0.05, 0.02, 0.01):
+        right, capacity = timing_channel(period, options.bits, seed=int(period * 1000))
+        print(
+            f"timing channel, period {period * 1000:.0f} ms, {options.bits} bits: "
+            f"{right * 100:.0f}% decoded right, capacity {capacity:.1f} bit/s"
+        )
 
 
 def run_config(folder: Path, matches: int, mode: str) -> Path:
@@ -161,10 +307,17 @@ def main() -> None:
     parser.add_argument(
         "--rounds", type=int, default=3, help="rounds of the run and the tournament"
     )
+    parser.add_argument(
+        "--isolation", action="store_true", help="only the isolation's cost and timing channel"
+    )
+    parser.add_argument("--bits", type=int, default=64, help="bits sent through the channel")
     options = parser.parse_args()
     problem = sandbox.probe()
     if problem is not None:
         sys.exit(f"no sandbox here: {problem}")
+    if options.isolation:
+        isolation_report(options)
+        return
     print(
         f"command: python bench/sandbox.py --starts {options.starts} --matches {options.matches} "
         f"--games {options.games} --rounds {options.rounds}"
