@@ -135,11 +135,23 @@ def missing() -> str | None:
     place = hierarchy()
     if isinstance(place, str):
         return place
+    _remove_abandoned(place)
     group = Group.make(None)
     if group is None:
         return f"cannot make a group in {place.parents[0]}"
     group.remove()
     return None
+
+
+def _remove_abandoned(place: Hierarchy) -> None:
+    """Remove the empty groups an arena killed without a chance to clean up left behind
+    (named after its pid, which no longer runs)."""
+    for parent in place.parents:
+        for folder in parent.glob("gofish-arena-*-*"):
+            pid = folder.name.split("-")[2]
+            if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
 
 
 def describe() -> str | None:
