@@ -20,6 +20,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from test_viewer import Browser, browser  # noqa: F401 - the fixture
 
 from arena.base.config import named_rules
 from arena.bots import BOTS
@@ -144,7 +145,7 @@ def test_the_adjusted_shares_of_a_match_still_sum_to_one(name: str) -> None:
     for seed in range(3):
         match, result = play(seed, ["hard", "medium", "easy"], RULES[name])
         luck = measure(match.setup, match.events)
-        assert luck.events > 40
+        assert luck.events > 20
         assert math.fsum(luck.adjusted_shares(win_shares(result.places))) == pytest.approx(1)
         assert any(abs(x) > 1e-3 for x in luck.share)
 
@@ -242,3 +243,39 @@ def test_arena_sprt_tests_adjusted_shares_unless_raw(
     assert all("luckAdjusted" in json.loads(line) for line in lines)
     shares = [p["luckAdjusted"]["winShare"] for p in standings["participants"]]
     assert all(isinstance(share, float) for share in shares)
+
+
+def test_a_run_shows_raw_and_adjusted_shares_side_by_side(tmp_path: Path, browser: Browser) -> None:  # noqa: F811
+    """A real run (in-process bots): standings.json has `luckAdjusted` beside `winShare`, and
+    the report's standings table shows both with their intervals (real Chromium)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from arena.ui.cli import app
+
+    (tmp_path / "config.toml").write_text(
+        'seed = 7\ngames = 6\n[tournament]\nseats = 2\n[[participants]]\nname = "exp"\nbot = "expert"\n'
+        '[[participants]]\nname = "hrd"\nbot = "hard"\n',
+        encoding="utf-8",
+    )
+    assert CliRunner().invoke(app, ["run", str(tmp_path / "config.toml"), "-q"]).exit_code == 0
+    standings = json.loads((tmp_path / "replays" / "standings.json").read_text())
+    for row in standings["participants"]:
+        luck = row["luckAdjusted"]
+        assert luck["matches"] == row["matches"] == 6
+        low, high = luck["winShare95"]
+        assert low < luck["winShare"] < high
+    shares = sorted(row["luckAdjusted"]["winShare"] for row in standings["participants"])
+    assert math.fsum(shares) == pytest.approx(1, abs=1e-5)
+    browser.open((tmp_path / "replays" / "report.html").as_uri(), also=("Network", "Log"))
+    assert browser.js("document.body.dataset.ready") == "1"
+    heads = browser.js(
+        "[...document.querySelectorAll('#standings-table th')].map(t => t.textContent)"
+    )
+    cells = browser.js(
+        "[...document.querySelectorAll('#standings-table tbody tr')].map(tr => [...tr.children].map(td => td.textContent))"
+    )
+    at = heads.index("luck-adjusted")
+    for cell in cells:
+        assert cell[at].endswith(" %") and " – " in cell[at + 1]

@@ -2,15 +2,15 @@
 
 `measure(setup, events)` plays the match's events again on the engine's own `Table` (the deal
 card by card, then every hand-over, draw and book in the order the engine made them) and, at
-every card that left the pond, adds for each seat
+every draw from the pond, adds for each seat
 
     f_seat(table before, card drawn) − mean over the cards that could have been drawn of
     f_seat(table before, that card)
 
 where f is V after the card (arena/luck/value.py; to first order for the win share). The cards
 that could have been drawn are the engine's `Table.alike`: the pond cards of the drawn
-position's deck (with one deck, the whole pond). A dealt card could have been any card not yet
-dealt (no seat chose anything). Given everything any seat could know, the card drawn is uniform
+position's deck (with one deck, the whole pond). The deal is left to duplicate groups (see
+docs/luck.md for why). Given everything any seat could know, the card drawn is uniform
 over those, so each term has mean zero whatever the seats did, and the sum, subtracted from a
 seat's win share (or books), leaves its expectation unchanged (docs/luck.md).
 """
@@ -42,7 +42,7 @@ class Luck:
 
     share: tuple[float, ...]
     books: tuple[float, ...]
-    events: int  # chance events corrected: dealt cards and draws
+    events: int  # chance events corrected: the draws
     version: str = CURRENT  # V's parameters
 
     def adjusted_shares(self, shares: Sequence[float]) -> tuple[float, ...]:
@@ -140,21 +140,21 @@ class Tracker:
         actual = (card["rank"], BITS[mine[card["rank"]] | 1 << card["suit"]])
         mean = [0.0 for _ in seats]
         change: list[float] | None = None
+        left, known, whole = self.left, self.known, len(could)
         for (rank, after), times in classes.items():
-            q = self.left[rank]
+            q = left[rank]
             if q:  # a rank with no book left to lay (a rigged pack) changes nothing
                 before = by_rank[rank]
-                counts = [BITS[masks[s][rank]] for s in seats]
+                counts = [BITS[held[rank]] for held in masks]
                 counts[seat] = after
-                now = v.chances(counts, mover, [known >> rank & 1 for known in self.known])
+                now = v.chances(counts, mover, [bits >> rank & 1 for bits in known])
                 delta = [q * (b - a) for a, b in zip(before, now)]
             else:
                 delta = [0.0 for _ in seats]
             if (rank, after) == actual:
                 change = delta
-            weight = times / len(could)
-            for s in seats:
-                mean[s] += weight * delta[s]
+            weight = times / whole
+            mean = [m + weight * d for m, d in zip(mean, delta)]
         if change is None:
             raise ReplayError(f"pond card {index} is not among the cards that could be drawn")
         books = [c - m for c, m in zip(change, mean)]
@@ -182,11 +182,12 @@ def measure_with(v: Valuer, setup: MatchSetup, events: Iterable[Event], version:
     table = tracker.table
     if len(table.pond) < rules.cards_to_deal(seats):
         return Luck(tuple(share), tuple(books), 0, version)
+    # The deal is not corrected: duplicate groups deal it to every seat in turn, and its own
+    # correction (each dealt card uniform over the cards not yet dealt) removed no measurable
+    # variance (docs/luck.md) at a third of the cost.
     for seat in range(seats):
         for _ in range(rules.hand_size(seats)):
-            _add(share, books, tracker.chance(v, seat, 0, range(len(table.pond))))
             tracker.draw(seat, 0)
-            count += 1
     for event in events:
         if type(event) is WentFishing or type(event) is PickedUp:
             assert isinstance(event, WentFishing | PickedUp)

@@ -137,17 +137,15 @@ class Valuer:
     ) -> tuple[list[float], dict[int, list[float]]]:
         """`expected`, and each rank's chances by seat (the ranks still in play)."""
         expected = [float(b) for b in books]
-        seats = range(len(masks))
         by_rank = {}
         for rank, q in enumerate(left):
             if q:
                 chances = by_rank[rank] = self.chances(
-                    [BITS[masks[s][rank]] for s in seats],
+                    [BITS[held[rank]] for held in masks],
                     mover,
-                    [known[s] >> rank & 1 for s in seats],
+                    [bits >> rank & 1 for bits in known],
                 )
-                for s in seats:
-                    expected[s] += q * chances[s]
+                expected = [e + q * c for e, c in zip(expected, chances)]
         return expected, by_rank
 
     def beta(self, laid: int, total: int) -> float:

@@ -68,6 +68,18 @@ def _ints(value: object, size: int, low: int = 0, high: int = 1 << 62) -> tuple[
     return None
 
 
+def _adjusted(value: object, size: int) -> tuple[float, ...]:
+    """A line's luck-adjusted win shares (docs/luck.md), or () when it has none fit to read."""
+    shares = value.get("winShare") if isinstance(value, dict) else None
+    if (
+        isinstance(shares, list)
+        and len(shares) == size
+        and all(type(x) in (int, float) and math.isfinite(x) and abs(x) < 1e6 for x in shares)
+    ):
+        return tuple(float(x) for x in shares)
+    return ()
+
+
 def _text(value: object, limit: int, default: str) -> str:
     return value if isinstance(value, str) and len(value) <= limit else default
 
@@ -112,7 +124,14 @@ def entry(line: Mapping[str, Any]) -> Entry | None:
     deal = deal_of(line)
     return Entry(
         result=MatchResult(
-            match, tuple(names), scores, places, tuple(c or {} for c in faults), invalid, deal=deal
+            match,
+            tuple(names),
+            scores,
+            places,
+            tuple(c or {} for c in faults),
+            invalid,
+            deal=deal,
+            adjusted=_adjusted(line.get("luckAdjusted"), size),
         ),
         run=run,
         stamp=_text(line.get("stamp"), 40, ""),

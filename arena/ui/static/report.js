@@ -91,7 +91,7 @@
   // -- standings table --------------------------------------------------------------------
   (function () {
     var table = $("standings-table"), tr = el("tr", el("thead", table));
-    ["#", "participant", "matches", "wins", "win share", "95 % (deals)", "rating", "±", "LOS", "books", "place", "timeouts", "invalid asks", "crashes"]
+    ["#", "participant", "matches", "wins", "win share", "95 % (deals)", "luck-adjusted", "95 %", "rating", "±", "LOS", "books", "place", "timeouts", "invalid asks", "crashes"]
       .forEach(function (h, i) { el("th", tr, h, i === 1 ? "name" : ""); });
     var body = el("tbody", table);
     ranked.forEach(function (i, place) {
@@ -100,11 +100,14 @@
       var name = el("td", cells, null, "name");
       el("span", name, null, "swatch").style.background = colour(place);
       el("span", name, names[i]);
+      // Raw and luck-adjusted side by side (docs/luck.md); "–" for lines without it.
+      var luck = r.luckAdjusted, luck95 = luck && luck.winShare95;
       [r.matches, +r.wins.toFixed(2), pct(r.winShare), pct(r.interval[0]) + " – " + pct(r.interval[1]),
+        luck ? pct(luck.winShare) : "–", luck95 ? pct(luck95[0]) + " – " + pct(luck95[1]) : "–",
         fit ? (fit.elo >= 0 ? "+" : "") + fit.elo.toFixed(0) : "–", fit ? fit.plusMinus.toFixed(0) : "–",
         fit && fit.losBelow !== null ? pct(fit.losBelow) : "",
         r.meanBooks.toFixed(2), r.meanPlace.toFixed(2), r.faults.timeouts, r.faults.invalidAsks, r.faults.crashes]
-        .forEach(function (v, c) { el("td", cells, v, c >= 9 && v ? "bad" : ""); });
+        .forEach(function (v, c) { el("td", cells, v, c >= 11 && v ? "bad" : ""); });
     });
   })();
 
