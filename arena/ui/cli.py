@@ -672,6 +672,14 @@ def report(
             help="The tournament to report when the folder holds several [default: the last one written].",
         ),
     ] = None,
+    without: Annotated[
+        str | None,
+        typer.Option(
+            "--without",
+            metavar="NAME",
+            help="Leave out every match NAME played, as if it had not been played (a disqualified bot).",
+        ),
+    ] = None,
 ) -> None:
     """One self-contained page of a tournament: standings, plots, every match linked to its replay."""
     from rich.text import Text
@@ -682,7 +690,12 @@ def report(
         _in_range("--view", game, 1, 10**9)  # a game number, as `arena run` numbers them
     try:
         built = report_module.build(
-            folder, output, tournament=tournament_id, views=view or (), folder_arg=str(folder)
+            folder,
+            output,
+            tournament=tournament_id,
+            views=view or (),
+            folder_arg=str(folder),
+            without=without,
         )
     except ConfigError as error:
         fail(str(error), 2)
@@ -693,6 +706,96 @@ def report(
     out.print(
         Text(f"wrote {built.path} ({built.matches} {'match' if built.matches == 1 else 'matches'})")
     )
+    if without is not None:
+        out.print(Text(_dropped(without, built.dropped)))
+
+
+def _dropped(name: str, count: int) -> str:
+    from arena.ui.terminal import inert
+
+    return f"without {inert(name, 64)}: {count} {'match' if count == 1 else 'matches'} dropped"
+
+
+@app.command()
+def standings(
+    folder: Annotated[
+        Path,
+        typer.Argument(
+            metavar="FOLDER", help="A tournament's replays folder (the one with results.jsonl)."
+        ),
+    ],
+    json_output: Annotated[
+        bool, typer.Option("--json", help="The standings as JSON (standings.json's format).")
+    ] = False,
+    csv_output: Annotated[
+        bool, typer.Option("--csv", help="One CSV line per participant, best first.")
+    ] = False,
+    tournament_id: Annotated[
+        str | None,
+        typer.Option(
+            "--tournament",
+            metavar="ID",
+            help="The tournament when the folder holds several [default: the last one written].",
+        ),
+    ] = None,
+    without: Annotated[
+        str | None,
+        typer.Option(
+            "--without",
+            metavar="NAME",
+            help="Leave out every match NAME played, as if it had not been played (a disqualified bot).",
+        ),
+    ] = None,
+) -> None:
+    """The standings of a results folder (every run of its tournament, merged folders too)."""
+    from arena.ui import standings_command
+
+    if json_output and csv_output:
+        fail("--json and --csv: give one", 2)
+    try:
+        chosen = standings_command.folder_matches(folder, tournament=tournament_id, without=without)
+    except ConfigError as error:
+        fail(str(error), 2)
+    except ArenaError as error:
+        fail(f"arena error: {error}", 1)
+    table = standings_command.standings_of(chosen)
+    if not out.is_terminal and "COLUMNS" not in os.environ:
+        out.console.width = PIPED_WIDTH  # a file or a pipe: rich's 80 columns would cut the cells
+    if json_output:
+        import orjson
+
+        document = standings_command.as_json(chosen, table)
+        sys.stdout.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n")
+    elif csv_output:
+        sys.stdout.write(standings_command.as_csv(table))
+    else:
+        _print_folder_standings(chosen, table)
+    if without is not None and (json_output or csv_output):
+        err.print(_dropped(without, chosen.dropped), markup=False, highlight=False)
+
+
+def _print_folder_standings(chosen: Any, table: Any) -> None:
+    from rich.text import Text
+
+    from arena.ui.tournament_view import faults_table, pairwise_table, standings_table
+
+    runs = len({entry.run for entry in chosen.entries})
+    title = f"standings of tournament {chosen.tournament}: {table.matches} matches" + (
+        f", {runs} runs merged" if runs > 1 else ""
+    )
+    out.print(standings_table(table, title=title))
+    for extra in (pairwise_table(table), faults_table(table)):
+        if extra is not None:
+            out.print(extra)
+    if chosen.without is not None:
+        out.print(Text(_dropped(chosen.without, chosen.dropped)))
+    if chosen.skipped or chosen.repeated:
+        out.print(
+            Text(
+                f"{chosen.skipped} malformed lines skipped, {chosen.repeated} repeated lines counted once",
+                style="dim",
+            )
+        )
 
 
 def _print_candidate(plan: "Tournament", standings: Any, report: "RunReport") -> None:

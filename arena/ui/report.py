@@ -30,12 +30,11 @@ import orjson
 from arena.base import files
 from arena.base.errors import ArenaError, ConfigError, ReplayError
 from arena.replays import replay as replay_module
-from arena.tournaments import results as results_file
 from arena.tournaments import summary as summary_module
 from arena.tournaments.results import RESULTS
 from arena.tournaments.summary import Entry, Summary
 from arena.tournaments.tournament import REPORT, STANDINGS, Tournament
-from arena.ui import viewer
+from arena.ui import standings_command, viewer
 
 REFRESH_SECONDS = 5.0  # a running tournament's page is rewritten at most this often
 MARKER = b'<meta name="generator" content="gofish-arena report">'  # a page this module wrote
@@ -101,6 +100,7 @@ class Built:
     path: Path
     matches: int
     views: list[Path]  # viewer pages written for the picked matches
+    dropped: int = 0  # matches left out by `without`
 
 
 def build(
@@ -110,50 +110,38 @@ def build(
     tournament: str | None = None,
     views: Sequence[int] = (),
     folder_arg: str | None = None,
+    without: str | None = None,
 ) -> Built:
     """Write the report of `folder`'s results.jsonl (every run of one tournament, each match once).
 
     `tournament` picks one when the folder holds several (default: the one written last).
     `views` are game numbers (1-based, as `arena run` prints them) whose viewer pages are built
-    beside their replays and linked. Raises ConfigError for a folder that has nothing to report
+    beside their replays and linked. `without` leaves out every match that participant played.
+    Raises ConfigError for a folder that has nothing to report
     (exit 2), WriteError when the page cannot be written.
     """
-    results = folder / RESULTS
-    if not folder.is_dir():
-        raise ConfigError(f"{folder}: no such folder")
-    if not os.path.lexists(results):  # (one that is not a file: `read` says what it is)
-        raise ConfigError(
-            f"{folder}: no {RESULTS} in it (is it the replays folder of a tournament?)"
-        )
-    lines = [line.model_dump(mode="json") for line in results_file.read(results).lines]
-    known = summary_module.tournaments_in(lines)
-    if not known:
-        raise ConfigError(f"{results}: no results line in it")
-    if tournament is None:
-        tournament = known[-1]
-    elif tournament not in known:
-        raise ConfigError(
-            f"--tournament {tournament}: not in {results} (it has {', '.join(known[-5:])})"
-        )
-    selection = summary_module.select(lines, tournament)
-    del lines
+    chosen = standings_command.folder_matches(folder, tournament=tournament, without=without)
+    tournament = chosen.tournament
     output = output if output is not None else folder / REPORT
     document = _standings_document(folder / STANDINGS)
-    built_views = _views(folder, selection.entries, views)
-    summary = Summary.of(selection.entries)
+    built_views = _views(folder, chosen.entries, views)
+    summary = Summary.of(chosen.entries)
     data = summary.as_json(
         sprt=summary_module.sprt_of(document) if _header(document, tournament) else None,
         tournament=tournament,
         **_header(document, tournament),
         **_page_facts(folder, output, folder_arg or str(folder)),
-        skipped=selection.skipped,
-        repeated=selection.repeated,
+        skipped=chosen.skipped,
+        repeated=chosen.repeated,
+        without=None
+        if chosen.without is None
+        else {"name": chosen.without, "droppedMatches": chosen.dropped},
         live=False,
     )
-    data["pages"] = _pages(folder, summary, selection.entries)
+    data["pages"] = _pages(folder, summary, chosen.entries)
     if len(data["runs"]) > 1:
         data.pop("complete", None)  # of the last run only: says nothing of the merge
-    return Built(_write(output, render(data)), summary.matches, built_views)
+    return Built(_write(output, render(data)), summary.matches, built_views, chosen.dropped)
 
 
 def _page_facts(folder: Path, output: Path, folder_arg: str) -> dict[str, Any]:

@@ -64,8 +64,8 @@ def standings_table(
         collapse_padding=True,
         show_edge=False,
     )
-    table.add_column("#", justify="right")
-    table.add_column("participant", min_width=8)
+    table.add_column("#", justify="right", no_wrap=True, min_width=1)
+    table.add_column("participant", min_width=8, overflow="ellipsis", no_wrap=True)
     rows = standings.ranked(live=live)
     adjusted = any(row.adjusted_matches for row in rows)
     columns = ["matches", "wins", "win share", "95% CI"]
@@ -73,7 +73,10 @@ def standings_table(
         columns += ["luck-adjusted", "95% CI "]  # docs/luck.md
     rated = ["live μ", "±σ"] if live else ["rating", "±", "LOS"]
     for column in (*columns, *rated, "books", "place"):
-        table.add_column(column, justify="right", no_wrap=True)
+        wide = column in rated  # the figures the order rests on: never cut
+        table.add_column(
+            column, justify="right", no_wrap=True, min_width=max(len(column), 4) if wide else None
+        )
     for position, row in enumerate(rows[:limit] if limit else rows, start=1):
         low, high = row.interval
         luck: list[str] = []

@@ -74,6 +74,7 @@
     data.runs.length === 1 ? "run " + data.runs[0].run : plural(data.runs.length, "run") + " merged"];
   if (data.skipped) facts.push(plural(data.skipped, "malformed line") + " skipped");
   if (data.repeated) facts.push(plural(data.repeated, "repeated line") + " counted once");
+  if (data.without) facts.push("without " + data.without.name + ": " + plural(data.without.droppedMatches, "match") + " dropped");
   $("summary").textContent = facts.filter(function (f) { return f; }).join(" · ");
   $("made").textContent = "Written " + data.written + " by gofish-arena. Outcomes: " +
     Object.keys(data.outcomes).map(function (k) { return k + " " + data.outcomes[k]; }).join(", ");

@@ -1,0 +1,161 @@
+"""`arena standings FOLDER`: the standings of any results folder, as a table, JSON or CSV.
+
+    chosen = folder_matches(folder, tournament=None, without="alice")   # ConfigError: exit 2
+    standings = Standings.of((), [entry.result for entry in chosen.entries])
+    print(as_csv(standings))
+
+The folder's `results.jsonl` is read as `arena report` reads it: every run of one tournament
+(the last written, or `--tournament`), each match once, merged folders too. `without` drops
+every match that participant played, as if it had not been played, and says how many.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.base.errors import ConfigError
+from arena.tournaments import results as results_file
+from arena.tournaments import summary as summary_module
+from arena.tournaments.results import RESULTS
+from arena.tournaments.standings import Standings
+from arena.tournaments.summary import Entry, Selection
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """The matches of one tournament in a folder, and what was left out."""
+
+    tournament: str
+    entries: list[Entry]
+    skipped: int  # lines of this tournament not shaped like results lines
+    repeated: int  # lines of a match already counted
+    without: str | None = None
+    dropped: int = 0  # matches left out because `without` played in them
+
+
+def folder_matches(
+    folder: Path, *, tournament: str | None = None, without: str | None = None
+) -> Chosen:
+    """The matches of `folder`'s tournament (the last written unless `tournament`), each once,
+    without those `without` played. Raises ConfigError (one line) when there is nothing to read
+    or the names given are not in it."""
+    results = folder / RESULTS
+    if not folder.is_dir():
+        raise ConfigError(f"{folder}: no such folder")
+    if not os.path.lexists(results):  # (one that is not a file: `read` says what it is)
+        raise ConfigError(
+            f"{folder}: no {RESULTS} in it (is it the replays folder of a tournament?)"
+        )
+    lines = [line.model_dump(mode="json") for line in results_file.read(results).lines]
+    known = summary_module.tournaments_in(lines)
+    if not known:
+        raise ConfigError(f"{results}: no results line in it")
+    if tournament is None:
+        tournament = known[-1]
+    elif tournament not in known:
+        raise ConfigError(
+            f"--tournament {tournament}: not in {results} (it has {', '.join(known[-5:])})"
+        )
+    selection = summary_module.select(lines, tournament)
+    return _without(tournament, selection, without)
+
+
+def _without(tournament: str, selection: Selection, name: str | None) -> Chosen:
+    entries = selection.entries
+    kept = entries
+    if name is not None:
+        names = {played for entry in entries for played in entry.result.names}
+        if name not in names:
+            raise ConfigError(
+                f"--without {name}: no such participant in tournament {tournament}"
+                f" (it has {', '.join(sorted(names)[:8])}{'…' if len(names) > 8 else ''})"
+            )
+        kept = [entry for entry in entries if name not in entry.result.names]
+    return Chosen(
+        tournament,
+        kept,
+        selection.skipped,
+        selection.repeated,
+        name,
+        len(entries) - len(kept),
+    )
+
+
+def standings_of(chosen: Chosen) -> Standings:
+    """Every figure of the chosen matches; the dropped participant is not among its rows."""
+    return Standings.of((), [entry.result for entry in chosen.entries])
+
+
+def as_json(chosen: Chosen, standings: Standings) -> dict[str, Any]:
+    """`standings.json`'s document for these matches, with what was read and left out."""
+    return standings.as_json(
+        tournament=chosen.tournament,
+        runs=len({entry.run for entry in chosen.entries}),
+        skipped=chosen.skipped,
+        repeated=chosen.repeated,
+        without=None
+        if chosen.without is None
+        else {"name": chosen.without, "droppedMatches": chosen.dropped},
+    )
+
+
+CSV_COLUMNS = (
+    "place",
+    "name",
+    "matches",
+    "wins",
+    "winShare",
+    "winShareLow",
+    "winShareHigh",
+    "rating",
+    "plusMinus",
+    "losBelow",
+    "meanBooks",
+    "meanPlace",
+    "timeouts",
+    "invalidAsks",
+    "crashes",
+)
+
+
+def as_csv(standings: Standings) -> str:
+    """One header line, then one line per participant, best first (RFC 4180, `\\r\\n`)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(CSV_COLUMNS)
+    for row in standings.ranked():
+        fit = row.fit
+        low, high = row.interval
+        writer.writerow(
+            [
+                fit.place if fit is not None else "",
+                _cell(row.name),
+                row.matches,
+                f"{row.wins:g}",
+                f"{row.win_share:.6f}",
+                f"{low:.6f}",
+                f"{high:.6f}",
+                f"{fit.rating:.3f}" if fit is not None else "",
+                f"{fit.plus_minus:.3f}" if fit is not None else "",
+                "" if fit is None or fit.los_below is None else f"{fit.los_below:.6f}",
+                f"{row.mean_books:.6f}",
+                f"{row.mean_place:.6f}",
+                row.fault("timeout"),
+                row.invalid_asks,
+                row.crashes,
+            ]
+        )
+    return buffer.getvalue()
+
+
+def _cell(text: str) -> str:
+    """A name as a spreadsheet cell: one starting like a formula gets a leading quote."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+__all__ = ["Chosen", "as_csv", "as_json", "folder_matches", "standings_of"]
