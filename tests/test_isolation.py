@@ -183,3 +183,36 @@ def test_without_control_groups_the_run_says_so_once(monkeypatch: pytest.MonkeyP
         mode, warning = sandbox_module.decide(wanted)
         assert mode == "bwrap" and warning is not None and "\n" not in warning
         assert "no control groups (no cgroup hierarchy" in warning
+
+
+@needs_bwrap
+def test_as_root_a_file_closed_to_others_is_a_start_failure_that_says_why(tmp_path: Path) -> None:
+    """As root the participant is `nobody`: a script kept from others would fail inside with
+    a bare "Permission denied"; it is a start failure naming the file and the fix. A closed
+    folder above its files (a `mktemp -d` checkout) is no matter."""
+    from arena.seats.replies import FaultKind, close_all
+    from arena.seats.transport import SubprocessParticipant
+
+    if os.geteuid() != 0:
+        pytest.skip("as a user the participant is that user")
+    closed = tmp_path / "closed"
+    (closed / "bot").mkdir(parents=True)
+    closed.chmod(0o700)
+    script = closed / "bot" / "bot.py"
+    script.write_text("import sys\nsys.stdin.readline()\nprint('{}', flush=True)\n")
+    env = {"PATH": os.environ.get("PATH", os.defpath)}
+    for mode, fine in ((0o644, True), (0o600, False)):
+        script.chmod(mode)
+        participant = SubprocessParticipant(
+            [sys.executable, str(script)], tmp_path, env, sandbox="bwrap"
+        )
+        participant.start()
+        try:
+            if fine:
+                assert participant.exchange(b"{}\n", 20.0).value == {}
+            else:
+                fault = participant.start_fault
+                assert fault is not None and fault.kind is FaultKind.START_FAILED
+                assert "closed to others" in fault.detail and "chmod o+r" in fault.detail, fault
+        finally:
+            close_all([participant], 0)

@@ -299,6 +299,7 @@ class ParticipantProcess:
         # Known before spawning: a program that cannot start is a start failure, not an
         # exit of bwrap that would look like the program's own.
         unrunnable = None if jail is None else _not_runnable(jail.program, self.env)
+        unrunnable = unrunnable or (None if jail is None else jail.closed_to_nobody())
         if bwrap is None or jail is None or unrunnable is not None:
             return self._cannot_start(
                 "bwrap (bubblewrap) is not installed"

@@ -22,6 +22,7 @@ import functools
 import glob
 import os
 import shutil
+import stat
 import subprocess
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -472,6 +473,28 @@ class Jail:
             argv += ["--seccomp", str(seccomp_fd)]
         argv += ["--chdir", self.cwd, "--"]
         return [*argv, *_become_nobody(root), self.program, *self.arguments]
+
+    def closed_to_nobody(self) -> str | None:
+        """As root: why `nobody` could not run its program or read a file it is given (files
+        that keep others out); None when it can, and always as a user."""
+        if not as_root():
+            return None
+        program = os.path.realpath(self.program)
+        files = [program, *(a for a in self.arguments if os.path.isabs(a) and os.path.isfile(a))]
+        for file in files:
+            try:
+                mode = os.stat(file).st_mode
+            except OSError:
+                continue
+            needed = stat.S_IROTH | (stat.S_IXOTH if file == program else 0)
+            if mode & needed != needed and os.stat(file).st_uid != SANDBOX_UID:
+                what = "run" if file == program else "read"
+                return (
+                    f"{file} is closed to others (mode {stat.S_IMODE(mode):04o}), and in the sandbox "
+                    f"it runs as nobody (uid {SANDBOX_UID}): it could not {what} it (chmod o+r"
+                    f"{'x' if what == 'run' else ''})"
+                )
+        return None
 
     def _mount_points(self) -> list[str]:
         """The folders above what is bound, made open to the participant (bwrap would copy
