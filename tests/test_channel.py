@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arena.engine.match import NO_REPLY
-from arena.seats.channel import LineChannel
+from arena.seats.channel import NOTE_CAP, NOTE_CUT, NOTES_CAP, LineChannel
 from arena.seats.replies import FaultKind
 from arena.seats.scripted import Output, ScriptedPipes
 
@@ -195,3 +195,40 @@ def test_a_trickle_of_unasked_output_ends_the_seat_within_its_reply_limit() -> N
     assert answer.unsolicited is not None and answer.unsolicited.kind is FaultKind.UNSOLICITED
     assert "more still coming after 2 s (its reply limit)" in answer.unsolicited.detail
     assert 2.0 <= peer.clock() < 2.1
+
+
+# -- notes: stderr written while a message is outstanding --------------------------------------
+
+
+def test_stderr_written_for_a_message_is_its_notes_and_between_messages_is_not() -> None:
+    def noted(line: bytes) -> Sequence[Output]:
+        return [Output(b"thinking about " + line.strip(), "stderr"), Output(line, after=0.01)]
+
+    peer = ScriptedPipes(noted)
+    channel = _channel(peer)
+    assert channel.exchange(b"1\n", 1.0).notes == "thinking about 1"
+    peer.emit(b"idle chatter\n", "stderr")  # nothing outstanding: the log's only
+    peer.now += 0.1
+    assert channel.exchange(b"2\n", 1.0).notes == "thinking about 2"
+    assert "idle chatter" in channel.log.text()
+
+
+def test_notes_are_cut_per_exchange_and_per_match_with_the_cut_marked() -> None:
+    peer = ScriptedPipes(lambda line: [Output(b"n" * 5000, "stderr"), Output(b"0\n")])
+    channel = _channel(peer)
+    first = channel.exchange(b"1\n", 1.0).notes
+    assert first == "n" * NOTE_CAP + NOTE_CUT
+    for _ in range(NOTES_CAP // NOTE_CAP - 2):
+        assert channel.exchange(b"1\n", 1.0).notes == "n" * NOTE_CAP + NOTE_CUT
+    assert channel.exchange(b"1\n", 1.0).notes == "n" * NOTE_CAP + NOTE_CUT  # the last 2 KiB
+    assert channel.exchange(b"1\n", 1.0).notes == NOTE_CUT  # the match's notes are full
+    channel.begin_match()
+    assert channel.exchange(b"1\n", 1.0).notes == first  # a new match keeps notes again
+    assert len(channel.log.text()) < (1 << 20) + 4096  # the log stays as capped as before
+
+
+def test_a_note_at_a_timeout_stays_with_that_exchange() -> None:
+    peer = ScriptedPipes(lambda line: [Output(b"stuck in search\n", "stderr")])
+    answer = _channel(peer).exchange(b"1\n", 0.5)
+    assert answer.fault is not None and answer.fault.kind is FaultKind.TIMEOUT
+    assert answer.notes == "stuck in search\n"

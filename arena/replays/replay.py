@@ -103,6 +103,7 @@ class EntryModel(_Model):
     delivered: StrictBool = True
     noReply: FaultModel | None = None
     unsolicited: FaultModel | None = None
+    notes: str | None = None  # stderr written while the message was outstanding
 
 
 class PlayerModel(_Model):
@@ -378,6 +379,7 @@ def _exchange(entry: EntryModel) -> Exchange:
         fault=None if entry.noReply is None else _fault(entry.noReply),
         unsolicited=None if entry.unsolicited is None else _fault(entry.unsolicited),
         delivered=entry.delivered,
+        notes=entry.notes or "",
     )
     return Exchange(entry.seat, entry.message, answer)
 

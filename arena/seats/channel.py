@@ -20,7 +20,7 @@ import signal
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from arena.base import shutdown
 from arena.engine.match import NO_REPLY
@@ -44,6 +44,9 @@ _FLOOD_SIZE = 1 << 12  # unasked output this large is watched for more (a flood)
 _FLOOD_WAIT = 0.02  # ...for this long
 _EXIT_CHECK = 0.05  # while waiting for a reply, how often to check that the peer still runs
 _EXIT_WAIT = 0.2  # after stdout closed: how long a peer has to end by itself
+NOTE_CAP = 2 << 10  # bytes of stderr kept as one exchange's notes...
+NOTES_CAP = 64 << 10  # ...and as all the notes of one match
+NOTE_CUT = "… [cut]"  # ends notes that were cut (what was cut is still in the stderr log)
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,9 @@ class LineChannel:
         self.exit: Exit | None = None  # once stopped
         self._clock = clock
         self._limit = 1.0  # seconds unasked output is watched for: the last reply limit
+        self._note: bytearray | None = None  # stderr written while a message is outstanding
+        self._noted = 0  # bytes of stderr written while it is (kept or not)
+        self._notes_left = NOTES_CAP  # bytes of notes this match may still keep
         self._rest_unsolicited = False  # the start of the current line was output nobody asked for
 
     @property
@@ -115,6 +121,7 @@ class LineChannel:
         its log holds this match's stderr only."""
         self.reply_bytes = 0
         self.log = BoundedLog(self.log.cap)
+        self._notes_left = NOTES_CAP
 
     # -- one message --------------------------------------------------------------------
 
@@ -125,35 +132,63 @@ class LineChannel:
         """
         if self.exit is not None:
             return GONE
-        unsolicited = None
         self._limit = timeout
-        if self.buffer or self._rest_unsolicited or self._stdout_waiting():
+        unsolicited = None
+        waiting = self.pipes.wait(0, _READING)  # one poll: output found before writing
+        if "stderr" in waiting:
+            self.drain_stderr()  # written between messages: the log's, no exchange's notes
+        if self.buffer or self._rest_unsolicited or "stdout" in waiting:
             unsolicited, stop = self.take_unsolicited(timeout)
             if self.exit is not None:
                 return Answer(NO_REPLY, fault=stop, unsolicited=unsolicited, delivered=False)
-        started = self._clock()
-        deadline = started + timeout
+        self._note, self._noted = bytearray(), 0
+        try:
+            started = self._clock()
+            value, fault = self._converse(line, started + timeout, timeout)
+            seconds = self._clock() - started
+        finally:
+            notes = self._take_notes()
+        return Answer(value, seconds, fault, unsolicited, notes=notes)
+
+    def _converse(self, line: bytes, deadline: float, timeout: float) -> tuple[Any, Fault | None]:
+        """Write the message, read its reply line: the reply, or NO_REPLY and the fault."""
         fault = self._write(line, deadline, timeout)
         reply_line = b""
         if fault is None:
             fault, reply_line = self._read_line(deadline, timeout)
-        seconds = self._clock() - started
         if fault is not None:
-            return Answer(NO_REPLY, seconds, fault, unsolicited)
+            return NO_REPLY, fault
         try:
             value = decode_reply(reply_line)
         except ValueError as error:
             fault = self._fault(FaultKind.NOT_JSON, not_json(reply_line, error), cut(reply_line))
-            return Answer(NO_REPLY, seconds, fault, unsolicited)
+            return NO_REPLY, fault
         self.reply_bytes += len(reply_line) + 1  # (a reply that is not JSON is kept only cut)
         if self.reply_bytes > self.reply_cap:
             raw = cut(reply_line)
             self.stop()
             detail = f"more than {self.reply_cap} bytes of replies in this match; stopped for the rest of the match"
-            return Answer(
-                NO_REPLY, seconds, self._fault(FaultKind.TOO_MUCH_OUTPUT, detail, raw), unsolicited
-            )
-        return Answer(value, seconds, None, unsolicited)
+            return NO_REPLY, self._fault(FaultKind.TOO_MUCH_OUTPUT, detail, raw)
+        return value, None
+
+    def _take_notes(self) -> str:
+        """What stderr received while the message was outstanding, as this exchange's notes.
+
+        Taken once the reply line is read: what the peer wrote to stderr before writing its
+        reply is in the stderr pipe by then (a write to a pipe is complete when it returns),
+        so one more read that does not wait takes it. Kept up to NOTE_CAP bytes per exchange
+        and NOTES_CAP per match, a cut marked with NOTE_CUT.
+        """
+        if self.exit is None:
+            self.drain_stderr()
+        note, written = self._note, self._noted
+        self._note = None
+        if not written or note is None:
+            return ""
+        kept = min(len(note), self._notes_left)
+        self._notes_left -= kept
+        text = note[:kept].decode("utf-8", "replace")
+        return text if kept == written else text + NOTE_CUT
 
     def leftover(self) -> Fault | None:
         """Output written after the last reply (nobody asked for it), taken and described."""
@@ -161,14 +196,6 @@ class LineChannel:
             return None
         leftover, _ = self.take_unsolicited(self._limit)
         return leftover
-
-    def _stdout_waiting(self) -> bool:
-        """Whether output (or the end of stdout) is waiting, before a message is written.
-
-        One poll, where a read that finds nothing costs an exception (this runs for every
-        message); `take_unsolicited` reads what is there.
-        """
-        return "stdout" in self.pipes.wait(0, _READING)
 
     def _write(self, line: bytes, deadline: float, timeout: float) -> Fault | None:
         pipes = self.pipes
@@ -328,6 +355,9 @@ class LineChannel:
             if not chunk:
                 return
             self.log.feed(chunk)
+            if self._note is not None:
+                self._noted += len(chunk)
+                self._note += chunk[: NOTE_CAP - len(self._note)]
 
     # -- stopping ---------------------------------------------------------------------------
 

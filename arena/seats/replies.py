@@ -72,6 +72,7 @@ class Answer(NamedTuple):
     fault: Fault | None = None  # why there is no reply
     unsolicited: Fault | None = None  # output found waiting before the message was written
     delivered: bool = True  # False: the participant was already gone; nothing was written
+    notes: str = ""  # what it wrote to stderr while the message was outstanding (cut, marked)
 
 
 GONE = Answer(NO_REPLY, delivered=False)
@@ -89,6 +90,11 @@ class Exchange(NamedTuple):
         """What the engine was handed: the reply, or NO_REPLY."""
         return self.answer.value
 
+    @property
+    def notes(self) -> str:
+        """What the seat wrote to stderr while this message was outstanding ("" for none)."""
+        return self.answer.notes
+
     def as_json(self) -> dict[str, Any]:
         answer = self.answer
         entry: dict[str, Any] = {
@@ -102,6 +108,8 @@ class Exchange(NamedTuple):
             entry["unsolicited"] = answer.unsolicited.as_json()
         if answer.fault is not None:
             entry["noReply"] = answer.fault.as_json()
+        if answer.notes:
+            entry["notes"] = answer.notes
         return entry
 
 
