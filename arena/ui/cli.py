@@ -63,6 +63,10 @@ replay_app = typer.Typer(
     no_args_is_help=True, rich_markup_mode=None, help="Check and look at replay files."
 )
 app.add_typer(replay_app, name="replay")
+# `arena league …` (docs/league.md): needs the `league` extra only when it serves or submits.
+from arena.ui.league_command import league_app
+
+app.add_typer(league_app, name="league")
 
 
 def _print_version(asked: bool) -> None:

@@ -1,0 +1,73 @@
+"""A submission from archive to version: unpacked, manifest read, checked, stored — or refused.
+
+    version = intake.submit(store, "ann-bot", owner, data, check, limits)
+
+`check(command, folder) -> (passed, report)` is `arena check`'s judgement, handed in by the
+command line's layer (`arena.ui.league_command`), run in the sandbox as a match would be. A
+refused archive leaves nothing behind and the bot's current version keeps playing.
+"""
+
+from __future__ import annotations
+
+import secrets
+import shutil
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from arena.league.store import VERSIONS, Owner, Store, Version
+from arena.league.submission import Refused, UnpackLimits, fingerprint, read_manifest, unpack
+
+Check = Callable[[Sequence[str], Path], tuple[bool, str]]
+NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+
+
+class Forbidden(Exception):
+    """The bot is someone else's."""
+
+
+class Failed(Refused):
+    """Refused by the check (or the build): the report, for its owner."""
+
+    def __init__(self, reason: str, report: str) -> None:
+        super().__init__(reason)
+        self.report = report
+
+
+def valid_name(name: str) -> str | None:
+    """Why `name` cannot be a bot's name, or None."""
+    if not 1 <= len(name) <= 40 or not set(name) <= NAME_CHARACTERS or name[0] in "-.":
+        return f"bot name {name[:40]!r}: 1 to 40 letters, digits, '-', '_' or '.'"
+    return None
+
+
+def submit(
+    store: Store, bot: str, owner: Owner, data: bytes, check: Check, limits: UnpackLimits
+) -> Version:
+    """A new version of `bot` from an archive. Raises Forbidden, Refused or Failed."""
+    problem = valid_name(bot)
+    if problem is not None:
+        raise Refused(problem)
+    exists, owner_id = store.bot_owner(bot)
+    if exists and owner_id != owner.id:
+        raise Forbidden(f"bot {bot!r} belongs to another owner")
+    place = store.folder / VERSIONS / f"{bot}-{secrets.token_hex(6)}"
+    try:
+        root = unpack(data, place, limits)
+        manifest = read_manifest(root)
+        if manifest.build is not None:
+            raise Refused("build steps are not run by this league yet: submit the built bot")
+        passed, report = check(manifest.command, root)
+        if not passed:
+            raise Failed("refused by arena check", report)
+        return store.add_version(
+            bot,
+            owner.id,
+            command=manifest.command,
+            level=None,
+            folder=str(root.relative_to(store.folder)),
+            fingerprint=fingerprint(root),
+            check_report=report,
+        )
+    except BaseException:
+        shutil.rmtree(place, ignore_errors=True)
+        raise

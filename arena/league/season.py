@@ -1,0 +1,232 @@
+"""The season: tables chosen by matchmaking, played through an executor, counted once.
+
+    season = Season(store, config, executor, jobs=2)
+    season.run(stop)              # in a thread: until `stop` is set
+    season.standings()            # the latest fit, as leaderboard rows
+
+Each table is one duplicate group: one deal under every rotation of its seats, each rotation
+one `runner.play_task` on the executor. A finished match's replay is written first, then its
+row in one transaction (`Store.record_match`, unique per deal and rotation): a match is counted
+once or, when the server dies before its row, not at all — its table is chosen again later.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.base.config import Config, Seat, bot_command
+from arena.league.matchmaking import Entry, next_table
+from arena.league.store import REPLAYS, Store, Version
+from arena.seats.replies import FaultKind
+from arena.tournaments import rating
+from arena.tournaments.executors import MatchExecutor
+from arena.tournaments.runner import MatchPlayed, MatchTask, play_task, write_replay
+
+SNAPSHOT_SECONDS = 10.0  # at most one rating snapshot per version this often
+PRIOR_WIDTH = 350.0  # the interval shown for a version with no match yet
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the leaderboard."""
+
+    name: str  # the bot
+    version: int
+    version_id: int
+    rating: float
+    interval: float  # 95 % half-width
+    matches: int
+    place: str
+    state: str
+
+
+def seat_of(version: Version, folder: Path) -> Seat:
+    """How a version sits at a table: a built-in level in the arena, else its own folder."""
+    if version.level is not None:
+        return Seat(
+            name=version.name,
+            command=bot_command(version.level),
+            cwd=folder,
+            env={},
+            bot=version.level,
+        )
+    assert version.folder is not None
+    cwd = folder / version.folder
+    return Seat(name=version.name, command=version.command, cwd=cwd, env={})
+
+
+def standings(store: Store) -> list[Row]:
+    """Every active version's rating over all the matches of the season, best first."""
+    versions = {version.id: version for version in store.versions()}
+    active = [version for version in versions.values() if version.state == "active"]
+    finishes = [
+        rating.Finish(
+            {
+                versions[v].name: place
+                for v, place in zip(match.versions, match.places, strict=True)
+            },
+            group=match.deal_seed,
+        )
+        for match in store.matches()
+        if match.outcome != "interrupted" and all(v in versions for v in match.versions)
+    ]
+    if not active:
+        return []
+    fit = rating.fit(finishes, names=[version.name for version in active])
+    shown = {version.name: version for version in active}
+    rows = []
+    for line in fit.rated:
+        version = shown.get(line.name)
+        if version is None:
+            continue
+        rows.append(
+            Row(
+                version.bot,
+                version.number,
+                version.id,
+                round(line.rating, 1),
+                round(line.plus_minus if line.matches else PRIOR_WIDTH, 1),
+                line.matches,
+                line.place,
+                version.state,
+            )
+        )
+    return rows
+
+
+class Season:
+    """Plays the league's tables, `jobs` matches at a time, until told to stop."""
+
+    def __init__(
+        self,
+        store: Store,
+        config: Config,
+        executor: MatchExecutor,
+        *,
+        jobs: int,
+        seats: int,
+        on_change: Callable[[], None] = lambda: None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.store, self.config, self.executor = store, config, executor
+        self.jobs, self.seats = max(1, jobs), seats
+        self.on_change = on_change
+        self.rng = rng or random.Random(secrets.randbits(64))
+        self.rows: list[Row] = standings(store)
+        self.lock = threading.Lock()
+        self.snapshot_at = -SNAPSHOT_SECONDS
+        self.playing: dict[Future[MatchPlayed], tuple[MatchTask, tuple[int, ...], int]] = {}
+
+    def leaderboard(self) -> list[Row]:
+        with self.lock:
+            return list(self.rows)
+
+    def refresh(self) -> None:
+        rows = standings(self.store)
+        with self.lock:
+            self.rows = rows
+        now = time.monotonic()
+        if now - self.snapshot_at >= SNAPSHOT_SECONDS:  # the rating over time, not every match
+            self.snapshot_at = now
+            self.store.snapshot([(r.version_id, r.matches, r.rating, r.interval) for r in rows])
+        self.on_change()
+
+    def _table(self) -> list[tuple[MatchTask, tuple[int, ...], int]]:
+        """The tasks of the next table (one per rotation), or none."""
+        by_id = {row.version_id: row for row in self.leaderboard()}
+        active = {version.id: version for version in self.store.active()}
+        busy = {v for _, ids, _ in self.playing.values() for v in ids}
+        field = [
+            Entry(
+                version.id,
+                by_id[version.id].rating if version.id in by_id else 0.0,
+                by_id[version.id].interval if version.id in by_id else PRIOR_WIDTH,
+                by_id[version.id].matches if version.id in by_id else 0,
+            )
+            for version in active.values()
+        ]
+        # Versions already at a table wait, when there are enough others.
+        idle = [entry for entry in field if entry.id not in busy]
+        chosen = next_table(idle if len(idle) >= self.seats else field, self.seats, self.rng)
+        if chosen is None:
+            return []
+        deal = secrets.randbits(62)
+        tasks = []
+        for rotation in range(self.seats):
+            order = tuple(chosen[(seat - rotation) % self.seats] for seat in range(self.seats))
+            seats = tuple(seat_of(active[v], self.store.folder) for v in order)
+            task = MatchTask(
+                config=self.config,
+                seats=seats,
+                match=rotation,
+                seed=deal + rotation,
+                deal_seed=deal,
+                in_process_bots=True,
+                reuse=False,
+                extra=(("league", {"deal": deal, "rotation": rotation}),),
+            )
+            tasks.append((task, order, rotation))
+        return tasks
+
+    def step(self, stop: threading.Event, timeout: float = 0.5) -> None:
+        """Start tables while there is room, then take what has finished."""
+        while not self.store.paused and len(self.playing) < self.jobs and not stop.is_set():
+            tasks = self._table()
+            if not tasks:
+                break
+            for task, order, rotation in tasks:
+                self.playing[self.executor.submit(play_task, task)] = (task, order, rotation)
+        if not self.playing:
+            stop.wait(timeout)
+            return
+        done, _ = wait(list(self.playing), timeout=timeout, return_when=FIRST_COMPLETED)
+        for future in done:
+            task, order, rotation = self.playing.pop(future)
+            try:
+                played = future.result()
+            except Exception:  # noqa: BLE001, S112 - a worker lost: the table is chosen again
+                continue
+            if played.interrupted:
+                continue  # stopped by shutdown: played again after a restart
+            self.record(played, order, rotation)
+        if done:
+            self.refresh()
+
+    def record(self, played: MatchPlayed, order: tuple[int, ...], rotation: int) -> None:
+        stamp = f"league-{played.deal_seed:x}"
+        path = write_replay(self.store.folder / REPLAYS, stamp, played)
+        start_failed = [
+            version
+            for version, faults in zip(order, played.fault_counts, strict=True)
+            if faults.get(FaultKind.START_FAILED, 0)
+            or faults.get(FaultKind.EXITED, 0)
+            and sum(faults.values()) == faults.get(FaultKind.EXITED, 0)
+        ]
+        self.store.record_match(
+            deal_seed=played.deal_seed,
+            rotation=rotation,
+            versions=order,
+            places=played.places,
+            scores=played.scores,
+            outcome=str(played.outcome),
+            faults=played.fault_counts,
+            replay=path.name,
+            logs=played.logs,
+            start_failed=start_failed,
+        )
+
+    def run(self, stop: threading.Event) -> None:
+        try:
+            while not stop.is_set():
+                self.step(stop)
+        finally:
+            with contextlib.suppress(Exception):
+                self.executor.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,487 @@
+"""The league's database: owners, bots, immutable versions, matches and rating snapshots.
+
+One SQLite file (`league.db`, WAL) in the league folder is the one source of truth; replays and
+version folders are files beside it. The schema carries its version (`PRAGMA user_version`) and
+is brought up to date by `MIGRATIONS`, in order, each in one transaction.
+
+Tokens are 32 random bytes shown once; only their SHA-256 is stored, and a token is compared
+with `hmac.compare_digest`. A match is written in one transaction after its replay file is on
+disk, so a match is counted once or not at all (one played when the server died is played
+again).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+DATABASE = "league.db"
+CONFIG = "league.toml"
+REPLAYS = "replays"
+VERSIONS = "versions"
+ORGANISER = "organiser"  # the owner created by `init`, who may pause and disqualify
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: the first season's tables
+    """
+    CREATE TABLE owners (
+        id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, token_hash TEXT UNIQUE NOT NULL,
+        organiser INTEGER NOT NULL DEFAULT 0, created REAL NOT NULL);
+    CREATE TABLE bots (
+        id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, owner_id INTEGER REFERENCES owners(id),
+        retired INTEGER NOT NULL DEFAULT 0, created REAL NOT NULL);
+    CREATE TABLE versions (
+        id INTEGER PRIMARY KEY, bot_id INTEGER NOT NULL REFERENCES bots(id),
+        number INTEGER NOT NULL, command TEXT NOT NULL, level TEXT, folder TEXT,
+        fingerprint TEXT NOT NULL, state TEXT NOT NULL DEFAULT 'active',
+        note TEXT NOT NULL DEFAULT '', check_report TEXT NOT NULL DEFAULT '',
+        build_log TEXT NOT NULL DEFAULT '', start_failures INTEGER NOT NULL DEFAULT 0,
+        created REAL NOT NULL, UNIQUE (bot_id, number));
+    CREATE TABLE matches (
+        id INTEGER PRIMARY KEY, deal_seed INTEGER NOT NULL, rotation INTEGER NOT NULL,
+        versions TEXT NOT NULL, places TEXT NOT NULL, scores TEXT NOT NULL,
+        outcome TEXT NOT NULL, faults TEXT NOT NULL, replay TEXT NOT NULL,
+        logs TEXT NOT NULL, played REAL NOT NULL, UNIQUE (deal_seed, rotation));
+    CREATE TABLE ratings (
+        id INTEGER PRIMARY KEY, version_id INTEGER NOT NULL REFERENCES versions(id),
+        matches INTEGER NOT NULL, rating REAL NOT NULL, plus_minus REAL NOT NULL,
+        at REAL NOT NULL);
+    CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """,
+)
+
+ACTIVE, PAUSED, RETIRED, DISQUALIFIED = "active", "paused", "retired", "disqualified"
+STATES = (ACTIVE, PAUSED, RETIRED, DISQUALIFIED)
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Owner:
+    id: int
+    name: str
+    organiser: bool
+
+
+@dataclass(frozen=True)
+class Version:
+    """One immutable version of a bot: what runs (a command in its folder, or a built-in level)."""
+
+    id: int
+    bot: str
+    bot_id: int
+    owner_id: int | None
+    number: int
+    command: tuple[str, ...]
+    level: str | None
+    folder: str | None
+    fingerprint: str
+    state: str
+    note: str
+    created: float
+    start_failures: int
+
+    @property
+    def name(self) -> str:
+        """Its name at the table and in the ratings: `bot#n`."""
+        return f"{self.bot}#{self.number}"
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    id: int
+    deal_seed: int
+    rotation: int
+    versions: tuple[int, ...]  # in seat order
+    places: tuple[int, ...]
+    scores: tuple[int, ...]
+    outcome: str
+    faults: tuple[dict[str, int], ...]
+    replay: str
+    logs: tuple[str, ...]
+    played: float
+
+
+class Store:
+    """The database of one league folder; safe to share between threads (one lock)."""
+
+    def __init__(self, folder: Path, connection: sqlite3.Connection) -> None:
+        self.folder = folder
+        self._db = connection
+        self._lock = threading.RLock()
+
+    @classmethod
+    def open(cls, folder: Path) -> Store:
+        """Open (and migrate) the league in `folder`. Raises FileNotFoundError if it is none."""
+        path = folder / DATABASE
+        if not path.is_file():
+            raise FileNotFoundError(
+                f"{folder}: not a league folder (no {DATABASE}; arena league init)"
+            )
+        return cls._connect(folder)
+
+    @classmethod
+    def create(cls, folder: Path) -> Store:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / REPLAYS).mkdir(exist_ok=True)
+        (folder / VERSIONS).mkdir(exist_ok=True)
+        return cls._connect(folder)
+
+    @classmethod
+    def _connect(cls, folder: Path) -> Store:
+        db = sqlite3.connect(folder / DATABASE, check_same_thread=False, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")  # a match acknowledged is on disk
+        db.execute("PRAGMA foreign_keys=ON")
+        db.execute("PRAGMA busy_timeout=10000")
+        store = cls(folder, db)
+        store.migrate()
+        return store
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _all(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return list(self._db.execute(sql, args).fetchall())
+
+    # -- schema -------------------------------------------------------------------------
+
+    @property
+    def schema_version(self) -> int:
+        return int(self._all("PRAGMA user_version")[0][0])
+
+    def migrate(self) -> None:
+        """Apply every migration the file lacks, each with its version in one transaction."""
+        current = self.schema_version
+        if current > len(MIGRATIONS):
+            raise RuntimeError(f"league.db has schema {current}, newer than this arena's")
+        for number, script in enumerate(MIGRATIONS[current:], start=current + 1):
+            with self._transaction() as db:
+                for statement in script.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute(f"PRAGMA user_version = {number}")
+
+    # -- settings -----------------------------------------------------------------------
+
+    def setting(self, key: str, default: str = "") -> str:
+        rows = self._all("SELECT value FROM settings WHERE key = ?", (key,))
+        return str(rows[0][0]) if rows else default
+
+    def set_setting(self, key: str, value: str) -> None:
+        with self._transaction() as db:
+            db.execute("INSERT OR REPLACE INTO settings VALUES (?, ?)", (key, value))
+
+    @property
+    def paused(self) -> bool:
+        return self.setting("paused") == "1"
+
+    def pause(self, paused: bool) -> None:
+        self.set_setting("paused", "1" if paused else "0")
+
+    # -- owners -------------------------------------------------------------------------
+
+    def add_owner(self, name: str, *, organiser: bool = False) -> str:
+        """A new owner (or a new token for an existing one); the token, shown once."""
+        token = new_token()
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO owners (name, token_hash, organiser, created) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(name) DO UPDATE SET token_hash = excluded.token_hash",
+                (name, token_hash(token), int(organiser), time.time()),
+            )
+        return token
+
+    def owner_by_token(self, token: str) -> Owner | None:
+        """The owner whose token this is (constant-time comparison of the hashes), or None."""
+        wanted = token_hash(token)
+        found = None
+        for ident, name, stored, organiser in self._all(
+            "SELECT id, name, token_hash, organiser FROM owners"
+        ):
+            if hmac.compare_digest(wanted, stored):
+                found = Owner(ident, name, bool(organiser))
+        return found
+
+    def owner(self, ident: int) -> Owner | None:
+        rows = self._all("SELECT id, name, organiser FROM owners WHERE id = ?", (ident,))
+        return Owner(rows[0][0], rows[0][1], bool(rows[0][2])) if rows else None
+
+    # -- bots and versions --------------------------------------------------------------
+
+    def bot_owner(self, name: str) -> tuple[bool, int | None]:
+        """Whether bot `name` exists, and its owner's id (None: the organiser's)."""
+        rows = self._all("SELECT owner_id FROM bots WHERE name = ?", (name,))
+        return (True, rows[0][0]) if rows else (False, None)
+
+    def add_version(
+        self,
+        bot: str,
+        owner_id: int | None,
+        *,
+        command: Sequence[str],
+        level: str | None,
+        folder: str | None,
+        fingerprint: str,
+        check_report: str = "",
+        build_log: str = "",
+    ) -> Version:
+        """A new version of `bot` (the bot created, owned by `owner_id`, if it is new); the
+        versions before it retire: one version of a bot plays at a time."""
+        now = time.time()
+        with self._transaction() as db:
+            row = db.execute("SELECT id FROM bots WHERE name = ?", (bot,)).fetchone()
+            if row is None:
+                bot_id = db.execute(
+                    "INSERT INTO bots (name, owner_id, created) VALUES (?, ?, ?)",
+                    (bot, owner_id, now),
+                ).lastrowid
+            else:
+                bot_id = row[0]
+                db.execute("UPDATE bots SET retired = 0 WHERE id = ?", (bot_id,))
+            number = db.execute(
+                "SELECT COALESCE(MAX(number), 0) + 1 FROM versions WHERE bot_id = ?", (bot_id,)
+            ).fetchone()[0]
+            db.execute(
+                "UPDATE versions SET state = ? WHERE bot_id = ? AND state IN (?, ?)",
+                (RETIRED, bot_id, ACTIVE, PAUSED),
+            )
+            ident = db.execute(
+                "INSERT INTO versions (bot_id, number, command, level, folder, fingerprint, "
+                "check_report, build_log, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    bot_id,
+                    number,
+                    orjson.dumps(list(command)).decode(),
+                    level,
+                    folder,
+                    fingerprint,
+                    check_report,
+                    build_log,
+                    now,
+                ),
+            ).lastrowid
+        assert ident is not None
+        version = self.version(ident)
+        assert version is not None
+        return version
+
+    _VERSION_SQL = (
+        "SELECT v.id, b.name, b.id, b.owner_id, v.number, v.command, v.level, v.folder, "
+        "v.fingerprint, v.state, v.note, v.created, v.start_failures "
+        "FROM versions v JOIN bots b ON b.id = v.bot_id"
+    )
+
+    @staticmethod
+    def _version(row: tuple[Any, ...]) -> Version:
+        return Version(
+            row[0],
+            row[1],
+            row[2],
+            row[3],
+            row[4],
+            tuple(orjson.loads(row[5])),
+            row[6],
+            row[7],
+            row[8],
+            row[9],
+            row[10],
+            row[11],
+            row[12],
+        )
+
+    def version(self, ident: int) -> Version | None:
+        rows = self._all(self._VERSION_SQL + " WHERE v.id = ?", (ident,))
+        return self._version(rows[0]) if rows else None
+
+    def versions(self, *, state: str | None = None, bot: str | None = None) -> list[Version]:
+        sql, args = self._VERSION_SQL + " WHERE 1", []
+        if state is not None:
+            sql += " AND v.state = ?"
+            args.append(state)
+        if bot is not None:
+            sql += " AND b.name = ?"
+            args.append(bot)
+        return [self._version(row) for row in self._all(sql + " ORDER BY v.id", args)]
+
+    def active(self) -> list[Version]:
+        return self.versions(state=ACTIVE)
+
+    def set_state(self, version_id: int, state: str, note: str = "") -> None:
+        if state not in STATES:
+            raise ValueError(f"no state {state!r}")
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE versions SET state = ?, note = ? WHERE id = ?", (state, note, version_id)
+            )
+
+    def retire_bot(self, name: str) -> None:
+        with self._transaction() as db:
+            db.execute("UPDATE bots SET retired = 1 WHERE name = ?", (name,))
+            db.execute(
+                "UPDATE versions SET state = ? WHERE state IN (?, ?) AND bot_id = "
+                "(SELECT id FROM bots WHERE name = ?)",
+                (RETIRED, ACTIVE, PAUSED, name),
+            )
+
+    def reports(self, version_id: int) -> tuple[str, str]:
+        """A version's check report and build log (its owner's to read)."""
+        rows = self._all("SELECT check_report, build_log FROM versions WHERE id = ?", (version_id,))
+        return (rows[0][0], rows[0][1]) if rows else ("", "")
+
+    def bots(self) -> list[tuple[str, int | None, bool]]:
+        return [
+            (name, owner, bool(retired))
+            for name, owner, retired in self._all(
+                "SELECT name, owner_id, retired FROM bots ORDER BY name"
+            )
+        ]
+
+    # -- matches ------------------------------------------------------------------------
+
+    def record_match(
+        self,
+        *,
+        deal_seed: int,
+        rotation: int,
+        versions: Sequence[int],
+        places: Sequence[int],
+        scores: Sequence[int],
+        outcome: str,
+        faults: Sequence[dict[str, int]],
+        replay: str,
+        logs: Sequence[str],
+        start_failed: Sequence[int] = (),
+        failures_to_pause: int = 3,
+    ) -> int | None:
+        """Count one match, once: None if (deal, rotation) is already counted. A version that
+        could not start `failures_to_pause` times in a row is paused, with a note."""
+        with self._transaction() as db:
+            try:
+                ident = db.execute(
+                    "INSERT INTO matches (deal_seed, rotation, versions, places, scores, "
+                    "outcome, faults, replay, logs, played) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        deal_seed,
+                        rotation,
+                        orjson.dumps(list(versions)).decode(),
+                        orjson.dumps(list(places)).decode(),
+                        orjson.dumps(list(scores)).decode(),
+                        outcome,
+                        orjson.dumps(list(faults)).decode(),
+                        replay,
+                        orjson.dumps(list(logs)).decode(),
+                        time.time(),
+                    ),
+                ).lastrowid
+            except sqlite3.IntegrityError:
+                return None
+            for version in versions:
+                if version in start_failed:
+                    db.execute(
+                        "UPDATE versions SET start_failures = start_failures + 1 WHERE id = ?",
+                        (version,),
+                    )
+                else:
+                    db.execute("UPDATE versions SET start_failures = 0 WHERE id = ?", (version,))
+            db.execute(
+                "UPDATE versions SET state = ?, note = ? WHERE start_failures >= ? AND state = ?",
+                (
+                    PAUSED,
+                    (
+                        f"paused: it failed to start {failures_to_pause} times in a row; "
+                        "submit a new version"
+                    ),
+                    failures_to_pause,
+                    ACTIVE,
+                ),
+            )
+        return ident
+
+    _MATCH_SQL = (
+        "SELECT id, deal_seed, rotation, versions, places, scores, outcome, faults, replay, "
+        "logs, played FROM matches"
+    )
+
+    @staticmethod
+    def _match(row: tuple[Any, ...]) -> MatchRow:
+        return MatchRow(
+            row[0],
+            row[1],
+            row[2],
+            tuple(orjson.loads(row[3])),
+            tuple(orjson.loads(row[4])),
+            tuple(orjson.loads(row[5])),
+            row[6],
+            tuple(orjson.loads(row[7])),
+            row[8],
+            tuple(orjson.loads(row[9])),
+            row[10],
+        )
+
+    def matches(self, *, after: int = 0) -> list[MatchRow]:
+        return [
+            self._match(row)
+            for row in self._all(self._MATCH_SQL + " WHERE id > ? ORDER BY id", (after,))
+        ]
+
+    def match(self, ident: int) -> MatchRow | None:
+        rows = self._all(self._MATCH_SQL + " WHERE id = ?", (ident,))
+        return self._match(rows[0]) if rows else None
+
+    def match_count(self) -> int:
+        return int(self._all("SELECT COUNT(*) FROM matches")[0][0])
+
+    # -- ratings over time --------------------------------------------------------------
+
+    def snapshot(self, rows: Sequence[tuple[int, int, float, float]]) -> None:
+        """(version id, matches, rating, ±) of each version, now."""
+        now = time.time()
+        with self._transaction() as db:
+            db.executemany(
+                "INSERT INTO ratings (version_id, matches, rating, plus_minus, at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(*row, now) for row in rows],
+            )
+
+    def history(self, bot: str) -> list[tuple[int, int, float, float, float]]:
+        """(version number, matches, rating, ±, time) of every snapshot of `bot`'s versions."""
+        return [
+            tuple(row)
+            for row in self._all(
+                "SELECT v.number, r.matches, r.rating, r.plus_minus, r.at FROM ratings r "
+                "JOIN versions v ON v.id = r.version_id JOIN bots b ON b.id = v.bot_id "
+                "WHERE b.name = ? ORDER BY r.id",
+                (bot,),
+            )
+        ]

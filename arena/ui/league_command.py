@@ -1,0 +1,290 @@
+"""`arena league …`: a season in a folder (docs/league.md).
+
+    arena league init DIR [--config league.toml]      # prints the organiser's token once
+    arena league owner DIR OWNER                      # a writer's token, printed once
+    arena league add DIR NAME (--bot LEVEL | -- COMMAND…)
+    arena league status DIR
+    arena league serve DIR [--host 127.0.0.1] [--port 8000] [--jobs N] [--scheduler tcp://…]
+    arena league submit URL NAME PATH --token T
+
+The league (`arena.league`) is below this layer; here it is handed `arena check`'s judgement
+and the replay viewer as functions, and what is printed is printed.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+
+from arena.base.errors import ArenaError, ConfigError
+from arena.bots import Level
+
+league_app = typer.Typer(help="A season: submissions, matchmaking and a live leaderboard.")
+
+
+def _fail(message: str) -> NoReturn:
+    sys.stderr.write(message.replace("\n", " ") + "\n")
+    raise typer.Exit(2)
+
+
+def _store(folder: Path) -> Any:
+    from arena.league.store import Store
+
+    try:
+        return Store.open(folder)
+    except FileNotFoundError as error:
+        _fail(str(error))
+
+
+def load_config(folder: Path) -> Any:
+    """The league's config (`league.toml`: a `config.toml` whose participants are optional)."""
+    from arena.base import config as config_module
+    from arena.league.store import CONFIG
+
+    path = folder / CONFIG
+    data = config_module._read_toml(path)
+    data.setdefault(
+        "participants", [{"name": "seat-a", "bot": "random"}, {"name": "seat-b", "bot": "random"}]
+    )
+    data["replays"] = "replays"
+    data.setdefault("tournament", {}).setdefault("seats", 2)
+    config, _ = config_module.validate(path, data)
+    return config
+
+
+@league_app.command()
+def init(
+    folder: Path,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help="A config.toml: rules, limits, sandbox, tournament.seats."),
+    ] = None,
+) -> None:
+    """Make a league folder; print the organiser's token (shown once)."""
+    from arena.league.store import CONFIG, DATABASE, ORGANISER, Store
+
+    if (folder / DATABASE).exists():
+        _fail(f"{folder}: already a league")
+    text = b"[tournament]\nseats = 2\n"
+    if config is not None:
+        try:
+            text = config.read_bytes()[: 1 << 20]
+        except OSError as error:
+            _fail(f"{config}: cannot read: {error.strerror or error}")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / CONFIG).write_bytes(text)
+    try:
+        load_config(folder)
+    except ConfigError as error:
+        (folder / CONFIG).unlink()
+        _fail(str(error))
+    store = Store.create(folder)
+    token = store.add_owner(ORGANISER, organiser=True)
+    print(f"league ready in {folder}")
+    print(f"organiser token (shown once): {token}")
+
+
+@league_app.command()
+def owner(folder: Path, name: str) -> None:
+    """Add an owner (or give them a new token); print the token once."""
+    store = _store(folder)
+    if not 1 <= len(name) <= 64 or not name.isprintable():
+        _fail(f"owner name {name[:64]!r}: 1 to 64 printable characters")
+    print(store.add_owner(name))
+
+
+@league_app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def add(
+    ctx: typer.Context,
+    folder: Path,
+    name: str,
+    bot: Annotated[str | None, typer.Option("--bot", help="A built-in level.")] = None,
+) -> None:
+    """Add a bot owned by the organiser: a built-in level, or -- COMMAND (run in DIR)."""
+    from arena.league.intake import valid_name
+
+    store = _store(folder)
+    command = list(ctx.args)
+    problem = valid_name(name)
+    if problem is not None:
+        _fail(problem)
+    if (bot is None) == (not command):
+        _fail("arena league add: give --bot LEVEL or -- COMMAND, one of them")
+    if bot is not None and bot not in {level.value for level in Level}:
+        _fail(f"--bot: {bot!r} is not one of {', '.join(level.value for level in Level)}")
+    if store.bot_owner(name)[0]:
+        _fail(f"bot {name!r} exists already")
+    store.add_version(
+        name,
+        None,
+        command=command,
+        level=bot,
+        folder=None if bot else ".",
+        fingerprint=_print(bot, command),
+    )
+    print(f"added {name}")
+
+
+def _print(bot: str | None, command: Sequence[str]) -> str:
+    import hashlib
+
+    return hashlib.sha256(repr((bot, list(command))).encode()).hexdigest()
+
+
+@league_app.command()
+def status(folder: Path) -> None:
+    """The standings, in the terminal."""
+    from arena.league.season import standings
+
+    store = _store(folder)
+    rows = standings(store)
+    print(f"{store.match_count()} matches{' (paused)' if store.paused else ''}")
+    print(f"{'place':>6}  {'bot':20} {'version':>7} {'rating':>7} {'±':>5} {'matches':>7}")
+    for row in rows:
+        print(
+            f"{row.place:>6}  {row.name:20} {'v' + str(row.version):>7} {row.rating:7.0f} "
+            f"{row.interval:5.0f} {row.matches:7d}"
+        )
+
+
+def make_check(config: Any) -> Any:
+    """`arena check`'s judgement of a submission, in the sandbox the matches use."""
+    from rich.console import Console
+
+    from arena.seats import sandbox
+    from arena.ui import check as check_module
+
+    confinement, _ = sandbox.decide(config.limits.sandbox)
+
+    def check(command: Sequence[str], cwd: Path) -> tuple[bool, str]:
+        try:
+            resolved = check_module.resolve_command(command, cwd)
+        except ConfigError as error:
+            return False, str(error)
+        report = check_module.run_checks(resolved, cwd, config.limits, confinement)
+        console = Console(file=io.StringIO(), width=120, color_system=None, record=True)
+        for part in check_module.render(report):
+            console.print(part)
+        return report.passed, console.export_text()
+
+    return check
+
+
+def view(path: Path) -> str:
+    from arena.replays import replay
+    from arena.ui import viewer
+
+    return viewer.render(replay.read(path))
+
+
+@league_app.command()
+def serve(
+    folder: Path,
+    host: Annotated[str, typer.Option(help="The address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="The port (0: any free one, printed).")] = 8000,
+    jobs: Annotated[int, typer.Option(help="Matches at once on this machine.")] = 0,
+    scheduler: Annotated[
+        str | None, typer.Option(help="A Dask scheduler: tcp://HOST:PORT.")
+    ] = None,
+) -> None:
+    """Play the season and serve its pages, until stopped (Ctrl-C)."""
+    import socket
+
+    import uvicorn
+
+    from arena.league.season import Season, seat_of
+    from arena.league.web import make_app
+    from arena.tournaments.executors import MatchExecutor, default_jobs, make_executor
+
+    store = _store(folder)
+    try:
+        config = load_config(folder)
+    except ConfigError as error:
+        _fail(str(error))
+    if jobs and scheduler:
+        _fail("--jobs and --scheduler: give one")
+    executor: MatchExecutor
+    if scheduler is not None:
+        from arena.tournaments import cluster
+
+        seats = [seat_of(v, folder) for v in store.active()]
+        try:
+            context = cluster.cluster_executor(scheduler, seats, in_process_bots=True)
+            executor = context.__enter__()
+        except ArenaError as error:
+            _fail(str(error))
+        jobs = max(1, len(seats))
+    else:
+        jobs = jobs or default_jobs()
+        executor = make_executor(jobs)
+    listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as error:
+        _fail(f"--host/--port: cannot listen on {host}:{port}: {error.strerror or error}")
+    listener.listen(128)
+    season = Season(store, config, executor, jobs=jobs, seats=config.seats_per_match)
+    app = make_app(store, season, check=make_check(config), viewer=view)
+    stop = threading.Event()
+    player = threading.Thread(target=season.run, args=(stop,), name="season", daemon=True)
+    player.start()
+    print(f"serving http://{host}:{listener.getsockname()[1]}/", flush=True)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    try:
+        server.run(sockets=[listener])
+    finally:
+        stop.set()
+        player.join(10)
+        executor.kill()
+        os._exit(0)  # uvicorn's and the pool's threads: nothing left to wait for
+
+
+@league_app.command()
+def submit(
+    url: str,
+    name: str,
+    path: Path,
+    token: Annotated[str, typer.Option("--token", help="Your owner token.")],
+) -> None:
+    """Upload a bot's folder (or a .tar.gz / .zip of it) as its new version."""
+    import tarfile
+
+    import httpx
+
+    if path.is_dir():
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+            archive.add(path, arcname=".", filter=lambda m: None if m.issym() or m.islnk() else m)
+        data, filename = buffer.getvalue(), "bot.tar.gz"
+    else:
+        try:
+            data, filename = path.read_bytes(), path.name
+        except OSError as error:
+            _fail(f"{path}: cannot read: {error.strerror or error}")
+    try:
+        response = httpx.post(
+            url.rstrip("/") + f"/api/bots/{name}/versions",
+            headers={"Authorization": f"Bearer {token}"},
+            files={"archive": (filename, data)},
+            timeout=600,
+        )
+    except httpx.HTTPError as error:
+        _fail(f"{url}: {error}")
+    body = (
+        response.json()
+        if response.headers.get("content-type", "").startswith("application/json")
+        else {}
+    )
+    if response.status_code == 201:
+        print(f"{body.get('name')} v{body.get('version')} accepted")
+        return
+    print(body.get("report", ""), file=sys.stderr)
+    _fail(f"refused ({response.status_code}): {body.get('error', response.text[:200])}")

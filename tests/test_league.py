@@ -1,0 +1,300 @@
+"""`arena league`: a real league folder, the real CLI, a real server on a free loopback port,
+a real HTTP client, real sandboxed submissions checked by `arena check`'s logic."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import tarfile
+import time
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+httpx = pytest.importorskip("httpx")
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+
+ROOT = Path(__file__).resolve().parents[1]
+GOOD = (ROOT / "tests" / "checkbots" / "good.py").read_bytes()
+GARBAGE = (ROOT / "tests" / "checkbots" / "garbage.py").read_bytes()
+LIMITS = b"[tournament]\nseats = 2\n[limits]\nreplyTimeout = 2.0\nstartupTimeout = 5.0\n"
+
+
+def arena(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "arena", "league", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if check:
+        assert result.returncode == 0, result.stderr
+    return result
+
+
+def wait_for(predicate, what: str, seconds: float = 90.0):  # type: ignore[no-untyped-def]
+    """Wait (not a timing assertion: a generous deadline against a hang) for `predicate`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"never: {what}")
+
+
+class Server:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "arena",
+                "league",
+                "serve",
+                str(folder),
+                "--port",
+                "0",
+                "--jobs",
+                "1",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        assert line.startswith("serving http://127.0.0.1:"), line + self.process.stderr.read()
+        self.url = line.split()[1].rstrip("/")
+
+    def get(self, path: str) -> httpx.Response:
+        return httpx.get(self.url + path, timeout=60)
+
+    def matches(self) -> int:
+        return int(self.get("/api/leaderboard").json()["matches"])
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, sig)
+        self.process.wait(30)
+        for stream in (self.process.stdout, self.process.stderr):
+            if stream is not None:
+                stream.close()
+
+
+@pytest.fixture
+def league(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
+    folder = tmp_path / "season"
+    (tmp_path / "league.toml").write_bytes(LIMITS)
+    init = arena("init", str(folder), "--config", str(tmp_path / "league.toml"))
+    tokens = {"organiser": init.stdout.split("shown once): ")[1].strip()}
+    arena("add", str(folder), "rando", "--bot", "random")
+    arena("add", str(folder), "easy", "--bot", "easy")
+    for name in ("ann", "bob"):
+        tokens[name] = arena("owner", str(folder), name).stdout.strip()
+    yield folder, tokens
+
+
+@pytest.fixture
+def server(league: tuple[Path, dict[str, str]]) -> Iterator[Server]:
+    running = Server(league[0])
+    yield running
+    running.kill()
+
+
+def tar_of(files: dict[str, bytes], links: dict[str, str] | None = None) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(data), 0o644
+            archive.addfile(info, io.BytesIO(data))
+        for name, target in (links or {}).items():
+            info = tarfile.TarInfo(name)
+            info.type, info.linkname = tarfile.SYMTYPE, target
+            archive.addfile(info)
+    return buffer.getvalue()
+
+
+def good_bot() -> bytes:
+    return tar_of({"bot.toml": b'command = ["python3", "bot.py"]\n', "bot.py": GOOD})
+
+
+def upload(server: Server, bot: str, data: bytes, token: str | None) -> httpx.Response:
+    headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+    return httpx.post(
+        f"{server.url}/api/bots/{bot}/versions",
+        headers=headers,
+        files={"archive": ("bot.tar.gz", data)},
+        timeout=300,
+    )
+
+
+def test_the_leaderboard_fills_and_every_page_answers(server: Server) -> None:
+    wait_for(lambda: server.matches() >= 4, "matches played")
+    board = server.get("/api/leaderboard").json()
+    assert {bot["name"] for bot in board["bots"]} == {"rando", "easy"}
+    assert all(
+        set(bot) >= {"name", "version", "rating", "interval", "matches"} for bot in board["bots"]
+    )
+    page = server.get("/")
+    assert (
+        page.status_code == 200 and "default-src 'none'" in page.headers["content-security-policy"]
+    )
+    assert server.get("/bots/easy").status_code == 200
+    viewer = server.get("/matches/1")
+    assert viewer.status_code == 200 and "Go Fish replay" in viewer.text
+
+
+def test_uploads_need_the_owners_token(server: Server, league: tuple[Path, dict[str, str]]) -> None:
+    tokens = league[1]
+    assert upload(server, "annbot", good_bot(), None).status_code == 401
+    assert upload(server, "annbot", good_bot(), "not-a-token").status_code == 401
+    accepted = upload(server, "annbot", good_bot(), tokens["ann"])
+    assert accepted.status_code == 201, accepted.text
+    assert accepted.json()["version"] == 1
+    assert upload(server, "annbot", good_bot(), tokens["bob"]).status_code == 403
+    # The organiser's built-in bots are not bob's either.
+    assert upload(server, "easy", good_bot(), tokens["bob"]).status_code == 403
+    again = upload(server, "annbot", good_bot(), tokens["ann"])
+    assert again.status_code == 201 and again.json()["version"] == 2
+    wait_for(
+        lambda: any(
+            b["name"] == "annbot" and b["matches"]
+            for b in server.get("/api/leaderboard").json()["bots"]
+        ),
+        "the new version plays",
+    )
+
+
+def test_a_version_that_fails_the_check_is_refused_with_its_report(
+    server: Server, league: tuple[Path, dict[str, str]]
+) -> None:
+    bad = tar_of({"bot.toml": b'command = ["python3", "bot.py"]\n', "bot.py": GARBAGE})
+    refused = upload(server, "annbot", bad, league[1]["ann"])
+    assert refused.status_code == 422
+    assert (
+        "arena check" in refused.json()["error"]
+        and "not-json" in refused.json()["report"].lower().replace(" ", "-")
+        or "json" in refused.json()["report"].lower()
+    )
+    assert "annbot" not in {b["name"] for b in server.get("/api/leaderboard").json()["bots"]}
+
+
+def zip_of(entries: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    "archive, reason",
+    [
+        (zip_of({"bot.toml": b'command = ["python3", "bot.py"]', "../escape.py": b"x"}), ".."),
+        (tar_of({"/abs.py": b"x", "bot.toml": b'command = ["x"]'}), "relative"),
+        (
+            tar_of({"bot.toml": b'command = ["python3", "bot.py"]'}, {"bot.py": "/etc/passwd"}),
+            "link",
+        ),
+        (
+            zip_of({"bot.toml": b'command = ["python3", "bot.py"]', "zeros": bytes(80 << 20)}),
+            "unpacks to over",
+        ),
+        (tar_of({"bot.py": GOOD}), "bot.toml"),
+        (
+            tar_of(
+                {
+                    "bot.toml": b'command = ["python3", "bot.py"]\nbuild = ["sh", "-c", "while :; do :; done"]',
+                    "bot.py": GOOD,
+                }
+            ),
+            "build",
+        ),
+        (b"not an archive at all", "archive"),
+    ],
+    ids=["zip-slip", "absolute", "symlink", "bomb", "no-manifest", "build", "garbage"],
+)
+def test_hostile_archives_are_refused(
+    server: Server, league: tuple[Path, dict[str, str]], archive: bytes, reason: str
+) -> None:
+    before = sorted(p.name for p in (league[0] / "versions").iterdir())
+    refused = upload(server, "evil", archive, league[1]["bob"])
+    assert refused.status_code == 422, refused.text
+    assert reason in refused.json()["error"]
+    assert sorted(p.name for p in (league[0] / "versions").iterdir()) == before  # nothing left
+    assert not (league[0].parent / "escape.py").exists()
+
+
+def test_an_archive_over_the_cap_is_413(
+    server: Server, league: tuple[Path, dict[str, str]]
+) -> None:
+    assert upload(server, "big", os.urandom(9 << 20), league[1]["bob"]).status_code == 413
+
+
+def test_an_owner_sees_their_logs_and_nobody_elses(
+    server: Server, league: tuple[Path, dict[str, str]]
+) -> None:
+    tokens = league[1]
+    assert upload(server, "annbot", good_bot(), tokens["ann"]).status_code == 201
+    assert upload(server, "bobbot", good_bot(), tokens["bob"]).status_code == 201
+    with httpx.Client(base_url=server.url, timeout=60) as client:
+        login = client.get("/login")
+        cookie = login.headers["set-cookie"].lower()
+        assert "httponly" in cookie and "samesite=strict" in cookie
+        csrf = login.text.split('name="csrf" value="')[1].split('"')[0]
+        # Without the CSRF token, the form is refused.
+        assert client.post("/login", data={"token": tokens["bob"]}).status_code == 403
+        signed = client.post("/login", data={"token": tokens["bob"], "csrf": csrf})
+        assert signed.status_code == 303
+        page = client.get("/me")
+        assert "bobbot" in page.text and "annbot" not in page.text
+        assert "Check report" in page.text
+        assert client.get("/organiser").status_code == 303  # not the organiser: to sign-in
+
+
+def test_kill_9_and_restart_lose_and_double_nothing(
+    league: tuple[Path, dict[str, str]],
+) -> None:
+    folder = league[0]
+    first = Server(folder)
+    try:
+        assert upload(first, "annbot", good_bot(), league[1]["ann"]).status_code == 201
+        wait_for(lambda: first.matches() >= 6, "matches before the kill")
+    finally:
+        first.kill(signal.SIGKILL)
+    with sqlite3.connect(folder / "league.db") as db:
+        before = db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+    second = Server(folder)
+    try:
+        assert second.matches() >= before
+        wait_for(lambda: second.matches() >= before + 4, "matches after the restart")
+        names = {b["name"] for b in second.get("/api/leaderboard").json()["bots"]}
+        assert names == {"rando", "easy", "annbot"}  # the version survived
+    finally:
+        second.kill(signal.SIGKILL)
+    with sqlite3.connect(folder / "league.db") as db:
+        rows = db.execute("SELECT deal_seed, rotation, replay FROM matches").fetchall()
+    assert len(rows) == len({(deal, rotation) for deal, rotation, _ in rows})
+    assert all((folder / "replays" / replay).is_file() for _, _, replay in rows)
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    for args in (
+        ("status", str(tmp_path / "nowhere")),
+        ("add", str(tmp_path / "nowhere"), "x", "--bot", "easy"),
+    ):
+        result = arena(*args, check=False)
+        assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
+        assert "Traceback" not in result.stderr
