@@ -2,15 +2,19 @@
 
     mode, warning = decide("auto")                  # once per run: "bwrap" or "none"
     jail = Jail.of(seat.command, seat.cwd, env, bot=False, read_only=..., hidden=...)
-    argv, env, cwd = jail.argv(status_fd), jail.env, jail.cwd
+    argv, env, cwd = jail.argv(bwrap, status_fd, seccomp_fd=fd), jail.env, jail.cwd
+    paths = visible_paths(seat.command, seat.cwd, env, ...)  # the host paths it is given
 
 What a sandboxed participant sees (docs/sandbox.md): the system read-only (`/usr`, a few files
 of `/etc`), its own program read-only (the command's program and the interpreter or runtime it
-resolves to, the folder of its program file, every file its command names), the arena's code
-read-only, what the organiser lists for it, and a private `/tmp` (its `HOME` and `TMPDIR`) that
-is gone when it ends. It runs in its own pid, network, IPC and UTS namespaces with no
-capabilities, in a session of its own, and dies with the arena. The config, the replays and
-results, and the other participants' files are masked wherever they lie in what it may read.
+resolves to, the folder of its program file when that folder is its own, else only the files
+its command names), the arena's code read-only, what the organiser lists for it, a private
+`/tmp` (its `HOME` and `TMPDIR`, the only place it may write) that is gone when it ends, a
+read-only `/dev` of five devices and a `/proc` that says nothing of the machine. It runs in its
+own pid, network, IPC and UTS namespaces with no capabilities, in a session of its own, as
+`nobody` when the arena is root, and dies with the arena. The config, the replays and results,
+and the other participants' files are masked wherever they lie in what it may read, and never
+bound through a link.
 
 Only `arena.seats.process` spawns; this module only builds arguments and looks at files
 (and runs `bwrap --version` and a shim's `which` before a run, never a participant's code).
@@ -92,6 +96,7 @@ PROC_MASKED_FILES = (
     "sys/fs/dentry-state",
     "sys/fs/aio-nr",
     "sys/kernel/random/entropy_avail",
+    "sys/kernel/pty/nr",
 )
 PROC_MASKED_FOLDERS = ("pressure", "sysvipc", "driver", "tty")
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
