@@ -1,20 +1,21 @@
 """How much luck the correction removes, whether it is unbiased, and what it costs.
 
-    nice python bench/luck.py                        # the figures in docs/luck.md and the README
-    nice python bench/luck.py --matches 300 --runs 50 # quicker, noisier
+    nice python bench/luck.py                                   # the figures in docs/luck.md
+    nice python bench/luck.py --matches 300 --groups 100 --runs 20  # quicker, noisier
 
-The built-in bots play in-process on the arena's engine, default rules, seeds 0 and up (never
-the fitting seeds, 900000 and up); the candidate (first level) sits in every seat equally often.
+The built-in bots play in-process on the arena's engine, default rules, seeds 20000 to 90000
+(never the fitting seeds, 900000 and up, nor the tests', 50000 to 50300 of other tables).
 
 1. **Unbiased**: identical bots at 2, 3 and 4 seats: each seat's mean adjusted win share with
    its 95 % interval (it must hold 1/n).
-2. **Variance**: for pairs of unequal bots, the candidate's raw and adjusted mean (they must
-   agree within their intervals), their standard deviations, and the variance ratio.
-3. **The SPRT**: a sequential test of share0 = 1/n + 0 against share1 = 1/n + 0.05 (alpha =
-   beta = 0.05), by the normal-approximation generalised LLR that `arena sprt` would run on
-   continuous outcomes, is run `--runs` times (seed 1, 2, …) on outcomes drawn with
-   replacement from the real matches, raw and adjusted: the mean matches to a decision, and the
-   error rates when the outcomes are shifted to mean share0 (H0 true) and share1 (H1 true).
+2. **Variance**: for unequal bots on duplicate groups (the k rotations of one deal, as `arena
+   sprt` plays them), the candidate's raw and adjusted mean group outcome (they must agree
+   within their intervals), their standard deviations and the variance ratio.
+3. **The SPRT**: share0 = 1/k against share1 = 1/k + 0.05, alpha = beta = 0.05, the test
+   `arena sprt` runs: `SequentialTest` on raw group outcomes (`--raw`), `NormalTest` on adjusted
+   ones (the default). `--runs` tests (seeds 1, 2, …) draw the real groups with replacement:
+   matches to a decision as played; and the error rates with the outcomes moved to share0 (H0
+   true) and share1 (H1 true): tilted for raw (bench/sprt.py's way), shifted for adjusted.
 4. **Cost**: `play_task` (the worker's whole match, in-process bots) timed with the correction,
    and the correction alone: its share of a match's time in the worker.
 """
@@ -27,7 +28,9 @@ import random
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
+from fractions import Fraction
 from pathlib import Path
 
 try:
@@ -39,7 +42,11 @@ from arena.bots import BOTS
 from arena.engine.match import NO_REPLY, Match, MatchSetup, Result
 from arena.engine.rules import Rules
 from arena.luck import measure
+from arena.tournaments.sprt import Decision, Hypotheses, NormalTest, SequentialTest, match_point
 from arena.tournaments.standings import win_shares
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sprt import tilted  # bench/sprt.py, beside this file
 
 Z95 = 1.959963984540054
 
@@ -58,19 +65,23 @@ def play(seed: int, levels: Sequence[str], rules: Rules) -> tuple[Match, Result]
         return match, stop.value
 
 
-def candidate_outcomes(
-    levels: Sequence[str], matches: int, seed: int
-) -> tuple[list[float], list[float]]:
-    """The candidate's (levels[0]) raw and adjusted win share in each match; it sits in seat
-    `match mod n`."""
+def candidate_groups(
+    levels: Sequence[str], groups: int, seed: int
+) -> tuple[list[Fraction], list[float]]:
+    """The candidate's (levels[0]) raw and adjusted outcome in each duplicate group: its mean
+    point over the k rotations of one deal (seed `seed + group`), rotation r seating it at r."""
     n, raw, adjusted = len(levels), [], []
-    for i in range(matches):
-        at = i % n
-        seated = [levels[(s - at) % n] for s in range(n)]
-        match, result = play(seed + i, seated, Rules())
-        shares = win_shares(result.places)
-        raw.append(shares[at])
-        adjusted.append(measure(match.setup, match.events).adjusted_shares(shares)[at])
+    for group in range(groups):
+        points: list[Fraction] = []
+        shares: list[float] = []
+        for at in range(n):
+            seated = [levels[(s - at) % n] for s in range(n)]
+            match, result = play(seed + group, seated, Rules())
+            points.append(match_point(result.places[at], result.places))
+            luck = measure(match.setup, match.events)
+            shares.append(luck.adjusted_shares(win_shares(result.places))[at])
+        raw.append(sum(points, Fraction(0)) / n)
+        adjusted.append(sum(shares) / n)
     return raw, adjusted
 
 
@@ -80,40 +91,51 @@ def interval(values: Sequence[float]) -> str:
     return f"{mean:.3f} ± {half:.3f}"
 
 
-def sprt(
-    outcomes: Sequence[float], share0: float, share1: float, rng: random.Random, cap: int
-) -> tuple[str | None, int]:
-    """One sequential test on outcomes drawn with replacement: (decision, matches)."""
-    lower, upper = math.log(0.05 / 0.95), math.log(0.95 / 0.05)
-    total = squares = 0.0
-    for n in range(1, cap + 1):
-        x = outcomes[rng.randrange(len(outcomes))]
-        total += x
-        squares += x * x
-        if n < 20:
-            continue
-        mean = total / n
-        variance = max(squares / n - mean * mean, 1e-9)
-        llr = (share1 - share0) * (total - n * (share0 + share1) / 2) / variance
-        if llr >= upper:
-            return "H1", n
-        if llr <= lower:
-            return "H0", n
-    return None, cap
-
-
-def sprt_cell(
-    outcomes: Sequence[float], share0: float, share1: float, runs: int, cap: int, shift: float
+def sprt_runs(
+    outcomes: Sequence[Fraction] | Sequence[float],
+    hypotheses: Hypotheses,
+    seats: int,
+    runs: int,
+    cap: int,
 ) -> tuple[float, float, float]:
-    """(mean matches to a decision, share of H1, share of H0) over `runs` tests, seeds 1…runs."""
-    shifted = [x + shift for x in outcomes]
+    """`runs` tests (seeds 1 … runs) on group outcomes drawn with replacement, each until a
+    decision or the cap: (mean matches to a decision, share of H1, share of H0). Raw
+    outcomes go to `SequentialTest` and adjusted ones to `NormalTest`, as `arena sprt` does."""
     used, h1, h0 = [], 0, 0
     for run in range(1, runs + 1):
-        decision, n = sprt(shifted, share0, share1, random.Random(run), cap)
-        used.append(n)
-        h1 += decision == "H1"
-        h0 += decision == "H0"
+        rng = random.Random(run)
+        test: SequentialTest | NormalTest = (
+            SequentialTest(hypotheses)
+            if isinstance(outcomes[0], Fraction)
+            else NormalTest(hypotheses)
+        )
+        decision = None
+        while decision is None and test.groups * seats < cap:
+            outcome = outcomes[rng.randrange(len(outcomes))]
+            decision = (
+                test.add(outcome)
+                if isinstance(test, SequentialTest) and isinstance(outcome, Fraction)
+                else test.add(float(outcome))  # type: ignore[union-attr]
+            )
+        used.append(test.groups * seats)
+        h1 += decision is Decision.H1
+        h0 += decision is Decision.H0
     return statistics.mean(used), h1 / runs, h0 / runs
+
+
+def shifted(outcomes: Sequence[float], share: float) -> list[float]:
+    mean = statistics.mean(outcomes)
+    return [x + share - mean for x in outcomes]
+
+
+def tilted_sample(outcomes: Sequence[Fraction], share: float, size: int) -> list[Fraction]:
+    """Raw outcomes with their empirical distribution tilted to mean `share` (bench/sprt.py's
+    way), as a sample of `size` drawn in proportion (deterministic)."""
+    levels, probabilities = tilted(Counter(outcomes), share)
+    sample: list[Fraction] = []
+    for level, p in zip(levels, probabilities):
+        sample += [level] * round(p * size)
+    return sample
 
 
 def cost(matches: int) -> None:
@@ -154,10 +176,9 @@ def cost(matches: int) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--matches", type=int, default=2000, help="matches per table (default 2000)"
-    )
-    parser.add_argument("--runs", type=int, default=200, help="simulated tests per cell")
+    parser.add_argument("--matches", type=int, default=2000, help="matches per identical table")
+    parser.add_argument("--groups", type=int, default=600, help="duplicate groups per pair")
+    parser.add_argument("--runs", type=int, default=40, help="simulated tests per cell")
     parser.add_argument("--cap", type=int, default=20000)
     args = parser.parse_args(argv)
     print("command: python bench/luck.py " + " ".join(argv if argv is not None else sys.argv[1:]))
@@ -182,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         )
     print(f"  ({time.perf_counter() - started:.0f} s)")
-    print("\n2./3. unequal bots: raw and adjusted, and the SPRT share0 = 1/n, share1 = 1/n + 0.05")
+    print("\n2./3. unequal bots on duplicate groups: raw and adjusted, and the SPRT")
     tables = (
         ("master", "expert"),
         ("expert", "hard"),
@@ -192,26 +213,47 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     for number, levels in enumerate(tables):
         started = time.perf_counter()
-        raw, adjusted = candidate_outcomes(levels, args.matches, 60_000 + 5_000 * number)
-        sd_raw, sd_adj = statistics.stdev(raw), statistics.stdev(adjusted)
+        k = len(levels)
+        raw, adjusted = candidate_groups(levels, args.groups, 60_000 + 5_000 * number)
+        sd_raw, sd_adj = statistics.stdev(map(float, raw)), statistics.stdev(adjusted)
         print(
-            f"\n  {' vs '.join(levels)} ({len(levels)} seats, {args.matches} matches, "
-            f"{time.perf_counter() - started:.0f} s): candidate raw {interval(raw)}, adjusted "
-            f"{interval(adjusted)}; sd {sd_raw:.3f} -> {sd_adj:.3f}, variance ratio "
-            f"{(sd_adj / sd_raw) ** 2:.3f} ({(sd_raw / sd_adj) ** 2:.2f}x fewer matches for one interval)"
+            f"\n  {' vs '.join(levels)} ({k} seats, {args.groups} groups = {k * args.groups} matches, "
+            f"{time.perf_counter() - started:.0f} s): candidate raw {interval(list(map(float, raw)))}, "
+            f"adjusted {interval(adjusted)}; sd of a group {sd_raw:.3f} -> {sd_adj:.3f}, variance "
+            f"ratio {(sd_adj / sd_raw) ** 2:.3f} ({(sd_raw / sd_adj) ** 2:.2f}x fewer matches for one interval)"
         )
-        share0 = 1 / len(levels)
-        share1 = share0 + 0.05
-        for name, outcomes in (("raw", raw), ("adjusted", adjusted)):
-            mean = statistics.mean(outcomes)
-            as_is = sprt_cell(outcomes, share0, share1, args.runs, args.cap, 0.0)
-            at0 = sprt_cell(outcomes, share0, share1, args.runs, args.cap, share0 - mean)
-            at1 = sprt_cell(outcomes, share0, share1, args.runs, args.cap, share1 - mean)
+        hypotheses = Hypotheses(1 / k, 1 / k + 0.05)
+        print(
+            f"    SPRT share0 {hypotheses.share0:.3f}, share1 {hypotheses.share1:.3f}, alpha = beta = 0.05, "
+            f"{args.runs} runs (seeds 1…{args.runs}) per cell, cap {args.cap} matches"
+        )
+        size = 20 * len(raw)
+        cells = {
+            "raw": (
+                raw,
+                tilted_sample(raw, hypotheses.share0, size),
+                tilted_sample(raw, hypotheses.share1, size),
+            ),
+            "adjusted": (
+                adjusted,
+                shifted(adjusted, hypotheses.share0),
+                shifted(adjusted, hypotheses.share1),
+            ),
+        }
+        played = {}
+        for name, (as_is, at0, at1) in cells.items():
+            played[name] = sprt_runs(as_is, hypotheses, k, args.runs, args.cap)  # type: ignore[arg-type]
+            h0 = sprt_runs(at0, hypotheses, k, args.runs, args.cap)  # type: ignore[arg-type]
+            h1 = sprt_runs(at1, hypotheses, k, args.runs, args.cap)  # type: ignore[arg-type]
             print(
-                f"    {name:8}: as played: {as_is[0]:.0f} matches to a decision (H1 {as_is[1]:.2f}, "
-                f"H0 {as_is[2]:.2f}); H0 true: false H1 {at0[1]:.3f}, {at0[0]:.0f} matches; "
-                f"H1 true: false H0 {at1[2]:.3f}, {at1[0]:.0f} matches"
+                f"    {name:8}: as played {played[name][0]:.0f} matches to a decision (H1 "
+                f"{played[name][1]:.2f}, H0 {played[name][2]:.2f}); H0 true: false H1 {h0[1]:.3f} "
+                f"({h0[0]:.0f} matches); H1 true: false H0 {h1[2]:.3f} ({h1[0]:.0f} matches)"
             )
+        print(
+            f"    as played, adjusted needs {played['adjusted'][0] / played['raw'][0]:.2f}x the matches of raw "
+            f"({played['raw'][0] / played['adjusted'][0]:.2f}x fewer)"
+        )
     cost(max(50, args.matches // 10))
     return 0
 

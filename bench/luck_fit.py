@@ -30,11 +30,11 @@ except ModuleNotFoundError:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.bots import BOTS
-from arena.engine.events import BookLaid, PickedUp, WentFishing
+from arena.engine.events import PickedUp, WentFishing
 from arena.engine.match import NO_REPLY, Match, MatchSetup, Result
 from arena.engine.rules import Rules
 from arena.luck.correction import Tracker, measure_with
-from arena.luck.value import BITS, SITUATIONS, Parameters, Valuer, situations
+from arena.luck.value import BITS, Parameters, Valuer
 from arena.tournaments.standings import win_shares
 
 FIT_SEEDS = 900_000
@@ -43,10 +43,9 @@ LEVELS = ("random", "easy", "medium", "hard", "expert")
 
 @dataclass(frozen=True)
 class Sample:
-    """One table: per rank still in play (suits held by seat, the mover, public holdings by
-    seat, books left), books, targets."""
+    """One table: per rank still in play (its counts by seat, books left), books, targets."""
 
-    ranks: tuple[tuple[tuple[int, ...], int, tuple[int, ...], int], ...]
+    ranks: tuple[tuple[tuple[tuple[int, int, int], ...], int], ...]
     books: tuple[int, ...]
     laid: int
     total: int
@@ -68,37 +67,31 @@ def play(seed: int, levels: Sequence[str], rules: Rules) -> tuple[Match, Result]
         return match, stop.value
 
 
-Situations = dict[tuple[int, tuple[int, ...]], list[int]]  # (size, keys) -> books by seat
-
-
-def samples(
-    match: Match, result: Result, every: int, rng: random.Random, who: Situations
-) -> list[Sample]:
+def samples(match: Match, result: Result, every: int, rng: random.Random) -> list[Sample]:
     """The tables after each chance event of `match` (one in `every`, at random), as V sees
-    them (arena/luck's own tracker of the replayed table); and, into `who`, each rank's
-    situation at every chance event with the seat that laid its next book."""
+    them (arena/luck's own tracker of the replayed table)."""
     setup = match.setup
     seats = len(setup.names)
-    size = min(seats, 4) - 2
     tracker = Tracker(setup)
     shares = tuple(win_shares(result.places))
     out: list[Sample] = []
-    pending: dict[int, list[tuple[int, ...]]] = {}
 
     def take() -> None:
-        ranks = []
-        for r, q in enumerate(tracker.left):
-            if not q:
-                continue
-            counts = tuple(BITS[tracker.masks[s][r]] for s in range(seats))
-            public = tuple(tracker.known[s] >> r & 1 for s in range(seats))
-            ranks.append((counts, tracker.mover, public, q))
-            if 4 not in counts:
-                pending.setdefault(r, []).append(tuple(situations(counts, tracker.mover, public)))
         if rng.randrange(every):
             return
+        ranks = tuple(
+            (
+                tuple(
+                    (BITS[tracker.masks[s][r]], int(s == tracker.mover), tracker.known[s] >> r & 1)
+                    for s in range(seats)
+                ),
+                q,
+            )
+            for r, q in enumerate(tracker.left)
+            if q
+        )
         books = tuple(tracker.table.books)
-        out.append(Sample(tuple(ranks), books, sum(books), tracker.total, shares, result.scores))
+        out.append(Sample(ranks, books, sum(books), tracker.total, shares, result.scores))
 
     for seat in range(seats):
         for _ in range(setup.rules.hand_size(seats)):
@@ -109,26 +102,28 @@ def samples(
             tracker.draw(event.seat, event.place)
             take()
         else:
-            if isinstance(event, BookLaid):
-                for keys in pending.pop(event.rank, []):
-                    who.setdefault((size, keys), [0] * seats)[event.seat] += 1
             tracker.apply(event)
     return out
 
 
-def valuer_of(params: Sequence[float], table: tuple[tuple[float, ...], ...] = ()) -> Valuer:
+def valuer_of(params: Sequence[float]) -> Valuer:
     w = (params[0], params[1], params[2])
-    return Valuer(
-        Parameters(w=w, tau=params[3], pi=params[4], b0=params[5], b1=params[6], table=table)
-    )
+    return Valuer(Parameters(w=w, tau=params[3], pi=params[4], b0=params[5], b1=params[6]))
 
 
-def loss(v: Valuer, data: Sequence[Sample], books_weight: float) -> float:
+def loss(params: Sequence[float], data: Sequence[Sample], books_weight: float) -> float:
+    v = valuer_of(params)
+    cache: dict[tuple[tuple[int, int, int], ...], list[float]] = {}
     total = 0.0
     for sample in data:
         expected = [float(b) for b in sample.books]
-        for counts, mover, public, q in sample.ranks:
-            for s, c in enumerate(v.chances(counts, mover, public)):
+        for pattern, q in sample.ranks:
+            chances = cache.get(pattern)
+            if chances is None:
+                weights = [v.weight[c][m][k] for c, m, k in pattern]
+                whole = sum(weights)
+                chances = cache[pattern] = [x / whole for x in weights]
+            for s, c in enumerate(chances):
                 expected[s] += q * c
         win = v.win(expected, v.beta(sample.laid, sample.total))
         total -= sum(y * math.log(max(p, 1e-12)) for y, p in zip(sample.shares, win))
@@ -136,27 +131,21 @@ def loss(v: Valuer, data: Sequence[Sample], books_weight: float) -> float:
     return total / len(data)
 
 
-def fit(
-    data: Sequence[Sample],
-    start: Sequence[float],
-    books_weight: float,
-    free: Sequence[int],
-    table: tuple[tuple[float, ...], ...] = (),
-) -> list[float]:
-    """Coordinate descent over the parameters `free`: try each up and down by a step, halve
-    the steps when nothing improves."""
+def fit(data: Sequence[Sample], start: Sequence[float], books_weight: float) -> list[float]:
+    """Coordinate descent: try each parameter up and down by a step, halve the steps when
+    nothing improves."""
     best = list(start)
-    value = loss(valuer_of(best, table), data, books_weight)
+    value = loss(best, data, books_weight)
     step = 0.5
     while step > 0.01:
         improved = False
-        for i in free:
+        for i in range(len(best)):
             for sign in (1, -1):
                 trial = list(best)
                 trial[i] += sign * step
                 if i == 5 and trial[i] <= 0:
                     continue
-                trial_value = loss(valuer_of(trial, table), data, books_weight)
+                trial_value = loss(trial, data, books_weight)
                 if trial_value < value:
                     best, value, improved = trial, trial_value, True
                     break
@@ -166,52 +155,17 @@ def fit(
     return best
 
 
-def fit_table(who: Situations, iterations: int = 60) -> tuple[tuple[float, ...], ...]:
-    """The log-odds of each situation (per table size) by maximum likelihood of who laid the
-    book: damped diagonal Newton steps, a small ridge keeping rare situations near 0."""
-    table = [[0.0] * SITUATIONS for _ in range(3)]
-    for step in range(iterations):
-        grad = [[0.0] * SITUATIONS for _ in range(3)]
-        curve = [[1.0] * SITUATIONS for _ in range(3)]  # the ridge's share of the curvature
-        likelihood = 0.0
-        for (size, keys), owners in who.items():
-            row = table[size]
-            weights = [math.exp(row[k]) for k in keys]
-            whole = sum(weights)
-            n = sum(owners)
-            for k, w, o in zip(keys, weights, owners):
-                p = w / whole
-                grad[size][k] += o - n * p
-                curve[size][k] += n * p * (1 - p)
-                if o:
-                    likelihood += o * math.log(p)
-        for at in range(3):
-            for k in range(SITUATIONS):
-                table[at][k] += 0.7 * (grad[at][k] - table[at][k]) / curve[at][k]
-        if step % 10 == 0:
-            print(f"  table step {step}: log-likelihood {likelihood:.1f}")
-    return tuple(tuple(round(x, 3) for x in row) for row in table)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--matches", type=int, default=600, help="matches per table size")
     parser.add_argument("--every", type=int, default=3, help="keep one table in this many")
     parser.add_argument("--books-weight", type=float, default=0.02)
-    parser.add_argument("--write", default="/tmp/luck_table.py", help="where the table goes")
-    parser.add_argument(
-        "--form",
-        choices=("weights", "table"),
-        default="table",
-        help="V's chances: five weights (version 1) or a table of situations (version 2)",
-    )
     args = parser.parse_args(argv)
     print(
         "command: python bench/luck_fit.py " + " ".join(argv if argv is not None else sys.argv[1:])
     )
     rng = random.Random(FIT_SEEDS)
     data: list[Sample] = []
-    who: Situations = {}
     started = time.perf_counter()
     seed = FIT_SEEDS
     matches: list[list[tuple[Match, Result]]] = []
@@ -221,20 +175,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             levels = [rng.choice(LEVELS) for _ in range(seats)]
             match, result = play(seed, levels, Rules())
             matches[-1].append((match, result))
-            data.extend(samples(match, result, args.every, rng, who))
+            data.extend(samples(match, result, args.every, rng))
             seed += 1
     print(
         f"{len(data)} tables from {3 * args.matches} matches (seeds {FIT_SEEDS}..{seed - 1}) "
         f"in {time.perf_counter() - started:.0f} s"
     )
-    table: tuple[tuple[float, ...], ...] = ()
-    if args.form == "table":
-        table = fit_table(who)
-        print(f"  {len(who)} distinct situations of a rank")
-        best = fit(data, [0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 0.5], args.books_weight, (5, 6), table)
-    else:
-        best = fit(data, [-0.16, -0.07, 0.8, 0.0, 0.0, 0.4, 0.6], args.books_weight, range(7))
-    v = valuer_of(best, table)
+    best = fit(data, [-0.16, -0.07, 0.8, 0.0, 0.0, 0.4, 0.6], args.books_weight)
+    v = valuer_of(best)
     win_scale, books_scale = [], []
     for seats, played in enumerate(matches[:3], start=2):
         # The coefficient of each control variate: cov(score, luck) / var(luck), every seat
@@ -255,12 +203,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"win_scale=({', '.join(f'{x:.3f}' for x in win_scale)}), "
         f"books_scale=({', '.join(f'{x:.3f}' for x in books_scale)}))"
     )
-    if table:
-        Path(args.write).write_text(
-            '"""V\'s table of situations, version 2: written by bench/luck_fit.py --form table."""\n\n'
-            f"TABLE = {table!r}\n"
-        )
-        print(f"wrote {args.write}")
     return 0
 
 

@@ -46,10 +46,6 @@ class Parameters:
     # var(luck), measured on the fitting matches.
     win_scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
     books_scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
-    # When given (one row per table size: 2, 3, 4 or more seats), a seat's weight for a rank
-    # is exp(table[size][situation(...)]) instead of the w/tau/pi form: a log-odds per
-    # situation of the seat in that rank, fitted by maximum likelihood of who booked it.
-    table: tuple[tuple[float, ...], ...] = ()
 
     def scales(self, seats: int) -> tuple[float, float]:
         at = min(seats, 4) - 2
@@ -65,8 +61,8 @@ PARAMETERS = {
         pi=-0.812,
         b0=0.541,
         b1=0.538,
-        win_scale=(1.271, 0.894, 0.710),
-        books_scale=(1.725, 0.956, 0.728),
+        win_scale=(1.286, 0.847, 0.703),
+        books_scale=(1.747, 0.908, 0.719),
     ),
 }
 CURRENT = "1"
@@ -103,15 +99,8 @@ class Valuer:
         key = (*counts, mover, *public)
         known = self._chances.get(key)
         if known is None:
-            if self.p.table:
-                row = self.p.table[min(len(counts), 4) - 2]
-                weights = [
-                    CERTAIN if c == 4 else math.exp(row[k])
-                    for c, k in zip(counts, situations(counts, mover, public))
-                ]
-            else:
-                weight = self.weight
-                weights = [weight[c][s == mover][public[s]] for s, c in enumerate(counts)]
+            weight = self.weight
+            weights = [weight[c][s == mover][public[s]] for s, c in enumerate(counts)]
             total = sum(weights)
             known = self._chances[key] = [x / total for x in weights]
         return known
@@ -165,29 +154,6 @@ class Valuer:
         return [
             [beta * ws * ((s == t) - wt) for t, wt in enumerate(win)] for s, ws in enumerate(win)
         ]
-
-
-SITUATIONS = 5 * 2 * 2 * 4 * 2 * 2 * 2
-
-
-def situations(counts: Sequence[int], mover: int, public: Sequence[int]) -> list[int]:
-    """Each seat's situation in one rank, a number below `SITUATIONS`: the suits it holds, whether
-    it moves next, whether its holding is public, the most suits another seat holds, whether
-    another seat's holding is public, whether the mover (another seat) holds some, and whether
-    the pond may hold some."""
-    pond = int(sum(counts) < 4)
-    mover_holds = counts[mover] > 0
-    out = []
-    for t, c in enumerate(counts):
-        others = [counts[u] for u in range(len(counts)) if u != t]
-        other_public = any(public[u] and counts[u] for u in range(len(counts)) if u != t)
-        key = c * 2 + (t == mover)
-        key = key * 2 + (public[t] and c > 0)
-        key = key * 4 + min(max(others), 3)
-        key = key * 2 + other_public
-        key = key * 2 + (t != mover and mover_holds)
-        out.append(key * 2 + pond)
-    return out
 
 
 def valuer(version: str = CURRENT) -> Valuer:
