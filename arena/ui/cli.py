@@ -1044,6 +1044,12 @@ def replay_show(
     seat: Annotated[
         int | None, typer.Option(metavar="K", help="Show only what this seat saw.")
     ] = None,
+    notes: Annotated[
+        bool,
+        typer.Option(
+            "--notes", help="Under each step, what the participants wrote to stderr meanwhile."
+        ),
+    ] = False,
 ) -> None:
     """The match as a timeline: the deal, every ask, draw, book and fault, the final table."""
     from arena.replays import replay as replay_module
@@ -1056,7 +1062,7 @@ def replay_show(
     if seat is not None and not 0 <= seat < len(data.players):
         fail(f"--seat {seat}: the replay has seats 0..{len(data.players) - 1}", 2)
     try:
-        out.print(show.render(data, seat))
+        out.print(show.render(data, seat, notes=notes))
     except ReplayError as error:
         fail(f"{file}: {error}", 2)
     except _MALFORMED as error:

@@ -108,15 +108,18 @@ def book_strip(books: Sequence[Sequence[int]], knights: bool) -> Text:
     return text
 
 
-def render(replay: Replay, seat: int | None = None) -> RenderableType:
-    """The whole timeline of a replay; `seat`: only what that seat saw. Raises ReplayError."""
+def render(replay: Replay, seat: int | None = None, *, notes: bool = False) -> RenderableType:
+    """The whole timeline of a replay; `seat`: only what that seat saw; `notes`: under each
+    step, what the participants wrote to stderr while answering (only `seat`'s with `seat`).
+    Raises ReplayError."""
     setup, steps = build(replay)
     seats = len(setup.names)
     if seat is not None and not 0 <= seat < seats:
         raise ReplayError(f"--seat {seat}: the replay has seats 0..{seats - 1}")
     names = Names(setup.names)
     parts: list[RenderableType] = [_header(replay, setup, names, seat)]
-    parts.extend(_timeline(setup, steps, names, seat, replay.fork))
+    noted = _Notes(replay, names, seat) if notes else None
+    parts.extend(_timeline(setup, steps, names, seat, replay.fork, noted))
     parts.append(_final_table(replay, setup, steps, names, seat))
     return Group(*parts)
 
@@ -151,6 +154,7 @@ def _timeline(
     names: Names,
     seat: int | None,
     fork: ForkOrigin | None,
+    notes: _Notes | None = None,
 ) -> Iterator[RenderableType]:
     cards = {card["id"]: card for card in setup.deck}
     turns = {at: number for number, at in enumerate(turn_starts(steps), 1)}
@@ -173,9 +177,13 @@ def _timeline(
                     )
                 else:
                     yield Text("  ").append_text(names.of(s)).append(f": {len(hand)} cards")
+            if notes is not None:
+                yield from notes.until(step.at)
             yield Rule(Text("play"), style="dim")
             continue
         if step.kind is StepKind.END:
+            if notes is not None:
+                yield from notes.until(None)
             yield Rule(Text("the end"), style="dim")
             yield names.line(step.line, "bold")
             continue
@@ -193,6 +201,41 @@ def _timeline(
             yield prefix.append_text(names.line(line, "bold"))
         else:
             yield prefix.append_text(names.line(line))
+        if notes is not None:
+            yield from notes.until(step.at)
+
+
+NOTE_LINES = 20  # lines of one exchange's notes shown in the terminal; the replay keeps them all
+
+
+class _Notes:
+    """The transcript's notes, handed out in order: those up to a step go under it."""
+
+    def __init__(self, replay: Replay, names: Names, seat: int | None) -> None:
+        self.entries = [
+            (index, exchange.seat, exchange.notes)
+            for index, exchange in enumerate(replay.transcript)
+            if exchange.notes and (seat is None or exchange.seat == seat)
+        ]
+        self.names = names
+        self.next = 0
+
+    def until(self, at: int | None) -> Iterator[Text]:
+        """The notes of every exchange up to transcript index `at` (None: all that are left)."""
+        while self.next < len(self.entries):
+            index, seat, text = self.entries[self.next]
+            if at is not None and index > at:
+                return
+            self.next += 1
+            lines = text.splitlines() or [""]
+            head = Text(f"{index:>6}  ", style="dim").append("✎ ", style="italic")
+            head.append(*self.names.styled(seat)).append(": ", style="italic")
+            yield head.append(printable(lines[0], 200), style="italic")
+            for line in lines[1:NOTE_LINES]:
+                yield Text(" " * 10).append(printable(line, 200), style="italic")
+            if len(lines) > NOTE_LINES:
+                more = len(lines) - NOTE_LINES
+                yield Text(" " * 10).append(f"… {more} more lines in the replay", style="dim")
 
 
 def _final_table(
