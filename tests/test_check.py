@@ -327,6 +327,9 @@ def test_asking_itself_is_reported() -> None:
     done = bot("asks_itself")
     assert done.returncode == 1
     assert "ask-itself" in done.stdout and "asks itself (you are seat 0)" in done.stdout
+    # What it wrote to stderr while answering is shown beside the problem (its notes).
+    assert "its notes" in done.stdout
+    assert "asking seat 0, the one with the most" in " ".join(done.stdout.split())
 
 
 def test_a_string_pond_index_is_reported() -> None:

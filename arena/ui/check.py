@@ -18,7 +18,7 @@ import statistics
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Final
@@ -96,6 +96,7 @@ class Problem:
     message_type: str
     at: int  # the message's number in its match, from 0 across seats (as `replay show` numbers them)
     reply: str | None = None  # what the program wrote, cut
+    notes: str = ""  # what it wrote to stderr while answering (docs/protocol.md, notes)
 
 
 @dataclass
@@ -550,7 +551,8 @@ class _Checked(Wrapped):
             if QUIT_AT_MATCH_END not in report.warnings:
                 report.warnings.append(QUIT_AT_MATCH_END)
             answer = answer._replace(fault=None)
-        report.problems.extend(answer_problems(message, answer, self.numbering.index, self.seats))
+        problems = answer_problems(message, answer, self.numbering.index, self.seats)
+        report.problems.extend(replace(problem, notes=answer.notes) for problem in problems)
 
 
 def stalled_note(rules: Rules) -> str:
@@ -706,15 +708,21 @@ def _problem_table(report: CheckReport) -> Table | None:
     table.add_column("reply", overflow="fold")
     table.add_column("why")
     table.add_column("times", justify="right")
+    noted = any(problem.notes for _, problem, _ in rows)
+    if noted:
+        table.add_column("its notes (stderr meanwhile)", overflow="fold")
     for name, problem, count in rows:
-        table.add_row(
+        cells: list[str | Text] = [
             name,
             f"#{problem.at} {problem.message_type}",
             problem.kind,
             inert(problem.reply, 60) if problem.reply is not None else Text("-"),
             inert(problem.why, 400),
             str(count),
-        )
+        ]
+        if noted:
+            cells.append(inert(problem.notes.strip(), 200) if problem.notes else Text("-"))
+        table.add_row(*cells)
     return table
 
 
