@@ -212,7 +212,7 @@ def test_show_and_the_page_mark_the_fork_point(tmp_path: Path, browser: Browser)
     page.write_text(viewer.render(document), encoding="utf-8")
     browser.open(page.as_uri())
     mark = browser.js("document.querySelector('#log li.fork-mark').textContent")
-    assert f"live from message {document.fork.at}" in mark and "hal replaced" in mark
+    assert f"live from message {document.fork.at}" in mark and "seat 0: easy for hal" in mark
     following = browser.js(
         "(() => { const m = document.querySelector('#log li.fork-mark'); return m.nextElementSibling.value })()"
     )
@@ -263,6 +263,27 @@ def test_a_replay_that_says_no_sandbox_does_not_run_its_commands_unconfined(
     assert forked["fork"]["sourceSha256"] == hashlib.sha256(edited.read_bytes()).hexdigest()
 
 
+def _running_under(ancestor: int, mark: str) -> bool:
+    """Whether a process descended from `ancestor` has `mark` in its command line."""
+    parents: dict[int, int] = {}
+    lines: dict[int, bytes] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+                parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+                lines[int(entry.name)] = (entry / "cmdline").read_bytes()
+            except (OSError, ValueError, IndexError):
+                continue
+    for pid, line in lines.items():
+        seen = parents.get(pid, 0) if pid != ancestor else 0  # not the arena's own line
+        while mark.encode() in line and seen > 1:
+            if seen == ancestor:
+                return True
+            seen = parents.get(seen, 0)
+    return False
+
+
 @pytest.mark.parametrize(("stop", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_fork_stopped_by_a_signal_writes_nothing_and_says_so(
     tmp_path: Path, stop: signal.Signals, status: int
@@ -289,7 +310,12 @@ def test_a_fork_stopped_by_a_signal_writes_nothing_and_says_so(
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(1.5)
+    # Stopped while it plays, however slowly a busy machine started it: once the seat's
+    # program is running under it (a fixed sleep was sometimes before the arena's own start).
+    deadline = time.monotonic() + 60
+    while not _running_under(forking.pid, str(never)):
+        assert forking.poll() is None and time.monotonic() < deadline, forking.communicate()
+        time.sleep(0.05)
     forking.send_signal(stop)
     out, err = forking.communicate(timeout=30)
     assert forking.returncode == status, (out, err)

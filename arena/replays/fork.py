@@ -154,12 +154,20 @@ class ForkedSeat(Wrapped):
     def __init__(self, inner: Participant, cursor: Cursor, seat: int) -> None:
         super().__init__(inner)
         self.cursor, self.seat = cursor, seat
+        # Why the live participant was lost before the point (a program that is not there
+        # exits at `init`): told as the seat's fault at its first live message, as `run` would
+        # record it, never played as a silent seat.
+        self.lost: Fault | None = None
 
     def exchange(self, line: bytes, timeout: float) -> Answer:
         index = self.cursor.take()
         answer = self.inner.exchange(line, timeout)
         if index >= self.cursor.point:
+            if self.lost is not None and answer.fault is None and not answer.delivered:
+                answer, self.lost = answer._replace(fault=self.lost), None
             return answer
+        if answer.fault is not None and answer.fault.kind in STOPPING and self.lost is None:
+            self.lost = answer.fault
         self.cursor.ignored.append(_ignored(index, self.seat, answer))
         return self.cursor.recorded_answer(index)
 
@@ -269,6 +277,10 @@ def fork_file(
     """
     if output.is_dir():  # `-o .` or `-o replays/` would write `.json` or `replays.json` beside it
         raise ConfigError(f"-o {output}: is a folder; give the new replay's file name (OUT.json)")
+    # `-o /dev/full` or `-o replays/results.jsonl` would write `/dev/full.json` or
+    # `results.jsonl.json`: a name the user did not give, so neither is guessed at.
+    if output.suffix != ".json" or output.name == ".json":
+        raise ConfigError(f"-o {output}: the new replay's name must end in .json (OUT.json)")
     document = replay.read(source)
     difference = replay.verify(document)
     if difference is not None:
@@ -288,7 +300,7 @@ def fork_file(
         limits=forked.limits,
         extra={**kept, "fork": forked.origin},
     )
-    stem = output.name.removesuffix(".json")
+    stem = output.name.removesuffix(".json")  # a taken name gets -2, -3…: nothing is replaced
     path = replay.write(output.parent, stem, replay.dumps(built), forked.record.logs)
     return path, forked
 

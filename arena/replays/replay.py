@@ -296,6 +296,22 @@ class RecordedPlayer:
     in_process: bool  # a built-in bot that played inside the arena
     sandbox: str | None  # how it was confined (docs/sandbox.md); None in older replays
 
+    @property
+    def program(self) -> str:
+        """Who played the seat, in a word: the level of a built-in bot (`… -m arena.bots
+        hard`), else the program (`python3 bots/new.py` is `new`, `./mybot` is `mybot`)."""
+        return program_name(self.command)
+
+
+def program_name(command: Sequence[str]) -> str:
+    """A command in a word: its built-in level, or the first word naming a file, or its
+    program (see `RecordedPlayer.program`)."""
+    if len(command) == 4 and tuple(command[1:3]) == ("-m", "arena.bots"):
+        return str(command[3])
+    files = [word for word in command if "/" in word or "." in Path(word).name]
+    word = files[0] if files else (command[0] if command else "?")
+    return (Path(word).stem or Path(word).name or word)[:64]
+
 
 @dataclass(frozen=True)
 class ForkOrigin:
@@ -329,6 +345,16 @@ class Replay:
     faults: tuple[SeatFault, ...]
     fault_counts: tuple[Mapping[str, int], ...] | None
     fork: ForkOrigin | None
+
+    def shown_names(self, names: Sequence[str]) -> list[str]:
+        """The seats' `names` as shown: a fork's replaced seat by who played it there (its
+        level or program), not by the recorded name it keeps (its messages before the point
+        are the source's, names and all)."""
+        shown = list(names)
+        for seat in self.fork.replaced if self.fork is not None else ():
+            if 0 <= seat < min(len(shown), len(self.players)):
+                shown[seat] = self.players[seat].program
+        return shown
 
     @classmethod
     def of(cls, model: ReplayModel) -> Replay:

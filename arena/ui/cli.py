@@ -1098,6 +1098,7 @@ def replay_fork(
 ) -> None:
     """Continue a match from one of its messages, with the same or other participants."""
     from arena.replays import fork
+    from arena.replays.replay import program_name
     from arena.ui.terminal import inert
 
     _playing()
@@ -1118,6 +1119,19 @@ def replay_fork(
         for name, score in zip(forked.record.setup.names, result.scores, strict=False)
     )
     out.print(inert(f"forked at message {forked.origin['at']}: {result.outcome} ({scores})", 200))
+    names, commands = forked.record.setup.names, forked.record.commands
+    for replaced in forked.origin["replaced"]:
+        k = replaced["seat"]
+        now = f"{program_name(commands[k])} for {names[k]}: {shlex.join(commands[k])}"
+        out.print(inert(f"  seat {k}: {now}", 400))
+    for k, counts in enumerate(forked.record.fault_counts()):
+        # A seat lost live (its program not found from here) is told, as `run` tells it.
+        first = next((f.fault for f in forked.record.faults if f.seat == k), None)
+        if first is not None:
+            total = ", ".join(f"{kind} {count}" for kind, count in counts.items())
+            tail = (first.stderr_tail or "").strip().splitlines()[-1:]
+            said = f"{first.kind}: {first.detail}" + (f" (stderr: {tail[0]})" if tail else "")
+            out.print(inert(f"  faults of seat {k} ({names[k]}): {total}; first {said}", 400))
     out.print(inert(f"  replay: {path}", 400))
 
 

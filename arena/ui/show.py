@@ -116,7 +116,7 @@ def render(replay: Replay, seat: int | None = None, *, notes: bool = False) -> R
     seats = len(setup.names)
     if seat is not None and not 0 <= seat < seats:
         raise ReplayError(f"--seat {seat}: the replay has seats 0..{seats - 1}")
-    names = Names(setup.names)
+    names = Names(replay.shown_names(setup.names))
     parts: list[RenderableType] = [_header(replay, setup, names, seat)]
     noted = _Notes(replay, names, seat) if notes else None
     parts.extend(_timeline(setup, steps, names, seat, replay.fork, noted))
@@ -133,6 +133,10 @@ def _header(replay: Replay, setup: MatchSetup, names: Names, seat: int | None) -
     if fork is not None:
         text.append("\n")
         text.append_text(inert(f"forked from {fork.source} at message {fork.at}", 200))
+        for s in fork.replaced:
+            if 0 <= s < len(setup.names):
+                text.append_text(inert(f"; seat {s} played by {names.of(s).plain}", 200))
+                text.append_text(inert(f" for {setup.names[s]}", 200))
     text.append("\nseats: ")
     for s in range(len(setup.names)):
         text.append(f"{s} ")

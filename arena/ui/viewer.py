@@ -63,10 +63,17 @@ def page_data(replay: Replay) -> dict[str, Any]:
         cards[card["id"]] = [card["rank"], card["suit"], card["deck"]]
     counts = replay.fault_counts
     fork = replay.fork
+    # A fork's replaced seat is shown as who played it there, not as whom it replaced.
+    names = replay.shown_names([str(name) for name in setup.names])
+    replaced = [
+        {"seat": seat, "was": str(setup.names[seat])}
+        for seat in (fork.replaced if fork is not None else ())
+        if 0 <= seat < len(names)
+    ]
     return {
         # As text: a drawn seed has 63 bits, more than a JavaScript number holds exactly.
         "seed": None if replay.seed is None else str(replay.seed),
-        "players": [{"seat": seat, "name": str(name)} for seat, name in enumerate(setup.names)],
+        "players": [{"seat": seat, "name": name} for seat, name in enumerate(names)],
         "rules": rules_summary(rules, len(setup.names)),
         "ranks": list(ranks(rules.knights)),
         "rankNames": list(RANK_NAMES),
@@ -79,7 +86,7 @@ def page_data(replay: Replay) -> dict[str, Any]:
         # Where a forked replay leaves its source (shown as a mark in the log).
         "fork": None
         if fork is None
-        else {"at": fork.at, "source": fork.source, "replaced": list(fork.replaced)},
+        else {"at": fork.at, "source": fork.source, "replaced": replaced},
     }
 
 

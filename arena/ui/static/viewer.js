@@ -63,9 +63,12 @@
   }
 
   function forkText() {
-    var who = data.fork.replaced.map(function (s) { return players[s] ? players[s].name : "seat " + s; });
+    // A replaced seat bears its new player's name: "seat 1 now hard", never "X (X replaced)".
+    var who = data.fork.replaced.map(function (r) {
+      return "seat " + r.seat + ": " + (players[r.seat] ? players[r.seat].name : "?") + " for " + r.was;
+    });
     return "forked here from " + data.fork.source + ": live from message " + data.fork.at +
-      (who.length ? " (" + who.join(", ") + " replaced)" : "");
+      (who.length ? " (" + who.join(", ") + ")" : "");
   }
 
   function setView(value) {
