@@ -4,6 +4,7 @@ a real HTTP client, real sandboxed submissions checked by `arena check`'s logic.
 from __future__ import annotations
 
 import io
+import json
 import os
 import signal
 import sqlite3
@@ -24,7 +25,10 @@ pytest.importorskip("uvicorn")
 ROOT = Path(__file__).resolve().parents[1]
 GOOD = (ROOT / "tests" / "checkbots" / "good.py").read_bytes()
 GARBAGE = (ROOT / "tests" / "checkbots" / "garbage.py").read_bytes()
-LIMITS = b"[tournament]\nseats = 2\n[limits]\nreplyTimeout = 2.0\nstartupTimeout = 5.0\n"
+LIMITS = (
+    b"[tournament]\nseats = 2\n[limits]\nreplyTimeout = 2.0\nstartupTimeout = 5.0\n"
+    b"[league]\nbuildSeconds = 4\nbuildMemoryMiB = 256\n"
+)
 
 
 def arena(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -199,6 +203,12 @@ def zip_of(entries: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
+def built(script: str) -> bytes:
+    """A good bot whose build step is `sh -c SCRIPT`."""
+    manifest = f'command = ["python3", "bot.py"]\nbuild = ["sh", "-c", {json.dumps(script)}]\n'
+    return tar_of({"bot.toml": manifest.encode(), "bot.py": GOOD})
+
+
 @pytest.mark.parametrize(
     "archive, reason",
     [
@@ -220,11 +230,26 @@ def zip_of(entries: dict[str, bytes]) -> bytes:
                     "bot.py": GOOD,
                 }
             ),
-            "build",
+            "the build ran past 4 s",
+        ),
+        (built("exit 3"), "exit status 3"),
+        (
+            built("python3 -c 'import socket; socket.create_connection((\"1.1.1.1\", 53), 2)'"),
+            "the build failed",
         ),
         (b"not an archive at all", "archive"),
     ],
-    ids=["zip-slip", "absolute", "symlink", "bomb", "no-manifest", "build", "garbage"],
+    ids=[
+        "zip-slip",
+        "absolute",
+        "symlink",
+        "bomb",
+        "no-manifest",
+        "build-never-ends",
+        "build-fails",
+        "build-no-network",
+        "garbage",
+    ],
 )
 def test_hostile_archives_are_refused(
     server: Server, league: tuple[Path, dict[str, str]], archive: bytes, reason: str
@@ -298,3 +323,77 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
         result = arena(*args, check=False)
         assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
         assert "Traceback" not in result.stderr
+
+
+def test_the_leaderboard_changes_in_chromium_without_a_reload(
+    league: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    from test_viewer import CHROMIUM, Browser
+
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (CI installs it: apt-get install -y chromium)")
+    folder = league[0]
+    arena("pause", str(folder))
+    server = Server(folder)
+    browser = Browser(tmp_path / "profile")
+    try:
+        browser.open(server.url + "/")
+        assert browser.text("matches") == "0"
+        browser.js("window.stillTheSamePage = true")
+        arena("pause", str(folder), "--resume")
+        wait_for(lambda: browser.text("matches") != "0", "a match shown on the page")
+        assert browser.js("window.stillTheSamePage") is True  # no reload
+        rows = browser.js("document.querySelectorAll('#board tbody tr').length")
+        assert rows == 2
+        assert "rando" in browser.text("board") and "easy" in browser.text("board")
+    finally:
+        browser.close()
+        server.kill()
+
+
+def test_disk_is_reported_and_retired_versions_pruned(
+    server: Server, league: tuple[Path, dict[str, str]]
+) -> None:
+    folder, tokens = league
+    assert upload(server, "annbot", good_bot(), tokens["ann"]).status_code == 201
+    assert upload(server, "annbot", good_bot(), tokens["ann"]).status_code == 201  # v1 retires
+    report = arena("disk", str(folder)).stdout
+    assert "annbot#1" in report and "(prunable)" in report
+    folders = sorted((folder / "versions").iterdir())
+    assert len(folders) == 2
+    pruned = arena("disk", str(folder), "--prune").stdout
+    assert "pruned: " in pruned and "pruned: 0 bytes" not in pruned
+    assert len(list((folder / "versions").iterdir())) == 1
+    # The live version keeps playing.
+    wait_for(
+        lambda: any(
+            b["name"] == "annbot" and b["version"] == 2 and b["matches"]
+            for b in server.get("/api/leaderboard").json()["bots"]
+        ),
+        "v2 plays",
+    )
+
+
+def test_a_build_runs_in_the_sandbox_and_its_children_die_with_it(
+    server: Server, league: tuple[Path, dict[str, str]]
+) -> None:
+    # The build writes the bot from a source file, prints to its log, and leaves a child
+    # behind that would touch a file outside its folder if it ever could.
+    folder, tokens = league
+    outside = folder.parent / "touched-by-a-build"
+    build = (
+        'build = ["sh", "-c", "cp src.py bot.py && echo built-it && '
+        f'(sleep 3; touch {outside}) > /dev/null 2>&1 &"]\n'
+    )
+    archive = tar_of(
+        {"bot.toml": b'command = ["python3", "bot.py"]\n' + build.encode(), "src.py": GOOD}
+    )
+    accepted = upload(server, "built", archive, tokens["ann"])
+    assert accepted.status_code == 201, accepted.text
+    with sqlite3.connect(folder / "league.db") as db:
+        (log,) = db.execute(
+            "SELECT build_log FROM versions WHERE folder LIKE 'versions/built-%'"
+        ).fetchone()
+    assert "built-it" in log
+    time.sleep(4)  # (the child's sleep: it must have been killed with the build)
+    assert not outside.exists()

@@ -14,10 +14,12 @@ import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from arena.league.build import BuildFailed, BuildSettings, build
 from arena.league.store import VERSIONS, Owner, Store, Version
 from arena.league.submission import Refused, UnpackLimits, fingerprint, read_manifest, unpack
 
 Check = Callable[[Sequence[str], Path], tuple[bool, str]]
+DEFAULT_BUILD = BuildSettings()
 NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 
 
@@ -41,7 +43,14 @@ def valid_name(name: str) -> str | None:
 
 
 def submit(
-    store: Store, bot: str, owner: Owner, data: bytes, check: Check, limits: UnpackLimits
+    store: Store,
+    bot: str,
+    owner: Owner,
+    data: bytes,
+    check: Check,
+    limits: UnpackLimits,
+    build_settings: BuildSettings = DEFAULT_BUILD,
+    sandbox: str = "auto",
 ) -> Version:
     """A new version of `bot` from an archive. Raises Forbidden, Refused or Failed."""
     problem = valid_name(bot)
@@ -51,11 +60,20 @@ def submit(
     if exists and owner_id != owner.id:
         raise Forbidden(f"bot {bot!r} belongs to another owner")
     place = store.folder / VERSIONS / f"{bot}-{secrets.token_hex(6)}"
+    place.mkdir()
+    place.chmod(0o755)  # (the arena's umask is 077; the sandbox may run the bot as nobody)
     try:
-        root = unpack(data, place, limits)
+        root = unpack(data, place / "source", limits)
         manifest = read_manifest(root)
+        log = ""
         if manifest.build is not None:
-            raise Refused("build steps are not run by this league yet: submit the built bot")
+            try:
+                root, log = build(
+                    root, place / "built", manifest.build, build_settings, limits, sandbox
+                )
+            except BuildFailed as error:
+                raise Failed(f"refused by its build: {error}", error.log) from None
+            manifest = read_manifest(root)
         passed, report = check(manifest.command, root)
         if not passed:
             raise Failed("refused by arena check", report)
@@ -67,6 +85,7 @@ def submit(
             folder=str(root.relative_to(store.folder)),
             fingerprint=fingerprint(root),
             check_report=report,
+            build_log=log,
         )
     except BaseException:
         shutil.rmtree(place, ignore_errors=True)

@@ -354,6 +354,28 @@ class Store:
                 (RETIRED, ACTIVE, PAUSED, name),
             )
 
+    def forget_folder(self, version_id: int) -> None:
+        """Delete a retired or disqualified version's folder (it will never play again)."""
+        import shutil
+
+        version = self.version(version_id)
+        if (
+            version is None
+            or version.folder is None
+            or version.state not in (RETIRED, DISQUALIFIED)
+        ):
+            raise ValueError(f"version {version_id} is not retired")
+        target = (self.folder / version.folder).resolve()
+        if (self.folder / VERSIONS).resolve() not in target.parents:
+            raise ValueError(f"version {version_id}: its folder is not under {VERSIONS}/")
+        # The version's top folder under versions/ (its bot.toml may lie one level down).
+        top = (self.folder / VERSIONS).resolve() / target.relative_to(
+            (self.folder / VERSIONS).resolve()
+        ).parts[0]
+        shutil.rmtree(top, ignore_errors=True)
+        with self._transaction() as db:
+            db.execute("UPDATE versions SET note = ? WHERE id = ?", ("folder pruned", version_id))
+
     def reports(self, version_id: int) -> tuple[str, str]:
         """A version's check report and build log (its owner's to read)."""
         rows = self._all("SELECT check_report, build_log FROM versions WHERE id = ?", (version_id,))

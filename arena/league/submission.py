@@ -112,7 +112,8 @@ def unpack(data: bytes, target: Path, limits: UnpackLimits) -> Path:
     root, or its only top folder). Raises Refused."""
     if len(data) > limits.archive_bytes:
         raise Refused(f"archive too large: over {limits.archive_bytes} bytes")
-    target.mkdir(mode=0o755)
+    target.mkdir()
+    target.chmod(0o755)  # (the arena's umask is 077)
     written = count = 0
     for path, kind, mode, chunks in _members(data):
         count += 1
@@ -126,11 +127,13 @@ def unpack(data: bytes, target: Path, limits: UnpackLimits) -> Path:
             folder = target / parent
             if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
                 raise Refused(f"archive member {str(path)!r}: its folder is a file")
-            folder.mkdir(mode=0o755, exist_ok=True)
+            folder.mkdir(exist_ok=True)
+            folder.chmod(0o755)
         if kind == "dir":
             if destination.exists() and not destination.is_dir():
                 raise Refused(f"archive member {str(path)!r}: both a file and a folder")
-            destination.mkdir(mode=0o755, exist_ok=True)
+            destination.mkdir(exist_ok=True)
+            destination.chmod(0o755)
             continue
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         try:
@@ -143,7 +146,8 @@ def unpack(data: bytes, target: Path, limits: UnpackLimits) -> Path:
                 if written > limits.unpacked_bytes:
                     raise Refused(f"archive unpacks to over {limits.unpacked_bytes} bytes")
                 out.write(chunk)
-        os.chmod(destination, (mode | 0o400) & 0o755)
+        # Readable by all (the sandbox may run it as nobody); executable as the archive said.
+        os.chmod(destination, 0o755 if mode & 0o111 else 0o644)
     return _root(target)
 
 

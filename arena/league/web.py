@@ -30,6 +30,8 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from arena.league import intake
+from arena.league.build import BuildSettings
+from arena.league.intake import DEFAULT_BUILD
 from arena.league.season import Season
 from arena.league.store import REPLAYS, Owner, Store
 from arena.league.submission import Refused, UnpackLimits
@@ -196,7 +198,10 @@ class Site:
         check: intake.Check,
         viewer: Callable[[Path], str],
         limits: UnpackLimits = DEFAULT_LIMITS,
+        build_settings: BuildSettings = DEFAULT_BUILD,
+        sandbox: str = "auto",
     ) -> None:
+        self.build_settings, self.sandbox = build_settings, sandbox
         self.store, self.season, self.check, self.viewer, self.limits = (
             store,
             season,
@@ -366,7 +371,15 @@ class Site:
             )
         try:
             version = await run_in_threadpool(
-                intake.submit, self.store, bot, owner, data, self.check, self.limits
+                intake.submit,
+                self.store,
+                bot,
+                owner,
+                data,
+                self.check,
+                self.limits,
+                self.build_settings,
+                self.sandbox,
             )
         except intake.Forbidden as error:
             return JSONResponse({"error": str(error)}, status_code=403)
@@ -528,5 +541,16 @@ def make_app(
     check: intake.Check,
     viewer: Callable[[Path], str],
     limits: UnpackLimits = DEFAULT_LIMITS,
+    build_settings: BuildSettings = DEFAULT_BUILD,
+    sandbox: str = "auto",
 ) -> Starlette:
-    return Site(store, season, check=check, viewer=viewer, limits=limits).app()
+    site = Site(
+        store,
+        season,
+        check=check,
+        viewer=viewer,
+        limits=limits,
+        build_settings=build_settings,
+        sandbox=sandbox,
+    )
+    return site.app()

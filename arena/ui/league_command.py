@@ -43,20 +43,44 @@ def _store(folder: Path) -> Any:
         _fail(str(error))
 
 
-def load_config(folder: Path) -> Any:
-    """The league's config (`league.toml`: a `config.toml` whose participants are optional)."""
+LEAGUE_KEYS = {
+    "archiveBytes": "archive_bytes",
+    "unpackedBytes": "unpacked_bytes",
+    "files": "members",
+    "buildSeconds": "seconds",
+    "buildMemoryMiB": "memory_mib",
+}
+
+
+def load_config(folder: Path) -> tuple[Any, Any, Any]:
+    """The league's config (`league.toml`: a `config.toml` whose participants are optional,
+    with a `[league]` table of upload and build limits): the config, the unpack limits and
+    the build settings. Raises ConfigError (one line)."""
     from arena.base import config as config_module
+    from arena.league.build import BuildSettings
     from arena.league.store import CONFIG
+    from arena.league.submission import UnpackLimits
 
     path = folder / CONFIG
     data = config_module._read_toml(path)
+    league = data.pop("league", {})
+    if not isinstance(league, dict):
+        raise ConfigError(f"{path}: [league] must be a table")
+    settings: dict[str, dict[str, Any]] = {"unpack": {}, "build": {}}
+    for key, value in league.items():
+        if key not in LEAGUE_KEYS:
+            raise ConfigError(f"{path}: league.{key}: unknown (one of {', '.join(LEAGUE_KEYS)})")
+        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+            raise ConfigError(f"{path}: league.{key}: must be a positive number")
+        side = "build" if key.startswith("build") else "unpack"
+        settings[side][LEAGUE_KEYS[key]] = value if key == "buildSeconds" else int(value)
     data.setdefault(
         "participants", [{"name": "seat-a", "bot": "random"}, {"name": "seat-b", "bot": "random"}]
     )
     data["replays"] = "replays"
     data.setdefault("tournament", {}).setdefault("seats", 2)
     config, _ = config_module.validate(path, data)
-    return config
+    return config, UnpackLimits(**settings["unpack"]), BuildSettings(**settings["build"])
 
 
 @league_app.command()
@@ -154,6 +178,49 @@ def status(folder: Path) -> None:
         )
 
 
+@league_app.command()
+def pause(
+    folder: Path,
+    resume: Annotated[bool, typer.Option("--resume", help="Resume a paused league.")] = False,
+) -> None:
+    """Pause the league (no new table starts; the pages stay up), or --resume it."""
+    store = _store(folder)
+    store.pause(not resume)
+    print("resumed" if resume else "paused")
+
+
+@league_app.command()
+def disk(
+    folder: Path,
+    prune: Annotated[
+        bool,
+        typer.Option("--prune", help="Delete the folders of retired and disqualified versions."),
+    ] = False,
+) -> None:
+    """Disk used by versions and replays; --prune frees retired and disqualified versions' folders
+    (their matches, replays and ratings stay)."""
+    from arena.league.store import REPLAYS
+    from arena.league.submission import folder_bytes
+
+    store = _store(folder)
+    freed = 0
+    for version in store.versions():
+        if version.folder is None or version.folder == ".":
+            continue
+        place = folder / version.folder
+        size = folder_bytes(place) if place.is_dir() else 0
+        gone = version.state in ("retired", "disqualified")
+        print(
+            f"{version.name:30} {version.state:13} {size:12d} bytes{' (prunable)' if gone and size else ''}"
+        )
+        if prune and gone and size:
+            store.forget_folder(version.id)
+            freed += size
+    print(f"replays: {folder_bytes(folder / REPLAYS)} bytes")
+    if prune:
+        print(f"pruned: {freed} bytes")
+
+
 def make_check(config: Any) -> Any:
     """`arena check`'s judgement of a submission, in the sandbox the matches use."""
     from rich.console import Console
@@ -205,7 +272,7 @@ def serve(
 
     store = _store(folder)
     try:
-        config = load_config(folder)
+        config, unpack_limits, build_settings = load_config(folder)
     except ConfigError as error:
         _fail(str(error))
     if jobs and scheduler:
@@ -232,7 +299,15 @@ def serve(
         _fail(f"--host/--port: cannot listen on {host}:{port}: {error.strerror or error}")
     listener.listen(128)
     season = Season(store, config, executor, jobs=jobs, seats=config.seats_per_match)
-    app = make_app(store, season, check=make_check(config), viewer=view)
+    app = make_app(
+        store,
+        season,
+        check=make_check(config),
+        viewer=view,
+        limits=unpack_limits,
+        build_settings=build_settings,
+        sandbox=config.limits.sandbox,
+    )
     stop = threading.Event()
     player = threading.Thread(target=season.run, args=(stop,), name="season", daemon=True)
     player.start()
