@@ -6,6 +6,9 @@
   player's.
 - `engine`: arena/engine/match.py's generator with random replies (a random held card, a random
   other seat, a random pond index), no encoding: what every caller of the engine pays.
+- `engine-bare`: the same, but every view builder of arena/engine/views.py replaced by one that
+  returns only `{"type": …}`: what the engine costs when no message is built, the most a lazy
+  path of views could save (a measuring device only: no caller may play so).
 - `env`: `arena.env.raw_env` (draws as chance events) played through PettingZoo's loop
   (`agent_iter`, `last`, `step`) with a random action of the mask; a step is a decision.
 
@@ -82,6 +85,69 @@ def engine_games(seats: int, seconds: float) -> tuple[Counts, float]:
     return (games, steps, decisions), time.perf_counter() - began
 
 
+def bare_engine_games(seats: int, seconds: float) -> tuple[Counts, float]:
+    from arena.engine import views
+
+    kept = {name: getattr(views, name) for name in _BUILDERS}
+    try:
+        for name, kind in _BUILDERS.items():
+            setattr(views, name, _bare(kind))
+        return _table_games(seats, seconds)
+    finally:
+        for name, builder in kept.items():
+            setattr(views, name, builder)
+
+
+_BUILDERS = {
+    "init": "init",
+    "starting_hand": "starting-hand",
+    "ask": "ask",
+    "go_fish": "go-fish",
+    "go_fish_result": "go-fish-result",
+    "pick_up": "pick-up",
+    "pick_up_result": "pick-up-result",
+    "hand_update": "hand-update",
+    "lucky_draw": "lucky-draw",
+    "match_end": "match-end",
+}
+
+
+def _bare(kind: str) -> Callable[..., dict[str, Any]]:
+    def build(*_: Any, **__: Any) -> dict[str, Any]:
+        return {"type": kind}
+
+    return build
+
+
+def _table_games(seats: int, seconds: float) -> tuple[Counts, float]:
+    """The engine with random replies read from its table (the messages may be bare)."""
+    names = tuple(f"seat_{s}" for s in range(seats))
+    rules = Rules()
+    rng = random.Random(1)
+    games = steps = decisions = 0
+    began = time.perf_counter()
+    while time.perf_counter() - began < seconds:
+        match = Match(MatchSetup.from_seed(games, names, rules))
+        table, flow = match.table, match.play()
+        try:
+            seat, message = next(flow)
+            while True:
+                steps += 1
+                kind = message["type"]
+                reply: Any = None
+                if kind == "ask":
+                    decisions += 1
+                    other = (seat + rng.randrange(1, seats)) % seats
+                    reply = {"player": other, "cardId": rng.choice(table.hands[seat])["id"]}
+                elif kind in ("go-fish", "pick-up"):
+                    decisions += 1
+                    reply = rng.randrange(len(table.pond))
+                seat, message = flow.send(reply)
+        except StopIteration:
+            games += 1
+    return (games, steps, decisions), time.perf_counter() - began
+
+
 def env_games(seats: int, seconds: float) -> tuple[Counts, float]:
     from arena.env import raw_env
 
@@ -111,6 +177,7 @@ def main() -> None:
     runs: dict[str, Callable[[int, float], tuple[Counts, float]]] = {
         "openspiel": openspiel_games,
         "engine": engine_games,
+        "engine-bare": bare_engine_games,
         "env": env_games,
     }
     for seats in args.seats:
@@ -119,10 +186,10 @@ def main() -> None:
             (games, steps, decisions), took = run(seats, args.seconds)
             rates[name] = games / took
             print(
-                f"{seats} seats  {name:9}  {games / took:8.0f} games/s  {steps / took:9.0f} steps/s"
+                f"{seats} seats  {name:11}  {games / took:8.0f} games/s  {steps / took:9.0f} steps/s"
                 f"  {decisions / took:9.0f} decisions/s  ({decisions / max(games, 1):.0f} per game)"
             )
-        for name in ("engine", "env"):
+        for name in ("engine", "engine-bare", "env"):
             print(
                 f"{seats} seats  {name} / openspiel: {rates[name] / rates['openspiel']:.2f}x games/s"
             )

@@ -203,3 +203,44 @@ def test_bad_settings_are_refused() -> None:
         raw_env(seats=10)
     with pytest.raises(ValueError, match="refillWhen"):
         raw_env(refill_empty_hand=5, refill_when="On its turn")
+
+
+def test_the_view_follows_what_the_seat_was_told() -> None:
+    # Seat 0's SeatView, fed seat 0's messages of a real match: exact sizes and pond at every
+    # ask, and after every hand-update what the table was told of the two seats and the rank.
+    from arena.env.encoding import SeatView
+
+    rng = random.Random(6)
+    setup = MatchSetup.from_seed(6, ("a", "b", "c"), Rules())
+    match = Match(setup)
+    flow = match.play()
+    view = SeatView(0, 3, 52)
+    checked = 0
+    delivery = next(flow)
+    try:
+        while True:
+            seat, message = delivery
+            kind = message["type"]
+            if seat == 0:
+                view.see(message)
+                if kind == "ask":
+                    sizes = [len(hand) for hand in match.table.hands]
+                    assert view.sizes == sizes and view.pond == len(match.table.pond)
+                    vector = view.vector()
+                    assert list(vector[RANKS + 3 : RANKS + 6]) == sizes
+                if kind == "hand-update":
+                    asker, asked = message["askingPlayer"], message["playerAsked"]
+                    rank = message["card"]["rank"]
+                    assert view.holds[asker][rank] == 1 and view.holds[asked][rank] == 0
+                    assert view.lacks[asked][rank] == 1 and view.lacks[asker][rank] == 0
+                    checked += 1
+            reply: Any = None
+            if kind == "ask":
+                others = [s for s in range(3) if s != seat]
+                reply = {"player": rng.choice(others), "cardId": rng.choice(message["hand"])["id"]}
+            elif kind in ("go-fish", "pick-up"):
+                reply = rng.randrange(52)
+            delivery = flow.send(reply)
+    except StopIteration:
+        pass
+    assert checked > 10
