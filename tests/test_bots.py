@@ -82,6 +82,7 @@ def test_each_level_plays_valid_asks_to_the_end_of_a_classic_match(level: str) -
         assert sum(1 for _, m, _ in transcript if m["type"] == "ask") > 0
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
@@ -155,6 +156,7 @@ def test_hard_beats_easy_in_wins_and_books() -> None:
     assert hard_wins > easy_wins and hard_books > easy_books
 
 
+@pytest.mark.slow
 def test_expert_beats_hard() -> None:
     # At two seats expert's edge (0.539 over 4,000 games) is within the noise of a few hundred;
     # at four seats (0.75 in bench/bot_strength.py) it is not.

@@ -150,6 +150,7 @@ def test_the_adjusted_shares_of_a_match_still_sum_to_one(name: str) -> None:
         assert any(abs(x) > 1e-3 for x in luck.share)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("levels", "rules", "matches"),
     [

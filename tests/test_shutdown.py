@@ -296,6 +296,7 @@ def _signal(run: Run, number: int, target: str) -> None:
 # -- one signal -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "target"),
     [
@@ -334,6 +335,7 @@ def test_one_signal_stops_the_run_records_every_finished_match_and_says_how_to_r
 # -- two signals ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["arena", "group"])
 def test_a_second_signal_stops_at_once_and_still_keeps_every_finished_match(
     tmp_path: Path, target: str

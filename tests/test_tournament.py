@@ -345,6 +345,7 @@ def arena(
     )
 
 
+@pytest.mark.slow
 def test_sigint_stops_every_match_and_resume_finishes_the_tournament(tmp_path: Path) -> None:
     marker = f"ARENA_TEST_{uuid.uuid4().hex}"
     path = bots_config(

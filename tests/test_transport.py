@@ -127,6 +127,7 @@ _JSON = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=3000, deadline=None)
 @given(
     st.lists(st.sampled_from(_PIECES), max_size=12).map(lambda p: "".join(p).encode("utf-8"))

@@ -211,6 +211,7 @@ def test_fork_options_out_of_range(
     assert not (tmp_path / "f.json").exists()
 
 
+@pytest.mark.slow
 def test_a_page_never_replaces_what_is_not_a_page_and_never_blocks(tmp_path: Path) -> None:
     """`replay html` and `report` given the replay itself, a config, a folder or a FIFO as
     their output: one line, exit 2, nothing replaced, no wait on the FIFO."""

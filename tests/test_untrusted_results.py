@@ -192,6 +192,7 @@ def test_a_replay_a_results_line_names_that_is_a_folder_plays_again(tmp_path: Pa
     assert _standings(tmp_path)["matches"] == 2
 
 
+@pytest.mark.slow
 def test_one_writer_per_folder_and_a_killed_run_frees_it(tmp_path: Path) -> None:
     _config(tmp_path, 100000)
     first = subprocess.Popen(
