@@ -117,3 +117,31 @@ def test_a_signal_stops_a_run_with_one_job_while_a_seat_trickles(
     assert all(_gone(int(str(note["pid"]))) for note in _notes(tmp_path))
     [path] = (tmp_path / "replays").glob("*-interrupted.json")
     assert json.loads(path.read_text())["result"]["outcome"] == "interrupted"
+
+
+def test_a_disk_amplifier_stays_under_the_caps_and_is_recorded(tmp_path: Path) -> None:
+    """Large "anything" replies and a stderr flood: the replay holds at most maxReplyBytes of its
+    replies (then too-much-output stops it), its log stderrBytes plus a 2 KiB tail (then
+    log-full is recorded, once), its notes 64 KiB."""
+    amplifier = Path(__file__).parent / "hostile" / "disk_amplifier.py"
+    reply_cap, log_cap = 1 << 20, 64 << 10
+    (tmp_path / "config.toml").write_text(
+        f"seed = 7\ngames = 1\n[limits]\nsandbox = 'none'\nmaxReplyBytes = {reply_cap}\n"
+        f"stderrBytes = {log_cap}\n"
+        f"[[participants]]\nname = 'amp'\ncommand = {json.dumps([sys.executable, str(amplifier)])}\n"
+        "[[participants]]\nname = 'r'\nbot = 'random'\n"
+    )
+    arena = _arena(tmp_path)
+    output, _ = arena.communicate(timeout=DEADLINE)
+    assert arena.returncode == 0, output.decode()
+    [path] = (tmp_path / "replays").glob("*.json")
+    played = json.loads(path.read_text())
+    kinds = [f["kind"] for f in played["faults"] if f["seat"] == 0]
+    assert kinds.count("too-much-output") == 1 and kinds.count("log-full") == 1, kinds
+    notes = sum(len(e.get("notes", "")) for e in played["transcript"])
+    assert 0 < notes <= (64 << 10) + 100 * len(played["transcript"])
+    # The whole replay: the seat's replies up to the cap, its notes, and an ordinary match.
+    assert path.stat().st_size < reply_cap + (64 << 10) + (256 << 10)
+    log = path.with_name(path.stem + ".seat0.stderr.log")
+    assert log.stat().st_size <= log_cap + 2048 + 200
+    assert b"log-full" in output or b"stderr log over its cap" in output

@@ -332,6 +332,8 @@ def _exchanges(
                 faults.append(SeatFault(seat, index, answer.unsolicited))
             if answer.fault is not None and not quit_at_match_end(kind, answer.fault):
                 faults.append(SeatFault(seat, index, answer.fault))
+            if answer.log_full is not None:
+                faults.append(SeatFault(seat, index, answer.log_full))
             exchange = Exchange(seat, message, answer)
             transcript.append(exchange)
             if not observed:

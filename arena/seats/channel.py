@@ -110,6 +110,7 @@ class LineChannel:
         self._note: bytearray | None = None  # stderr written while a message is outstanding
         self._noted = 0  # bytes of stderr written while it is (kept or not)
         self._notes_left = NOTES_CAP  # bytes of notes this match may still keep
+        self._log_full_told = False  # whether this match's log-full fault was given
         self._rest_unsolicited = False  # the start of the current line was output nobody asked for
 
     @property
@@ -122,6 +123,7 @@ class LineChannel:
         self.reply_bytes = 0
         self.log = BoundedLog(self.log.cap)
         self._notes_left = NOTES_CAP
+        self._log_full_told = False
 
     # -- one message --------------------------------------------------------------------
 
@@ -148,7 +150,7 @@ class LineChannel:
             seconds = self._clock() - started
         finally:
             notes = self._take_notes()
-        return Answer(value, seconds, fault, unsolicited, notes=notes)
+        return Answer(value, seconds, fault, unsolicited, notes=notes, log_full=self._log_full())
 
     def _converse(self, line: bytes, deadline: float, timeout: float) -> tuple[Any, Fault | None]:
         """Write the message, read its reply line: the reply, or NO_REPLY and the fault."""
@@ -195,7 +197,18 @@ class LineChannel:
         if self.exit is not None:
             return None
         leftover, _ = self.take_unsolicited(self._limit)
-        return leftover
+        return leftover or self._log_full()
+
+    def _log_full(self) -> Fault | None:
+        """The fault for this match's stderr over its cap, the first time it is seen."""
+        if self._log_full_told or not self.log.cut_bytes:
+            return None
+        self._log_full_told = True
+        detail = (
+            f"more than {self.log.cap} bytes written to stderr in this match: its log keeps the "
+            "first of them and the last 2 KiB (limits.stderrBytes); it plays on"
+        )
+        return Fault(FaultKind.LOG_FULL, detail)
 
     def _write(self, line: bytes, deadline: float, timeout: float) -> Fault | None:
         pipes = self.pipes

@@ -35,6 +35,7 @@ class FaultKind(StrEnum):
     LINE_TOO_LONG = "line-too-long"  # more than `line_cap` bytes without a newline
     UNSOLICITED = "unsolicited-output"  # output waiting when nothing had been asked
     TOO_MUCH_OUTPUT = "too-much-output"  # replies of one match over `reply_cap` bytes in all
+    LOG_FULL = "log-full"  # stderr of one match over `stderr_cap` bytes: the log is cut (plays on)
     CRASHED = "crashed"  # an in-process bot raised
     # Replies that were read but break a rule; the participant goes on playing.
     REFUSED_ASK = "refused-ask"  # an `ask` reply the rules refused (an `invalid-ask` event)
@@ -73,6 +74,7 @@ class Answer(NamedTuple):
     unsolicited: Fault | None = None  # output found waiting before the message was written
     delivered: bool = True  # False: the participant was already gone; nothing was written
     notes: str = ""  # what it wrote to stderr while the message was outstanding (cut, marked)
+    log_full: Fault | None = None  # its stderr log reached its cap for this match meanwhile
 
 
 GONE = Answer(NO_REPLY, delivered=False)

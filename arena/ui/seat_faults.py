@@ -21,17 +21,19 @@ STDERR_LINES = 5  # lines of a stopped seat's stderr shown at the terminal
 # Faults that stop a participant for the rest of its match.
 STOPPING = ("start-failed", "exited", "crashed", "timeout", "line-too-long", "too-much-output")
 # Faults after which it plays on; each is reported in the order of its first time.
-COUNTED = ("not-json", "refused-ask", "bad-pond-index", "unsolicited-output")
+COUNTED = ("not-json", "refused-ask", "bad-pond-index", "unsolicited-output", "log-full")
 NOUNS = {
     "not-json": ("reply that was not JSON", "replies that were not JSON"),
     "refused-ask": ("refused ask", "refused asks"),
     "bad-pond-index": ("pond index that was not a number", "pond indices that were not numbers"),
     "unsolicited-output": ("output nobody asked for", "outputs nobody asked for"),
+    "log-full": ("stderr log over its cap", "stderr logs over their cap"),
 }
 # What a bot usually did to earn the fault, told after its first example.
 HINTS = {
     "not-json": "stdout is for replies only: log to stderr",
     "unsolicited-output": "one line per message, and debug output on stderr",
+    "log-full": "write less to stderr, or raise limits.stderrBytes",
 }
 # A frame of a Node, Java or C# stack trace (`    at f (bot.js:3:9)`, `\tat Bot.main(Bot.java:9)`,
 # `\t... 3 more`): these follow the error line, so a plain tail would show only frames.
