@@ -128,3 +128,17 @@ def test_rows_come_from_the_read_replay(replays: Path) -> None:
     found = list(rows(replay.read(path), path.name))
     assert {row["type"] for row in found} <= {"ask", "go-fish", "pick-up"}
     assert all(row["delivered"] for row in found)
+
+
+def test_the_fingerprint_is_the_replays_when_it_has_one(replays: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "signed"
+    folder.mkdir()
+    source = next(p for p in sorted(replays.glob("*.json")) if p.name != "standings.json")
+    data = json.loads(source.read_text())
+    data["players"][0]["fingerprint"] = "ab" * 32
+    (folder / source.name).write_text(json.dumps(data))
+    output = tmp_path / "signed.jsonl"
+    assert _export(folder, output).exit_code == 0
+    rows = [json.loads(line) for line in output.read_text().splitlines()]
+    assert {row["fingerprint"] for row in rows if row["seat"] == 0} == {"ab" * 32}
+    assert {row["fingerprint"] for row in rows if row["seat"] == 1} == {None}

@@ -77,7 +77,7 @@ def rows(replay: Replay, name: str) -> Iterator[dict[str, Any]]:
             "at": at,
             "seat": seat,
             "player": player.name,
-            "fingerprint": getattr(player, "fingerprint", None),
+            "fingerprint": player.fingerprint,
             "type": kind,
             "view": message,
             "legal": legal,

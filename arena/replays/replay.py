@@ -295,6 +295,7 @@ class RecordedPlayer:
     command: tuple[str, ...]  # the argument list run (for a bot in the arena: as it would run)
     in_process: bool  # a built-in bot that played inside the arena
     sandbox: str | None  # how it was confined (docs/sandbox.md); None in older replays
+    fingerprint: str | None = None  # `players[].fingerprint` when the replay has one
 
     @property
     def program(self) -> str:
@@ -370,7 +371,9 @@ class Replay:
             deal_seed=model.dealSeed,
             match=model.game,
             players=tuple(
-                RecordedPlayer(p.seat, p.name, tuple(p.command), p.inProcess, p.sandbox)
+                RecordedPlayer(
+                    p.seat, p.name, tuple(p.command), p.inProcess, p.sandbox, _fingerprint(p)
+                )
                 for p in model.players
             ),
             starting_player=model.startingPlayer,
@@ -390,6 +393,13 @@ class Replay:
                 tuple(r.seat for r in model.fork.replaced),
             ),
         )
+
+
+def _fingerprint(player: PlayerModel) -> str | None:
+    """The player's `fingerprint` when the file gives one as a string (a key the model may
+    only allow as an extra)."""
+    found = getattr(player, "fingerprint", None)
+    return found if isinstance(found, str) else None
 
 
 def _fault(model: FaultModel) -> Fault:
