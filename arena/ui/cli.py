@@ -1141,20 +1141,38 @@ def replay_html(
     output: Annotated[
         Path, typer.Option("--output", "-o", metavar="OUT.html", help="The page to write.")
     ],
+    review: Annotated[
+        int | None,
+        typer.Option(metavar="K", help="Mark seat K's asks the coach would make otherwise."),
+    ] = None,
+    level: Annotated[
+        str, typer.Option(metavar="LEVEL", help="The coach's level, with --review.")
+    ] = "master",
 ) -> None:
-    """One self-contained page that steps through the match (works offline, from file://)."""
+    """One self-contained page that steps through the match (works offline, from file://),
+    with each participant's notes beside its decisions, and the coach's marks with --review."""
     from rich.text import Text
 
+    from arena.bots import BOTS
+    from arena.replays import coach
     from arena.replays import replay as replay_module
     from arena.ui import viewer
 
+    if level not in BOTS:
+        fail(f"--level {level}: not one of {', '.join(BOTS)}", 2)
     try:
         data = replay_module.read(file)  # its errors name the file already
     except ReplayError as error:
         fail(str(error), 2)
+    if review is not None and not 0 <= review < len(data.players):
+        fail(f"--review {review}: the replay has seats 0..{len(data.players) - 1}", 2)
     try:
-        page = viewer.render(data, title=f"Go Fish replay: {file.name}")
-    except ReplayError as error:
+        marks = None
+        if review is not None:
+            decisions = coach.review(coach.view_of(data, review), level=level, seed=data.seed or 0)
+            marks = viewer.review_marks(data, review, level, decisions)
+        page = viewer.render(data, title=f"Go Fish replay: {file.name}", review=marks)
+    except (ReplayError, coach.CoachError) as error:
         fail(f"{file}: {error}", 2)
     except _MALFORMED as error:
         fail(_malformed(file, error), 2)

@@ -248,7 +248,7 @@ def view(path: Path) -> str:
     from arena.replays import replay
     from arena.ui import viewer
 
-    return viewer.render(replay.read(path))
+    return viewer.render(replay.read(path), notes=False)  # a bot's notes are its owner's
 
 
 @league_app.command()

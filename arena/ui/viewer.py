@@ -16,12 +16,14 @@ import hashlib
 import json
 import os
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from arena.base import files
 from arena.base.errors import ConfigError
 from arena.engine.cards import RANK_NAMES, ranks
+from arena.replays.coach import Decision
 from arena.replays.replay import Replay
 from arena.replays.timeline import SUIT_SIGNS, Line, Step, Who, build, rank_name, rules_summary
 
@@ -54,8 +56,12 @@ def _step(step: Step) -> dict[str, Any]:
     }
 
 
-def page_data(replay: Replay) -> dict[str, Any]:
-    """What the page shows, as plain JSON. Raises ReplayError."""
+def page_data(
+    replay: Replay, review: dict[str, Any] | None = None, *, notes: bool = True
+) -> dict[str, Any]:
+    """What the page shows, as plain JSON: with `notes`, what the participants wrote to stderr
+    (leave them out of a page for people who must not read a bot's logs: the league's); with
+    `review`, the coach's marks for one seat (`review_marks`). Raises ReplayError."""
     setup, steps = build(replay)
     rules = setup.rules
     cards: list[list[int]] = [[0, 0, 0] for _ in setup.deck]
@@ -87,6 +93,41 @@ def page_data(replay: Replay) -> dict[str, Any]:
         "fork": None
         if fork is None
         else {"at": fork.at, "source": fork.source, "replaced": replaced},
+        # What each participant wrote to stderr while answering (docs/protocol.md, notes).
+        "notes": [
+            {"at": index, "seat": exchange.seat, "text": exchange.notes}
+            for index, exchange in enumerate(replay.transcript)
+            if notes and exchange.notes
+        ],
+        "review": review,
+    }
+
+
+def review_marks(
+    replay: Replay, seat: int, level: str, decisions: Sequence[Decision]
+) -> dict[str, Any]:
+    """The coach's findings (`arena replay review`) as marks on the seat's ask steps."""
+
+    def ask(made: tuple[int, int] | None) -> str:
+        if made is None:
+            return "an invalid ask"
+        asked, rank = made
+        name = replay.players[asked].name if 0 <= asked < len(replay.players) else "?"
+        return f"{name} for {rank_name(rank, plural=True)}"
+
+    return {
+        "seat": seat,
+        "level": level,
+        "marks": [
+            {
+                "at": d.at,
+                "made": ask(d.made),
+                "suggested": ask(d.suggested),
+                "win": [d.win.mean, 1.96 * d.win.error],
+                "books": [d.books.mean, 1.96 * d.books.error],
+            }
+            for d in decisions
+        ],
     }
 
 
@@ -150,9 +191,15 @@ def _head(path: Path) -> bytes:
         os.close(handle)
 
 
-def render(replay: Replay, title: str = "Go Fish replay") -> str:
-    """The page for a replay, as HTML text. Raises ReplayError."""
-    return page("viewer", page_data(replay), title)
+def render(
+    replay: Replay,
+    title: str = "Go Fish replay",
+    review: dict[str, Any] | None = None,
+    *,
+    notes: bool = True,
+) -> str:
+    """The page for a replay, as HTML text (`page_data` says what is in it). Raises ReplayError."""
+    return page("viewer", page_data(replay, review, notes=notes), title)
 
 
 def page(name: str, data: Any, title: str) -> str:

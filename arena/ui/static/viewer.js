@@ -51,6 +51,16 @@
 
   function lineOf(step) { return view === "all" ? step.line : step.seen[view]; }
 
+  // The coach's marks (`arena replay html --review K`): shown in the reviewed seat's view and in
+  // the view of all seats, never in another seat's (a suggested ask tells a card of the hand).
+  var marks = {};
+  if (data.review) data.review.marks.forEach(function (mark) { marks[mark.at] = mark; });
+  function markOf(step) {
+    if (!data.review || (view !== "all" && view !== data.review.seat)) return null;
+    return step.kind === "ask" || step.kind === "invalid-ask" ? marks[step.at] || null : null;
+  }
+  function signed(value, digits) { return (value >= 0 ? "+" : "") + value.toFixed(digits); }
+
   function lineNodes(parent, segments) {
     segments.forEach(function (segment) {
       if (segment !== null && typeof segment === "object") {
@@ -86,7 +96,7 @@
         forkMarked = true;
         log.appendChild(el("li", "fork-mark", forkText()));
       }
-      var item = el("li", step.kind + (step.fault ? " fault" : ""));
+      var item = el("li", step.kind + (step.fault ? " fault" : "") + (markOf(step) ? " coached" : ""));
       item.value = step.at;
       lineNodes(item, lineOf(step));
       item.addEventListener("click", function () { go(at); });
@@ -183,10 +193,43 @@
     list.appendChild(el("li", "outcome", "outcome: " + data.result.outcome));
   }
 
+  // Notes written while answering the messages up to this step since the step before it in
+  // this view; in a seat's view, only that seat's.
+  function renderNotes() {
+    var box = $("notes"), list = $("note-list");
+    list.replaceChildren();
+    var upto = steps[visible[pos]].at;
+    var after = pos > 0 ? steps[visible[pos - 1]].at : -1;
+    (data.notes || []).forEach(function (note) {
+      if (note.at <= after || note.at > upto) return;
+      if (view !== "all" && note.seat !== view) return;
+      var item = el("li", "note");
+      item.appendChild(el("span", "who " + seatClass(note.seat), players[note.seat] ? players[note.seat].name : "seat " + note.seat));
+      item.appendChild(document.createTextNode(" at message " + note.at + ":"));
+      item.appendChild(el("pre", "", note.text));
+      list.appendChild(item);
+    });
+    box.hidden = !list.childElementCount;
+  }
+
+  function renderCoach(step) {
+    var box = $("coach"), mark = markOf(step);
+    box.replaceChildren();
+    box.hidden = !mark;
+    if (!mark) return;
+    box.appendChild(el("strong", "", "Coach (" + data.review.level + "): "));
+    box.appendChild(document.createTextNode(
+      "instead of " + mark.made + ", " + data.review.level + " would ask " + mark.suggested + ": " +
+      signed(mark.win[0] * 100, 1) + "% win chance ± " + (mark.win[1] * 100).toFixed(1) + "%, " +
+      signed(mark.books[0], 2) + " books ± " + mark.books[1].toFixed(2) + " (95%)"));
+  }
+
   function show() {
     if (!visible.length) return;
     var index = visible[pos];
     var step = steps[index], state = states[index];
+    renderNotes();
+    renderCoach(step);
     var now = $("now");
     now.replaceChildren();
     now.className = step.fault ? "fault" : "";
