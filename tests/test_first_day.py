@@ -187,3 +187,37 @@ def test_a_fork_output_that_is_no_replay_name_is_refused(tmp_path: Path, output:
     assert done.stderr.count("\n") == 1 and f"-o {output}" in done.stderr, done.stderr
     assert sorted(p.name for p in (folder / "replays").iterdir()) == before
     assert not list(folder.glob("out*")) and not list(folder.glob("full?*"))
+
+
+# -- docs ----------------------------------------------------------------------------------
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def test_the_vs_levels_in_the_docs_are_every_built_in_level() -> None:
+    from arena.bots import BOTS
+
+    text = " ".join((DOCS / "testing-a-bot.md").read_text().split())
+    said = text.split("a built-in level (", 1)[1].split(")", 1)[0]
+    assert sorted(word.strip("` ") for word in said.split(",")) == sorted(BOTS)
+
+
+@pytest.mark.parametrize(
+    ("language", "advice"), [("Perl", "$| = 1;"), ("Ruby", "$stdout.sync = true")]
+)
+def test_the_buffering_advice_covers_perl_and_ruby(language: str, advice: str) -> None:
+    for page in ("protocol.md", "check.md"):
+        text = " ".join((DOCS / page).read_text().split())
+        assert f"`{advice}` in {language}" in text or f"{language} (`{advice}`)" in text, page
+
+
+def test_wins_that_shared_places_split_print_to_two_decimals_at_most() -> None:
+    from arena.ui.terminal import share_count
+
+    assert [share_count(w) for w in (52.0, 51.5, 155 / 3, 0.0, 1 / 3)] == [
+        "52",
+        "51.5",
+        "51.67",
+        "0",
+        "0.33",
+    ]

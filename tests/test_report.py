@@ -392,6 +392,13 @@ def test_the_page_draws_every_plot_and_keeps_names_inert(tmp_path: Path, browser
     assert browser.js("document.getElementById('sprt').hidden") is False
     assert browser.js("document.querySelectorAll('#sprt polyline.llr').length") == 1
     assert browser.js("document.querySelectorAll('#sprt line.bound').length") == 2
+    # The bounds' labels ("upper 2.94") end inside the plot, not cut at its right edge.
+    room = browser.js(
+        "Array.from(document.querySelectorAll('#sprt text'))"
+        ".filter(t => /^(upper|lower) /.test(t.textContent)).map(t =>"
+        " t.ownerSVGElement.getBoundingClientRect().right - t.getBoundingClientRect().right)"
+    )
+    assert len(room) == 2 and min(room) >= 0, room
     assert browser.js("document.querySelectorAll('#schedule rect.played-bar').length") == count
     # the names are text, never markup
     assert browser.js("typeof window.PWNED") == "undefined"

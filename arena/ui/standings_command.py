@@ -24,6 +24,7 @@ from arena.tournaments import summary as summary_module
 from arena.tournaments.results import RESULTS
 from arena.tournaments.standings import Standings
 from arena.tournaments.summary import Entry, Selection
+from arena.ui.terminal import share_count
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,7 @@ def as_csv(standings: Standings) -> str:
                 fit.place if fit is not None else "",
                 _cell(row.name),
                 row.matches,
-                f"{row.wins:g}",
+                share_count(row.wins),
                 f"{row.win_share:.6f}",
                 f"{low:.6f}",
                 f"{high:.6f}",

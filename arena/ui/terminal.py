@@ -41,3 +41,9 @@ def inert(text: str, limit: int = 80) -> Text:
     from rich.text import Text
 
     return Text(printable(text, limit))
+
+
+def share_count(value: float) -> str:
+    """A count that shared places split (wins: a tie of three gives each a third), to two
+    decimals at most: `52`, `51.5`, `51.67`, never `51.6667`."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")

@@ -21,7 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.tournaments.standings import Standings
-from arena.ui.terminal import inert
+from arena.ui.terminal import inert, share_count
 
 PAIRWISE_MAX = 12  # participants beyond which the pairwise table is left to standings.json
 
@@ -100,7 +100,7 @@ def standings_table(
             str(position) if fit is None else fit.place,
             inert(row.name, 32),
             str(row.matches),
-            f"{row.wins:g}",
+            share_count(row.wins),
             f"{row.win_share:.3f}",
             f"{low:.2f}–{high:.2f}",
             *luck,

@@ -233,7 +233,7 @@
       counts.forEach(function (count, b) {
         var rect = svg("rect", { x: left + b * cell, y: y + 1, width: cell - 1, height: line - 2, class: "cell",
           fill: count ? shade(count / total * 3) : "#f3f1ec" }, root);
-        tip(rect, names[i] + ": " + b + " books in " + plural(count, "match") + " (" + pct(count / total) + ")");
+        tip(rect, names[i] + ": " + plural(b, "book") + " in " + plural(count, "match") + " (" + pct(count / total) + ")");
       });
       svg("text", { x: left + most * cell + 6, y: y + 13, class: "dim" }, root, "mean " + rows[i].meanBooks.toFixed(1));
     });
@@ -269,19 +269,20 @@
     var points = t.history.length ? t.history : [[t.groups || 0, t.llr]];
     var lo = Math.min(t.lower, 0), hi = Math.max(t.upper, 0);
     points.forEach(function (p) { lo = Math.min(lo, p[1]); hi = Math.max(hi, p[1]); });
-    var left = 44, width = 540, top = 10, inner = 200, height = top + inner + 30, last = points[points.length - 1][0] || 1;
-    var root = plot("sprt", width, height), x = scale(0, last, left, width - 60), y = scale(lo, hi, top + inner, top);
+    // `right`: room for the bounds' labels ("upper -2.94"), which must not be cut at the edge.
+    var left = 44, right = 110, width = 600, top = 10, inner = 200, height = top + inner + 30, last = points[points.length - 1][0] || 1;
+    var root = plot("sprt", width, height), x = scale(0, last, left, width - right), y = scale(lo, hi, top + inner, top);
     niceTicks(lo, hi, 6).forEach(function (v) {
-      svg("line", { x1: left, x2: width - 60, y1: y(v), y2: y(v), class: "axis" }, root);
+      svg("line", { x1: left, x2: width - right, y1: y(v), y2: y(v), class: "axis" }, root);
       svg("text", { x: left - 4, y: y(v) + 4, "text-anchor": "end", class: "dim" }, root, v);
     });
     [["upper", t.upper, "#15803d"], ["lower", t.lower, "#b91c1c"]].forEach(function (b) {
-      svg("line", { x1: left, x2: width - 60, y1: y(b[1]), y2: y(b[1]), stroke: b[2], "stroke-dasharray": "5 3", class: "bound" }, root);
-      svg("text", { x: width - 56, y: y(b[1]) + 4, fill: b[2] }, root, b[0] + " " + b[1].toFixed(2));
+      svg("line", { x1: left, x2: width - right, y1: y(b[1]), y2: y(b[1]), stroke: b[2], "stroke-dasharray": "5 3", class: "bound" }, root);
+      svg("text", { x: width - right + 4, y: y(b[1]) + 4, fill: b[2], class: "bound-label" }, root, b[0] + " " + b[1].toFixed(2));
     });
     svg("polyline", { points: points.map(function (p) { return x(p[0]).toFixed(1) + "," + y(p[1]).toFixed(1); }).join(" "),
       fill: "none", stroke: "#1d4ed8", "stroke-width": 1.8, class: "llr" }, root);
-    svg("text", { x: (left + width - 60) / 2, y: height - 4, "text-anchor": "middle", class: "dim" }, root, "deal groups");
+    svg("text", { x: (left + width - right) / 2, y: height - 4, "text-anchor": "middle", class: "dim" }, root, "deal groups");
     $("sprt-note").textContent = "LLR " + t.llr.toFixed(3) + " after " + (t.groups !== null ? plural(t.groups, "group") : "?") +
       (t.matches !== null ? " (" + plural(t.matches, "match") + ")" : "") + "; decision: " + (t.decision || "none yet");
   })();
