@@ -2,23 +2,25 @@
 
     table = next_table(field, seats, rng)   # field: Entry per active version
 
-A version with fewer than `NEW_MATCHES` matches is seated first (a new version plays at once);
-otherwise the first seat goes to a version drawn with weight (its interval's width)² × (1 +
-fewer matches than the field's mean), and each further seat to the opponent whose result
-against those seated is least certain: close ratings and wide intervals, i.e. the largest
-p·(1−p)·(σ² sum) with p the chance the fitted ratings give it. Every active version keeps
-being drawn: no weight is zero.
+A version with fewer than `NEW_MATCHES` matches is seated first (a new version plays at once).
+Otherwise a table starts from two neighbours of the standings, drawn with weight 1/(z + ¼)²,
+z being how many standard errors apart the fit puts them (close ratings, wide intervals: the
+order the fit is least sure of); one table in ten starts from the least played version instead,
+so every active version keeps playing. Further seats go to the opponent whose result against
+those seated is least certain: the largest p·(1−p)·(σ² sum), p the chance the ratings give it.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 NEW_MATCHES = 8  # a version's first matches: before these, it is seated first
-ELO = 400 / math.log(10)
+Z95 = 1.959964  # a 95 % half-width in standard errors
+SPREAD = 0.1  # the share of tables that start from the least played version
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,12 @@ def _doubt(a: Entry, b: Entry) -> float:
     return p * (1 - p) * (a.plus_minus**2 + b.plus_minus**2 + 1.0)
 
 
+def _separation(a: Entry, b: Entry) -> float:
+    """How surely the fit tells `a` and `b` apart: their gap in standard errors of the gap."""
+    spread = math.hypot(a.plus_minus, b.plus_minus) / Z95 + 1e-9
+    return abs(a.rating - b.rating) / spread
+
+
 def next_table(field: Sequence[Entry], seats: int, rng: random.Random) -> tuple[int, ...] | None:
     """The ids of the next table's versions (seat order of its first rotation), or None when
     fewer than `seats` versions are active."""
@@ -44,15 +52,16 @@ def next_table(field: Sequence[Entry], seats: int, rng: random.Random) -> tuple[
         return None
     fresh = [entry for entry in field if entry.matches < NEW_MATCHES]
     if fresh:
-        first = min(fresh, key=lambda entry: (entry.matches, rng.random()))
+        table = [min(fresh, key=lambda entry: (entry.matches, rng.random()))]
+    elif rng.random() < SPREAD:
+        # Now and then the least played, whoever it is: every version keeps playing.
+        table = [min(field, key=lambda entry: (entry.matches, rng.random()))]
     else:
-        mean = sum(entry.matches for entry in field) / len(field)
-        weights = [
-            (entry.plus_minus + 1.0) ** 2 * (1.0 + max(0.0, mean - entry.matches) / (mean + 1))
-            for entry in field
-        ]
-        first = rng.choices(list(field), weights)[0]
-    table = [first]
+        # The neighbours in the standings that the fit tells apart least surely.
+        ranked = sorted(field, key=lambda entry: -entry.rating)
+        pairs = list(itertools.pairwise(ranked))
+        weights = [1 / (_separation(a, b) + 0.25) ** 2 for a, b in pairs]
+        table = list(rng.choices(pairs, weights)[0])
     while len(table) < seats:
         rest = [entry for entry in field if entry not in table]
         # A little noise, so that equal doubts do not always seat the same opponent.
@@ -63,5 +72,6 @@ def next_table(field: Sequence[Entry], seats: int, rng: random.Random) -> tuple[
             ),
         )
         table.append(best)
+    table = table[:seats]
     rng.shuffle(table)
     return tuple(entry.id for entry in table)

@@ -30,6 +30,7 @@ from arena.tournaments import rating
 from arena.tournaments.executors import MatchExecutor
 from arena.tournaments.runner import MatchPlayed, MatchTask, play_task, write_replay
 
+REFRESH_SECONDS = 0.5  # the fit over every match is redone at most this often
 SNAPSHOT_SECONDS = 10.0  # at most one rating snapshot per version this often
 PRIOR_WIDTH = 350.0  # the interval shown for a version with no match yet
 
@@ -123,6 +124,7 @@ class Season:
         self.rows: list[Row] = standings(store)
         self.lock = threading.Lock()
         self.snapshot_at = -SNAPSHOT_SECONDS
+        self.dirty, self.refreshed_at = False, -REFRESH_SECONDS
         self.playing: dict[Future[MatchPlayed], tuple[MatchTask, tuple[int, ...], int]] = {}
 
     def leaderboard(self) -> list[Row]:
@@ -130,6 +132,7 @@ class Season:
             return list(self.rows)
 
     def refresh(self) -> None:
+        self.dirty, self.refreshed_at = False, time.monotonic()
         rows = standings(self.store)
         with self.lock:
             self.rows = rows
@@ -185,6 +188,8 @@ class Season:
             for task, order, rotation in tasks:
                 self.playing[self.executor.submit(play_task, task)] = (task, order, rotation)
         if not self.playing:
+            if self.dirty:
+                self.refresh()
             stop.wait(timeout)
             return
         done, _ = wait(list(self.playing), timeout=timeout, return_when=FIRST_COMPLETED)
@@ -197,7 +202,8 @@ class Season:
             if played.interrupted:
                 continue  # stopped by shutdown: played again after a restart
             self.record(played, order, rotation)
-        if done:
+        self.dirty = self.dirty or bool(done)
+        if self.dirty and time.monotonic() - self.refreshed_at >= REFRESH_SECONDS:
             self.refresh()
 
     def record(self, played: MatchPlayed, order: tuple[int, ...], rotation: int) -> None:
