@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ TWO_RANDOM = 'seed = 7\ngames = {games}\n[[participants]]\nname = "ann"\nbot = "
 
 
 def arena(
-    *args: str, cwd: Path, umask: int = -1, timeout: float = 120
+    *args: str, cwd: Path, umask: int = -1, timeout: float = 120, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "arena", *args],
@@ -23,6 +24,7 @@ def arena(
         timeout=timeout,
         check=False,
         umask=umask,
+        env=env,
     )
 
 
@@ -221,3 +223,29 @@ def test_wins_that_shared_places_split_print_to_two_decimals_at_most() -> None:
         "0",
         "0.33",
     ]
+
+
+# -- a run's output in a log ---------------------------------------------------------------
+
+LONG_NAMES = "seed = 1\ngames = 3\n[tournament]\nseats = 2\n" + "".join(
+    f'[[participants]]\nname = "team-alpha-version-{n}"\nbot = "{bot}"\n'
+    for n, bot in ((1, "random"), (2, "easy"), (3, "medium"))
+)
+
+
+def test_a_run_into_a_pipe_shows_progress_and_whole_names(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text(LONG_NAMES)
+    # stdout is a pipe here; COLUMNS (which something in pytest sets to 80) is not set, as in a
+    # shell's pipe or a nohup log
+    env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
+    done = arena("run", "config.toml", cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "played 3 of 3 matches" in done.stdout, done.stdout
+    progress = next(i for i, line in enumerate(lines) if line.startswith("played 3 of 3"))
+    standings = next(i for i, line in enumerate(lines) if line.startswith("standings after"))
+    assert progress < standings
+    rows = [line for line in lines[standings:] if "team-alpha" in line]
+    for n in (1, 2, 3):  # in the standings, and as the pairwise table's heading and row
+        assert sum(f"team-alpha-version-{n}" in line for line in rows) >= 2, done.stdout
+    assert "…" not in "".join(rows)

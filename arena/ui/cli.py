@@ -394,6 +394,8 @@ def _run_loaded(
         _run_single(plan, cwd, quiet, executor if cluster is not None else None, hint, finished)
         _check_stdout(config)
         return
+    if not quiet and not out.is_terminal and "COLUMNS" not in os.environ:
+        out.console.width = PIPED_WIDTH  # a file or a pipe: rich's 80 columns would cut the names
     if not quiet:
         _print_header(plan, workers, missing)
         if cluster is not None:
@@ -554,6 +556,31 @@ def _print_header(plan: "Tournament", workers: int, missing: int) -> None:
         )
 
 
+PLAIN_PROGRESS_SECONDS = 10.0  # how often a log is told how far a run is
+
+
+def _plain_progress(
+    plan: "Tournament", recorded: "Callable[[dict[str, Any], MatchPlayed], None]"
+) -> "Callable[[dict[str, Any], MatchPlayed], None]":
+    """`recorded`, and a line "played N of M matches (…/s)" at most every 10 s, and at the last
+    match: the progress a log shows where no live view can be drawn."""
+    start, total = time.monotonic(), plan.matches
+    done = [len(plan.done), len(plan.done)]  # now, at the start
+    last = [start]
+
+    def on_played(line: dict[str, Any], played: "MatchPlayed") -> None:
+        recorded(line, played)
+        done[0] += 1
+        now = time.monotonic()
+        if now - last[0] >= PLAIN_PROGRESS_SECONDS or done[0] == total:
+            last[0] = now
+            rate = (done[0] - done[1]) / max(now - start, 1e-9)
+            out.print(f"played {done[0]} of {total} matches ({rate:.1f}/s)", markup=False)
+            out.file.flush()
+
+    return on_played
+
+
 def _run_with_progress(
     plan: "Tournament",
     workers: int,
@@ -564,8 +591,12 @@ def _run_with_progress(
     from arena.tournaments import tournament
 
     window = 1 if workers == 1 else 2 * workers
-    if quiet or not out.is_terminal:
+    if quiet:
         return tournament.run(plan, executor, window=window, on_played=recorded)
+    if not out.is_terminal:  # a log (nohup, CI): a plain line now and then, not a live view
+        return tournament.run(
+            plan, executor, window=window, on_played=_plain_progress(plan, recorded)
+        )
     from rich.console import Group
     from rich.live import Live
 

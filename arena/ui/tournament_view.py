@@ -156,7 +156,7 @@ def pairwise_table(standings: Standings) -> Group | None:
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, show_edge=False)
     table.add_column("")
     for row in rows:
-        table.add_column(inert(row.name, 12), justify="right")
+        table.add_column(inert(row.name, 32), justify="right")  # a long name wraps, uncut
     for first in rows:
         cells: list[Text | str] = [inert(first.name, 24)]
         for second in rows:
