@@ -113,6 +113,7 @@ class PlayerModel(_Model):
     inProcess: StrictBool = False
     sandbox: str | None = None
     isolation: list[str] | None = None
+    fingerprint: str | None = None  # SHA-256 of what it ran (arena.seats.fingerprint)
 
     @field_validator("name")
     @classmethod

@@ -46,6 +46,7 @@ class MatchTask:
     in_process_bots: bool = False
     reuse: bool = False  # keep participants that ask for it alive for this worker's next match
     extra: tuple[tuple[str, Any], ...] = ()  # more top-level keys for the replay
+    fingerprints: tuple[str, ...] = ()  # by seat: what each runs (`arena.seats.fingerprint`)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -263,6 +264,8 @@ def _play_once(
 def _played(task: MatchTask, record: MatchRecord) -> MatchPlayed:
     extra = {"game": task.match, "dealSeed": task.deal_seed, **dict(task.extra)}
     document = replay.build(record, seed=task.seed, limits=task.config.limits, extra=extra)
+    for player, fingerprint in zip(document["players"], task.fingerprints):
+        player["fingerprint"] = fingerprint
     invalid = Counter(event.seat for event in record.events if isinstance(event, AskRefused))
     result = record.result
     # The luck of each seat, from the engine's own record of the match (docs/luck.md).

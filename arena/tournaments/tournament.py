@@ -52,6 +52,7 @@ from arena.tournaments.sprt import Hypotheses
 from arena.tournaments.standings import MatchResult, Standings, win_shares
 
 STANDINGS = "standings.json"
+STANDINGS_LIMIT = 1 << 28  # bytes of a standings.json read back (whose tournament it is)
 REPORT = "report.html"  # the run's page (arena/ui/report.py), beside the standings
 ID_FORMAT = "gofish-arena-tournament/1"
 RETRIES = 3  # attempts per match when the worker running it dies
@@ -103,6 +104,7 @@ class Tournament:
     candidate: CandidateTest | None = None  # a gauntlet's candidate, and its SPRT
     skipped: list[str] = field(default_factory=list)  # results lines not believed, and why
     lock: results.Lock | None = None  # held for the whole run: one writer per folder
+    fingerprints: dict[str, str] = field(default_factory=dict)  # name -> what it runs
     # What each replay named by a results line records, read once (`doubt`).
     _replays: dict[str, results.Recorded] = field(default_factory=dict, repr=False)
 
@@ -151,6 +153,11 @@ class Tournament:
             deal_seed=slot.deal_seed,
             in_process_bots=settings.in_process_bots,
             reuse=settings.reuse and reuse,
+            fingerprints=tuple(
+                self.fingerprints.get(self.seats[index].name, "") for index in slot.seating
+            )
+            if self.fingerprints
+            else (),
             extra=(
                 (
                     "tournament",
@@ -186,6 +193,11 @@ class Tournament:
             "seconds": played.seconds,
             "replay": replay.name,
             **luck_adjusted(played),
+            **(
+                {"fingerprints": [self.fingerprints.get(name, "") for name in played.names]}
+                if self.fingerprints
+                else {}
+            ),
         }
 
     def doubt(self, line: results.ResultLine) -> str | None:
@@ -250,18 +262,33 @@ class Tournament:
 
 
 def prepare(
-    config_path: Path, config: Config, seats: list[Seat], *, resume: bool = False
+    config_path: Path,
+    config: Config,
+    seats: list[Seat],
+    *,
+    resume: bool = False,
+    new_run: bool = False,
+    fingerprints: dict[str, str] | None = None,
 ) -> Tournament:
     """The tournament a config asks for: a new run, or with `resume` the last one to go on.
 
-    Takes the replays folder's lock first (held by the returned plan until it is released or
-    this process ends). Raises ConfigError when another run holds it, or when `resume` finds
-    nothing to go on from and the config has no seed; ArenaError for an unreadable results file.
+    `fingerprints` (name -> `arena.seats.fingerprint.of`) are recorded in every results line
+    and replay, and checked on `resume`. Takes the replays folder's lock first (held by the
+    returned plan until it is released or this process ends). Raises ConfigError when another
+    run holds it; when `resume` finds nothing to go on from and the config has no seed; and,
+    unless `new_run`, when `resume` finds a participant whose program changed since the run
+    began, or when the folder's standings are another tournament's (a changed config: they
+    would be replaced). ArenaError for an unreadable results file.
     """
     folder = replays_folder(config_path, config)
     lock = results.Lock.take(folder)
     try:
-        return _prepare(config_path, config, seats, folder, lock, resume=resume)
+        plan = _prepare(config_path, config, seats, folder, lock, resume=resume and not new_run)
+        plan.fingerprints = dict(fingerprints or {})
+        if not new_run:
+            _check_same_program(plan)
+            _check_same_tournament(plan)
+        return plan
     except BaseException:
         lock.release()
         raise
@@ -341,6 +368,45 @@ def _prepare(
         else:
             plan.skipped.append(f"game {line.match}: {why}")
     return plan
+
+
+def _check_same_program(plan: Tournament) -> None:
+    """A resumed run goes on only with the programs it began with: each participant's
+    fingerprint in its last results line of the run must be today's."""
+    recorded: dict[str, str] = {}
+    for line in plan.done.values():
+        prints = line.get("fingerprints")
+        if isinstance(prints, list) and len(prints) == len(line["seating"]):
+            for name, digest in zip(line["seating"], prints):
+                if isinstance(digest, str):
+                    recorded[name] = digest
+    for name, digest in plan.fingerprints.items():
+        before = recorded.get(name)
+        if before is not None and before != digest:
+            raise ConfigError(
+                f"--resume: {name!r} is not the program run {plan.run} played: its files, "
+                f"folder, readOnly paths or interpreter changed (fingerprint {before[:12]} "
+                f"then, {digest[:12]} now); restore it, or start a new run with --new-run"
+            )
+
+
+def _check_same_tournament(plan: Tournament) -> None:
+    """A run that would replace the folder's standings of another tournament (a changed config
+    or seed) is refused: the two would be told apart only by an id."""
+    if plan.matches <= 1 or plan.resumed:
+        return  # a single match writes no standings; a resumed run is this tournament
+    path = plan.folder / STANDINGS
+    try:
+        document = orjson.loads(files.read_capped(path, STANDINGS_LIMIT))
+    except (OSError, files.UnreadableFile, orjson.JSONDecodeError):
+        return  # none, or not one the arena wrote: `write_standings` says so if it matters
+    other = document.get("tournament") if isinstance(document, dict) else None
+    if isinstance(other, str) and other != plan.id:
+        raise ConfigError(
+            f"{plan.folder}: holds the standings of tournament {other[:16]}, and this config "
+            f"(or seed) is tournament {plan.id}: give it another `replays` folder, or "
+            "--new-run to replace those standings"
+        )
 
 
 def _schedule(config: Config, seats: list[Seat], seed: int) -> Schedule | Gauntlet:

@@ -270,6 +270,13 @@ def run(
             help="Continue the last run of this tournament: play only its missing matches.",
         ),
     ] = False,
+    new_run: Annotated[
+        bool,
+        typer.Option(
+            "--new-run",
+            help="Start a new run even where --resume finds a participant's program changed, or the folder holds another tournament's standings (replaced).",
+        ),
+    ] = False,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress or tables; errors only.")
     ] = False,
@@ -304,6 +311,7 @@ def run(
         seats,
         jobs=jobs,
         resume=resume,
+        new_run=new_run,
         quiet=quiet,
         scheduler=scheduler,
         again=lambda extra: (
@@ -323,11 +331,13 @@ def _prepared(
     *,
     jobs: int | None,
     resume: bool,
+    new_run: bool = False,
     scheduler: str | None,
 ) -> "tuple[Tournament, Cluster | None]":
     """The run's plan (its replays folder locked) and its Dask cluster, if any; exit 2 for a
     bad option or a folder another run is writing. Nothing is written before the checks."""
     from arena.base import config as config_module
+    from arena.seats import fingerprint
     from arena.tournaments import tournament
 
     try:
@@ -349,7 +359,14 @@ def _prepared(
     # Matches on a Dask cluster (arena/tournaments/cluster.py, docs/cluster.md).
     cluster = _open_cluster(ctx, address, settings, seats) if address is not None else None
     try:
-        plan = tournament.prepare(config, settings, seats, resume=resume)
+        plan = tournament.prepare(
+            config,
+            settings,
+            seats,
+            resume=resume,
+            new_run=new_run,
+            fingerprints={seat.name: fingerprint.of(seat) for seat in seats},
+        )
     except ConfigError as error:
         fail(str(error), 2)
     except ArenaError as error:
@@ -369,6 +386,7 @@ def _run_loaded(
     quiet: bool,
     scheduler: str | None,
     again: Callable[[str], str],
+    new_run: bool = False,
     finished: "Callable[[Tournament, bool], None] | None" = None,
 ) -> None:
     """`arena run` once its config is loaded (`arena sprt` builds one from its options).
@@ -379,7 +397,14 @@ def _run_loaded(
     from arena.tournaments.executors import default_jobs, make_executor
 
     plan, cluster = _prepared(
-        ctx, config, settings, seats, jobs=jobs, resume=resume, scheduler=scheduler
+        ctx,
+        config,
+        settings,
+        seats,
+        jobs=jobs,
+        resume=resume,
+        new_run=new_run,
+        scheduler=scheduler,
     )
     shutdown.install_graceful()  # SIGINT, SIGTERM, SIGHUP: stop the matches, keep every finished one
     _playing()
@@ -921,6 +946,13 @@ def sprt(
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue the last run of this same test.")
     ] = False,
+    new_run: Annotated[
+        bool,
+        typer.Option(
+            "--new-run",
+            help="Start a new run even where --resume finds a participant's program changed, or the folder holds another tournament's standings (replaced).",
+        ),
+    ] = False,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress or tables; errors only.")
     ] = False,
@@ -1000,6 +1032,7 @@ def sprt(
         participants,
         jobs=jobs,
         resume=resume,
+        new_run=new_run,
         quiet=quiet,
         scheduler=None,
         again=again,
