@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -62,6 +64,7 @@ def test_lines_and_replays_carry_each_participants_fingerprint(tmp_path: Path) -
     assert verified.returncode == 0, verified.stdout + verified.stderr
 
 
+@pytest.mark.slow
 def test_resume_refuses_a_changed_program_unless_told_to_start_a_new_run(tmp_path: Path) -> None:
     _league(tmp_path)
     assert _arena("run", "league.toml", "-q", "--jobs", "1", cwd=tmp_path).returncode == 0

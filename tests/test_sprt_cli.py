@@ -85,6 +85,7 @@ def test_without_json_the_tables_come_and_the_status_is_the_same(tmp_path: Path)
         _line(done.stdout)
 
 
+@pytest.mark.slow
 def test_a_stopped_test_exits_130_with_its_json_line(tmp_path: Path) -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "sprt", "-q", "--json", "--vs", "random"]
