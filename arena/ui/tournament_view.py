@@ -64,9 +64,10 @@ def standings_table(
         collapse_padding=True,
         show_edge=False,
     )
-    table.add_column("#", justify="right", no_wrap=True, min_width=1)
-    table.add_column("participant", min_width=8, overflow="ellipsis", no_wrap=True)
     rows = standings.ranked(live=live)
+    shown = [row.fit.place for row in rows if row.fit is not None and not live]
+    table.add_column("#", justify="right", no_wrap=True, min_width=max(map(len, shown), default=1))
+    table.add_column("participant", min_width=8, overflow="ellipsis", no_wrap=True)
     adjusted = any(row.adjusted_matches for row in rows)
     columns = ["matches", "wins", "win share", "95% CI"]
     if adjusted:
