@@ -45,6 +45,7 @@ class MatchTask:
     deal_seed: int  # the seed of its shuffle and starting seat (shared by a duplicate group)
     in_process_bots: bool = False
     reuse: bool = False  # keep participants that ask for it alive for this worker's next match
+    deal_again: bool = False  # another match will play this deal: keep no process of this one
     extra: tuple[tuple[str, Any], ...] = ()  # more top-level keys for the replay
     fingerprints: tuple[str, ...] = ()  # by seat: what each runs (`arena.seats.fingerprint`)
 
@@ -142,6 +143,11 @@ class KeptParticipants:
             return None
         return None
 
+    def forget(self, deal: int) -> None:
+        """Stop every idle process that has played `deal` (before another plays it)."""
+        seen = [ident for ident, (_, p) in self.idle.items() if deal in self.deals.get(p, set())]
+        close_all([self.idle.pop(ident)[1] for ident in seen], 0)
+
     def give(
         self, key: tuple[Any, ...], participant: Participant, grace: float, deal: int | None = None
     ) -> None:
@@ -203,11 +209,12 @@ def play_task(task: MatchTask) -> MatchPlayed:
     # A CPU-time limit is per process: a reused process would carry it over between matches.
     reuse = task.reuse and config.limits.cpu_seconds is None
     setup = setup_for(config, task.names, task.deal_seed)
-    record, reused = _play_once(task, setup, kept_participants() if reuse else None)
-    if any(_ended_before_init(record, seat) for seat in reused) and not shutdown.should_stop():
+    record, again = _play_once(task, setup, kept_participants() if reuse else None)
+    if again:
         # A kept process that ended between matches (it asked for reuse, then exited at
         # `match-end` anyway, faster than the check before reuse could see): the match is
-        # played again from the start with fresh processes, as if it had never been kept.
+        # played again from the start with fresh processes, as if it had never been kept;
+        # every process of the discarded attempt was stopped first (`_play_once`).
         record, _ = _play_once(task, setup, None)
     return _played(task, record)
 
@@ -222,8 +229,10 @@ def _ended_before_init(record: MatchRecord, seat: int) -> bool:
 
 def _play_once(
     task: MatchTask, setup: MatchSetup, pool: KeptParticipants | None
-) -> tuple[MatchRecord, frozenset[int]]:
-    """Play the match with kept processes from `pool` where it has them; the seats that had one."""
+) -> tuple[MatchRecord, bool]:
+    """Play the match with kept processes from `pool` where it has them; whether it must be
+    played again (a kept process was found gone at its `init`: then no process of this attempt
+    lives on, since each has seen the deal the next attempt plays)."""
     config = task.config
     participants: list[Participant] = make_participants(
         task.seats, config.limits, in_process_bots=task.in_process_bots
@@ -231,6 +240,7 @@ def _play_once(
     keys = [_reuse_key(seat, config) for seat in task.seats]
     reused: set[int] = set()
     if pool is not None:
+        pool.forget(task.deal_seed)  # (a kept process that saw this deal: none may run now)
         for index, participant in enumerate(participants):
             if not participant.in_process:
                 kept = pool.take(keys[index], task.deal_seed)
@@ -238,6 +248,7 @@ def _play_once(
                     participants[index] = kept
                     reused.add(index)
     kept_seats: frozenset[int] = frozenset()
+    again = False
     try:
         record = play_match(
             setup,
@@ -247,7 +258,9 @@ def _play_once(
             reuse=pool is not None,
             should_stop=shutdown.should_stop,
         )
-        kept_seats = frozenset(record.kept)
+        again = any(_ended_before_init(record, s) for s in reused) and not shutdown.should_stop()
+        if not again and not task.deal_again:
+            kept_seats = frozenset(record.kept)
     except MatchInterrupted as stop:
         record = stop.record
     finally:
@@ -258,7 +271,7 @@ def _play_once(
                 pool.give(keys[index], participant, config.limits.close_grace, task.deal_seed)
             else:
                 close_all([participant], 0)
-    return record, frozenset(reused)
+    return record, again
 
 
 def _played(task: MatchTask, record: MatchRecord) -> MatchPlayed:

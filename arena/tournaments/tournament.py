@@ -20,7 +20,7 @@ import queue
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from concurrent.futures import (
     FIRST_COMPLETED,
     BrokenExecutor,
@@ -141,8 +141,20 @@ class Tournament:
         matches = self.candidate.tested_matches if self.decided and self.candidate else self.matches
         return (match for match in range(matches) if match not in self.done)
 
-    def task(self, match: int, *, reuse: bool = True) -> MatchTask:
-        """Match `match`'s task; `reuse` False forbids keeping participants whatever the config."""
+    def deal_of(self, match: int) -> int:
+        return self.schedule.slot(match).deal_seed
+
+    def same_deal(self, match: int) -> range:
+        """The matches that play `match`'s deal (its duplicate group; itself alone otherwise)."""
+        slot = self.schedule.slot(match)
+        if not self.schedule.duplicate:
+            return range(match, match + 1)
+        first = match - slot.rotation
+        return range(first, min(first + self.schedule.seats, self.matches))
+
+    def task(self, match: int, *, reuse: bool = True, finished: Collection[int] = ()) -> MatchTask:
+        """Match `match`'s task; `reuse` False forbids keeping participants whatever the config.
+        `finished`: matches played in this run whose results may not be recorded yet."""
         slot = self.schedule.slot(match)
         settings = self.config.tournament
         return MatchTask(
@@ -158,6 +170,12 @@ class Tournament:
             )
             if self.fingerprints
             else (),
+            # Whether another match will still play this deal: then no process of this one
+            # may be kept (it would be alive while that match plays the deal it has seen).
+            deal_again=any(
+                m != match and m not in self.done and m not in finished
+                for m in self.same_deal(match)
+            ),
             extra=(
                 (
                     "tournament",
@@ -469,6 +487,7 @@ def run(
     todo = _Todo(plan.missing())
     attempts: dict[int, int] = {}
     in_flight: dict[Future[MatchPlayed], int] = {}
+    finished: set[int] = set()  # played, their results perhaps not recorded yet
     recorder = _Recorder(plan)
     executor = make_executor()
     try:
@@ -477,15 +496,21 @@ def run(
             while (
                 todo and len(in_flight) < window and not plan.decided and not shutdown.should_stop()
             ):
-                match = todo.pop()
-                task = plan.task(match, reuse=executor.keeps_participants)
+                # One match of a deal at a time: no process plays a deal while another
+                # process that has seen it (in another rotation) runs.
+                match = todo.pop(_dealt_in(plan, in_flight.values()))
+                if match is None:
+                    break
+                task = plan.task(match, reuse=executor.keeps_participants, finished=finished)
                 in_flight[executor.submit(play_task, task)] = match
             done, _ = wait(list(in_flight), timeout=0.1, return_when=FIRST_COMPLETED)
             broken = False
             fatal: str | None = None
             for future in sorted(done, key=in_flight.__getitem__):
                 match = in_flight.pop(future)
-                if _collect(future, match, recorder, report) is TaskEnd.RETRY:
+                if _collect(future, match, recorder, report) is not TaskEnd.RETRY:
+                    finished.add(match)
+                else:
                     attempts[match] = attempts.get(match, 0) + 1
                     if attempts[match] >= RETRIES:
                         # Raised once the rest of this batch is recorded: none of it is lost.
@@ -543,6 +568,12 @@ def _lines_of(plan: Tournament) -> None:
             plan.accept(line.model_dump(mode="json"))
 
 
+def _dealt_in(plan: Tournament, matches: Iterable[int]) -> Callable[[int], bool]:
+    """Whether a match's deal is one that `matches` are playing."""
+    playing = {plan.deal_of(m) for m in matches}
+    return lambda match: plan.deal_of(match) in playing
+
+
 class _Todo:
     """The matches to play, lowest first: the missing ones lazily, and those to play again."""
 
@@ -554,12 +585,22 @@ class _Todo:
     def __bool__(self) -> bool:
         return self._coming is not None or bool(self._again)
 
-    def pop(self) -> int:
-        if self._again and (self._coming is None or self._again[0] < self._coming):
-            return heapq.heappop(self._again)
-        assert self._coming is not None
-        match, self._coming = self._coming, next(self._missing, None)
-        return match
+    def pop(self, held: Callable[[int], bool] = lambda match: False) -> int | None:
+        """The lowest match not `held` (those are kept for later); None when all are."""
+        skipped: list[int] = []
+        try:
+            while self:
+                if self._again and (self._coming is None or self._again[0] < self._coming):
+                    match = heapq.heappop(self._again)
+                else:
+                    assert self._coming is not None
+                    match, self._coming = self._coming, next(self._missing, None)
+                if not held(match):
+                    return match
+                skipped.append(match)
+            return None
+        finally:
+            self.again(skipped)
 
     def again(self, matches: Iterable[int]) -> None:
         for match in matches:
