@@ -3,6 +3,7 @@ a real HTTP client, real sandboxed submissions checked by `arena check`'s logic.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -96,8 +97,7 @@ class Server:
                 stream.close()
 
 
-@pytest.fixture
-def league(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
+def _make_league(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     folder = tmp_path / "season"
     (tmp_path / "league.toml").write_bytes(LIMITS)
     init = arena("init", str(folder), "--config", str(tmp_path / "league.toml"))
@@ -106,7 +106,23 @@ def league(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
     arena("add", str(folder), "easy", "--bot", "easy")
     for name in ("ann", "bob"):
         tokens[name] = arena("owner", str(folder), name).stdout.strip()
-    yield folder, tokens
+    return folder, tokens
+
+
+@pytest.fixture
+def league(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    return _make_league(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def shared(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Server, Path, dict[str, str]]]:
+    """One league and server for the tests that only send uploads it refuses."""
+    folder, tokens = _make_league(tmp_path_factory.mktemp("shared"))
+    running = Server(folder)
+    yield running, folder, tokens
+    running.kill()
 
 
 @pytest.fixture
@@ -252,14 +268,16 @@ def built(script: str) -> bytes:
     ],
 )
 def test_hostile_archives_are_refused(
-    server: Server, league: tuple[Path, dict[str, str]], archive: bytes, reason: str
+    shared: tuple[Server, Path, dict[str, str]], archive: bytes, reason: str
 ) -> None:
-    before = sorted(p.name for p in (league[0] / "versions").iterdir())
-    refused = upload(server, "evil", archive, league[1]["bob"])
+    server, folder, tokens = shared
+    before = sorted(p.name for p in (folder / "versions").iterdir())
+    refused = upload(server, "evil", archive, tokens["bob"])
     assert refused.status_code == 422, refused.text
     assert reason in refused.json()["error"]
-    assert sorted(p.name for p in (league[0] / "versions").iterdir()) == before  # nothing left
-    assert not (league[0].parent / "escape.py").exists()
+    assert sorted(p.name for p in (folder / "versions").iterdir()) == before  # nothing left
+    assert not (folder.parent / "escape.py").exists()
+    assert "evil" not in {b["name"] for b in server.get("/api/leaderboard").json()["bots"]}
 
 
 def test_an_archive_over_the_cap_is_413(
@@ -397,3 +415,82 @@ def test_a_build_runs_in_the_sandbox_and_its_children_die_with_it(
     assert "built-it" in log
     time.sleep(4)  # (the child's sleep: it must have been killed with the build)
     assert not outside.exists()
+
+
+def signed_in(server: Server, token: str) -> tuple[httpx.Client, str]:
+    """A client signed in with `token`, and its session's CSRF token."""
+    client = httpx.Client(base_url=server.url, timeout=60)
+    page = client.get("/login")
+    csrf = page.text.split('name="csrf" value="')[1].split('"')[0]
+    signed = client.post("/login", data={"token": token, "csrf": csrf})
+    assert signed.status_code == 303
+    # Signing in starts a new session, with a CSRF token of its own.
+    page = client.get(signed.headers["location"])
+    return client, page.text.split('name="csrf" value="')[1].split('"')[0]
+
+
+def test_the_organiser_disqualifies_a_version_and_pauses_the_league(
+    server: Server, league: tuple[Path, dict[str, str]]
+) -> None:
+    folder, tokens = league
+    assert upload(server, "annbot", good_bot(), tokens["ann"]).status_code == 201
+    with sqlite3.connect(folder / "league.db") as db:
+        (ident,) = db.execute(
+            "SELECT v.id FROM versions v JOIN bots b ON b.id = v.bot_id WHERE b.name = 'annbot'"
+        ).fetchone()
+    client, csrf = signed_in(server, tokens["organiser"])
+    with contextlib.closing(client):
+        assert "Organiser" in client.get("/organiser").text
+        # A form without its CSRF token changes nothing.
+        assert (
+            client.post(
+                "/organiser/state", data={"version": ident, "state": "disqualified"}
+            ).status_code
+            == 403
+        )
+        assert "annbot" in {b["name"] for b in server.get("/api/leaderboard").json()["bots"]}
+        done = client.post(
+            "/organiser/state", data={"version": ident, "state": "disqualified", "csrf": csrf}
+        )
+        assert done.status_code == 303
+        assert "annbot" not in {b["name"] for b in server.get("/api/leaderboard").json()["bots"]}
+        assert (
+            client.post("/organiser/pause", data={"paused": "1", "csrf": csrf}).status_code == 303
+        )
+        assert server.get("/api/leaderboard").json()["paused"] is True
+    # ann's token is not the organiser's.
+    client, csrf = signed_in(server, tokens["ann"])
+    with contextlib.closing(client):
+        assert (
+            client.post("/organiser/pause", data={"paused": "0", "csrf": csrf}).status_code == 403
+        )
+    assert server.get("/api/leaderboard").json()["paused"] is True
+
+
+def test_a_version_that_cannot_start_is_paused_with_a_note_to_its_owner(
+    server: Server, league: tuple[Path, dict[str, str]]
+) -> None:
+    folder, tokens = league
+    assert upload(server, "annbot", good_bot(), tokens["ann"]).status_code == 201
+    # Its program goes missing after it was accepted: every start fails from now on.
+    (program,) = (folder / "versions").glob("annbot-*/source/bot.py")
+    program.unlink()
+
+    def state() -> str:
+        with contextlib.closing(sqlite3.connect(folder / "league.db")) as db:
+            return str(
+                db.execute(
+                    "SELECT state FROM versions WHERE folder LIKE 'versions/annbot-%'"
+                ).fetchone()[0]
+            )
+
+    wait_for(lambda: state() == "paused", "the version paused")
+    wait_for(
+        lambda: "annbot" not in {b["name"] for b in server.get("/api/leaderboard").json()["bots"]},
+        "the version off the leaderboard",
+    )
+    client, _ = signed_in(server, tokens["ann"])
+    with contextlib.closing(client):
+        page = client.get("/me").text
+    assert "annbot v1 — paused" in page, page
+    assert "failed to start 3 times in a row" in page

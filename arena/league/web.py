@@ -387,6 +387,7 @@ class Site:
             return JSONResponse({"error": str(error), "report": error.report}, status_code=422)
         except Refused as error:
             return JSONResponse({"error": str(error)}, status_code=422)
+        await run_in_threadpool(self.season.refresh)  # on the leaderboard at once
         body = {"name": version.bot, "version": version.number, "fingerprint": version.fingerprint}
         return JSONResponse(body, status_code=201)
 
