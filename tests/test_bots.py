@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.bots import BOTS, main
+from arena.bots import BOTS, HardBot, main
 from arena.engine.match import MatchSetup, Outcome, Result, play
 from arena.engine.rules import NextPlayer, Rules
 
@@ -398,3 +398,36 @@ def test_a_standalone_script_runs_with_no_site_packages_from_any_folder(
         None,
         {"player": 1, "cardId": 3},
     ]
+
+
+def _rigged_hard(asks: list[tuple[int, int, int, int]], hand: list[int]) -> HardBot:
+    """A `hard` bot at seat 0 of two, holding `hand` (ranks), having seen `asks` (asker,
+    asked, rank, cards moved)."""
+    from arena.sdk import AskSeen, Card
+
+    bot = HardBot()
+    bot.reset()
+    bot.hand = [Card(id=i, rank=rank, suit=i % 4, deck=0, glyph="") for i, rank in enumerate(hand)]
+    bot.hand_sizes = [len(hand), 5]
+    bot.asks = [
+        AskSeen(asker, asked, Card(id=90 + n, rank=rank, suit=0, deck=0, glyph=""), moved, False)
+        for n, (asker, asked, rank, moved) in enumerate(asks)
+    ]
+    return bot
+
+
+def test_hard_never_asks_again_for_the_rank_it_was_just_handed() -> None:
+    # Seat 0 asked seat 1 for 7s and was handed two: seat 1 holds no 7 now. It holds three 7s
+    # and one 2: asking seat 1 for 7s again is a sure miss; 2s may hit.
+    for seed in range(20):
+        bot = _rigged_hard([(0, 1, 6, 2)], hand=[6, 6, 6, 1])
+        bot.rng.seed(seed)
+        ask = bot.choose_ask()
+        asked_rank = next(card.rank for card in bot.hand if card.id == ask.card_id)
+        assert (ask.seat, asked_rank) == (1, 1)
+
+
+def test_hard_asks_for_its_largest_rank_when_every_rank_is_open() -> None:
+    bot = _rigged_hard([], hand=[6, 6, 6, 1])
+    ask = bot.choose_ask()
+    assert next(card.rank for card in bot.hand if card.id == ask.card_id) == 6

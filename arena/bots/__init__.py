@@ -68,8 +68,8 @@ class Memory:
             self.holds[seen.asker].add(seen.rank)
             self.denied[seen.asker].discard(seen.rank)
             self.holds[seen.asked].discard(seen.rank)
-            if seen.moved == 0:
-                self.denied[seen.asked].add(seen.rank)
+            # Handed over or said go fish: either way it holds none of the rank now.
+            self.denied[seen.asked].add(seen.rank)
             if seen.went_fishing:
                 self.denied[seen.asker].clear()
 
@@ -108,6 +108,13 @@ class HardBot(Bot):
         if known is not None:
             return known
         held = self.ranks_in_hand()
+        # Never a sure miss while another ask may hit: only ranks some seat has not just
+        # handed over or denied (all of them when every seat has).
+        seats = self.others_with_cards()
+        open_ranks = {
+            r: cards for r, cards in held.items() if any(r not in memory.denied[s] for s in seats)
+        }
+        held = open_ranks or held
         most = max(len(cards) for cards in held.values())
         rank = self.rng.choice(sorted(r for r, cards in held.items() if len(cards) == most))
         return Ask(memory.seat_for(self, rank), held[rank][0].id)
