@@ -395,10 +395,12 @@ class Jail:
         organiser = os.path.realpath(cwd)  # the config's folder: never given as a whole
         runtime: list[str] = []
         path_first: list[str] = []
+        files = list(named)  # what it needs of a folder that turns out closed to `nobody`
         for step in (program, _interpreter(program, env, cwd)):
             if step is None:
                 continue
             for link in _chain(step):
+                files.append(link)
                 root = _install_root(link)
                 # An installation that holds the config's folder is the organiser's: only
                 # the program's own files of it.
@@ -420,6 +422,15 @@ class Jail:
             and os.path.exists(path)
             and _shown(path, named, organiser, hidden)
         ]
+        if as_root():
+            # A folder others may not enter (a `mktemp -d`, 0700) would shut `nobody` out of
+            # all of it: only the files it needs of it are bound then (each its own mode).
+            closed = [path for path in readable if os.path.isdir(path) and _closed(path)]
+            needed = [f for f in files if any(_within(f, c) and f != c for c in closed)]
+            readable = [path for path in readable if path not in closed]
+            readable += [
+                f for f in dict.fromkeys(needed) if os.path.isfile(f) and f not in readable
+            ]
         # What lies in a folder bound already comes with it (binding it again could fail: a
         # venv's `bin/python` is a link that only resolves inside).
         readable = [
@@ -563,6 +574,14 @@ def _shown(path: str, named: list[str], organiser: str, hidden: tuple[str, ...])
     if real != os.path.abspath(path) and _within(real, organiser):
         return real in {os.path.abspath(file) for file in named if not os.path.islink(file)}
     return True
+
+
+def _closed(folder: str) -> bool:
+    """Whether others (`nobody`) may not enter `folder`."""
+    try:
+        return not os.stat(folder).st_mode & stat.S_IXOTH
+    except OSError:
+        return False
 
 
 def _depth(path: str) -> tuple[int, str]:
