@@ -494,3 +494,18 @@ def test_a_version_that_cannot_start_is_paused_with_a_note_to_its_owner(
         page = client.get("/me").text
     assert "annbot v1 — paused" in page, page
     assert "failed to start 3 times in a row" in page
+
+
+def test_submit_from_a_writers_machine_with_the_real_cli(
+    shared: tuple[Server, Path, dict[str, str]], tmp_path: Path
+) -> None:
+    server, _, tokens = shared
+    bot = tmp_path / "mybot"
+    bot.mkdir()
+    (bot / "bot.toml").write_text('command = ["python3", "bot.py"]\n')
+    (bot / "bot.py").write_bytes(GOOD)
+    refused = arena("submit", server.url, "clibot", str(bot), "--token", "wrong", check=False)
+    assert refused.returncode == 2 and "refused (401)" in refused.stderr.splitlines()[-1]
+    accepted = arena("submit", server.url, "clibot", str(bot), "--token", tokens["ann"])
+    assert accepted.stdout.strip() == "clibot v1 accepted"
+    assert "clibot" in {b["name"] for b in server.get("/api/leaderboard").json()["bots"]}
