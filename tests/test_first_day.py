@@ -249,3 +249,10 @@ def test_a_run_into_a_pipe_shows_progress_and_whole_names(tmp_path: Path) -> Non
     for n in (1, 2, 3):  # in the standings, and as the pairwise table's heading and row
         assert sum(f"team-alpha-version-{n}" in line for line in rows) >= 2, done.stdout
     assert "…" not in "".join(rows)
+
+
+def test_seats_whose_names_read_the_same_in_a_file_name_are_told_apart(tmp_path: Path) -> None:
+    text = TWO_RANDOM.replace('"ann"', '"a/b"').replace('"bo"', '"a_b"')
+    replays = played(tmp_path, games=1, text=text)
+    [path] = replays.glob("*-g0000-*.json")
+    assert path.name.endswith("-a_b.0-vs-a_b.1.json"), path.name

@@ -272,7 +272,11 @@ def _finite(value: Any) -> Any:
 
 
 def file_stem(stamp: str, match: int, names: list[str] | tuple[str, ...]) -> str:
-    return f"{stamp}-g{match:04d}-" + "-vs-".join(safe_part(name, 16) for name in names)[:120]
+    """`STAMP-gNNNN-ann-vs-bob`: each name made safe for a file and cut to 16 characters; two
+    seats that would read the same there (`a/b` and `a_b`) get their seat number (`a_b.0`)."""
+    parts = [safe_part(name, 16) for name in names]
+    parts = [f"{part}.{seat}" if parts.count(part) > 1 else part for seat, part in enumerate(parts)]
+    return f"{stamp}-g{match:04d}-" + "-vs-".join(parts)[:120]
 
 
 def write(folder: Path, stem: str, document: bytes, logs: Sequence[str]) -> Path:
