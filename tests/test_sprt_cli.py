@@ -113,3 +113,26 @@ def test_a_stopped_test_exits_130_with_its_json_line(tmp_path: Path) -> None:
     line = _line(stdout)
     assert (line["decision"], line["exit"], line["stopped"]) == (None, 130, True)
     assert line["played"] >= 4
+
+
+def test_each_new_test_in_the_same_folder_takes_its_standings_over(tmp_path: Path) -> None:
+    # The bot writer's loop: test, edit the bot, test again. The second test is a new one (a
+    # changed program, another seed): it runs, and says whose standings it replaces.
+    bot = tmp_path / "bot.py"
+    bot.write_text((ROOT / "tests" / "sprtbots" / "seeded_random.py").read_text())
+    first = _sprt(tmp_path, "--vs", "easy", "--games", "4", command=[sys.executable, str(bot)])
+    assert first.returncode == 3, first.stderr
+    bot.write_text(bot.read_text() + "\n# edited\n")
+    again = subprocess.run(
+        [sys.executable, "-m", "arena", "sprt", "--seed", "4", "--jobs", "1", "--vs", "easy"]
+        + ["--games", "4", "--", sys.executable, str(bot)],
+        check=False,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert again.returncode == 3, again.stderr
+    assert "standings replace those of the earlier one" in again.stderr
+    standings = json.loads((tmp_path / "replays" / "standings.json").read_text())
+    assert standings["seed"] == 4

@@ -105,6 +105,7 @@ class Tournament:
     skipped: list[str] = field(default_factory=list)  # results lines not believed, and why
     lock: results.Lock | None = None  # held for the whole run: one writer per folder
     fingerprints: dict[str, str] = field(default_factory=dict)  # name -> what it runs
+    replaces: str | None = None  # the tournament whose standings this run replaces, if asked to
     # What each replay named by a results line records, read once (`doubt`).
     _replays: dict[str, results.Recorded] = field(default_factory=dict, repr=False)
 
@@ -286,6 +287,7 @@ def prepare(
     *,
     resume: bool = False,
     new_run: bool = False,
+    replace_standings: bool = False,
     fingerprints: dict[str, str] | None = None,
 ) -> Tournament:
     """The tournament a config asks for: a new run, or with `resume` the last one to go on.
@@ -296,7 +298,8 @@ def prepare(
     run holds it; when `resume` finds nothing to go on from and the config has no seed; and,
     unless `new_run`, when `resume` finds a participant whose program changed since the run
     began, or when the folder's standings are another tournament's (a changed config: they
-    would be replaced). ArenaError for an unreadable results file.
+    would be replaced) — with `replace_standings` (`arena sprt`'s new tests) those are replaced
+    and `plan.replaces` names them. ArenaError for an unreadable results file.
     """
     folder = replays_folder(config_path, config)
     lock = results.Lock.take(folder)
@@ -305,7 +308,10 @@ def prepare(
         plan.fingerprints = dict(fingerprints or {})
         if not new_run:
             _check_same_program(plan)
-            _check_same_tournament(plan)
+            if replace_standings:
+                plan.replaces = _other_tournament(plan)
+            else:
+                _check_same_tournament(plan)
         return plan
     except BaseException:
         lock.release()
@@ -408,18 +414,24 @@ def _check_same_program(plan: Tournament) -> None:
             )
 
 
-def _check_same_tournament(plan: Tournament) -> None:
-    """A run that would replace the folder's standings of another tournament (a changed config
-    or seed) is refused: the two would be told apart only by an id."""
+def _other_tournament(plan: Tournament) -> str | None:
+    """The tournament of the folder's standings when this run would replace them, else None."""
     if plan.matches <= 1 or plan.resumed:
-        return  # a single match writes no standings; a resumed run is this tournament
+        return None  # a single match writes no standings; a resumed run is this tournament
     path = plan.folder / STANDINGS
     try:
         document = orjson.loads(files.read_capped(path, STANDINGS_LIMIT))
     except (OSError, files.UnreadableFile, orjson.JSONDecodeError):
-        return  # none, or not one the arena wrote: `write_standings` says so if it matters
+        return None  # none, or not one the arena wrote: `write_standings` says so if it matters
     other = document.get("tournament") if isinstance(document, dict) else None
-    if isinstance(other, str) and other != plan.id:
+    return other[:16] if isinstance(other, str) and other != plan.id else None
+
+
+def _check_same_tournament(plan: Tournament) -> None:
+    """A run that would replace the folder's standings of another tournament (a changed config
+    or seed) is refused: the two would be told apart only by an id."""
+    other = _other_tournament(plan)
+    if other is not None:
         raise ConfigError(
             f"{plan.folder}: holds the standings of tournament {other[:16]}, and this config "
             f"(or seed) is tournament {plan.id}: give it another `replays` folder, or "

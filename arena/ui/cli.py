@@ -332,6 +332,7 @@ def _prepared(
     jobs: int | None,
     resume: bool,
     new_run: bool = False,
+    replace_standings: bool = False,
     scheduler: str | None,
 ) -> "tuple[Tournament, Cluster | None]":
     """The run's plan (its replays folder locked) and its Dask cluster, if any; exit 2 for a
@@ -365,12 +366,20 @@ def _prepared(
             seats,
             resume=resume,
             new_run=new_run,
+            replace_standings=replace_standings,
             fingerprints={seat.name: fingerprint.of(seat) for seat in seats},
         )
     except ConfigError as error:
         fail(str(error), 2)
     except ArenaError as error:
         fail(f"arena error: {error}", 1)
+    if plan.replaces is not None:
+        err.print(
+            f"note: {plan.folder}: this test's standings replace those of the earlier one "
+            f"(tournament {plan.replaces}); its replays and results lines stay",
+            markup=False,
+            soft_wrap=True,
+        )
     _warn_skipped(plan)
     return plan, cluster
 
@@ -387,6 +396,7 @@ def _run_loaded(
     scheduler: str | None,
     again: Callable[[str], str],
     new_run: bool = False,
+    replace_standings: bool = False,
     finished: "Callable[[Tournament, bool], None] | None" = None,
 ) -> None:
     """`arena run` once its config is loaded (`arena sprt` builds one from its options).
@@ -404,6 +414,7 @@ def _run_loaded(
         jobs=jobs,
         resume=resume,
         new_run=new_run,
+        replace_standings=replace_standings,
         scheduler=scheduler,
     )
     shutdown.install_graceful()  # SIGINT, SIGTERM, SIGHUP: stop the matches, keep every finished one
@@ -1033,6 +1044,8 @@ def sprt(
         jobs=jobs,
         resume=resume,
         new_run=new_run,
+        # Each `arena sprt` is a new test unless resumed: it takes the folder's standings over.
+        replace_standings=not resume,
         quiet=quiet,
         scheduler=None,
         again=again,
