@@ -509,3 +509,20 @@ def test_submit_from_a_writers_machine_with_the_real_cli(
     accepted = arena("submit", server.url, "clibot", str(bot), "--token", tokens["ann"])
     assert accepted.stdout.strip() == "clibot v1 accepted"
     assert "clibot" in {b["name"] for b in server.get("/api/leaderboard").json()["bots"]}
+
+
+def test_an_owner_retires_their_bot_and_only_theirs(
+    shared: tuple[Server, Path, dict[str, str]],
+) -> None:
+    server, _, tokens = shared
+    assert upload(server, "retireme", good_bot(), tokens["ann"]).status_code == 201
+    client, csrf = signed_in(server, tokens["bob"])
+    with contextlib.closing(client):
+        assert client.post("/me/retire", data={"bot": "retireme", "csrf": csrf}).status_code == 403
+    assert "retireme" in {b["name"] for b in server.get("/api/leaderboard").json()["bots"]}
+    client, csrf = signed_in(server, tokens["ann"])
+    with contextlib.closing(client):
+        assert client.post("/me/retire", data={"bot": "retireme"}).status_code == 403  # no CSRF
+        assert client.post("/me/retire", data={"bot": "retireme", "csrf": csrf}).status_code == 303
+        assert "retireme v1 — retired" in client.get("/me").text
+    assert "retireme" not in {b["name"] for b in server.get("/api/leaderboard").json()["bots"]}
