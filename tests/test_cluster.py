@@ -644,7 +644,7 @@ def test_a_match_that_kills_every_worker_it_is_given_stops_the_run_naming_it(
     with open_cluster(cluster.scheduler_address, seats, in_process_bots=True) as connected:
         before = set(connected.client.run(os.getpid).values())
         try:
-            with pytest.raises(MatchLost, match=r"^game 1: every worker that ran it died"):
+            with pytest.raises(MatchLost, match=r"^game 0: every worker that ran it died"):
                 play(path, connected.executor, 2)
         finally:
             _wait_for_two_fresh_workers(connected.client)

@@ -256,3 +256,20 @@ def test_seats_whose_names_read_the_same_in_a_file_name_are_told_apart(tmp_path:
     replays = played(tmp_path, games=1, text=text)
     [path] = replays.glob("*-g0000-*.json")
     assert path.name.endswith("-a_b.0-vs-a_b.1.json"), path.name
+
+
+def test_game_numbers_are_the_same_everywhere(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text(TWO_RANDOM.format(games=3))
+    env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
+    run = arena("run", "config.toml", cwd=tmp_path, env=env)
+    assert run.returncode == 0, run.stderr
+    replays = tmp_path / "replays"
+    lines = [json.loads(line) for line in (replays / "results.jsonl").read_text().splitlines()]
+    game = lines[2]["game"]
+    assert f"g{game:04d}" in lines[2]["replay"]
+    built = arena("report", "replays", "--view", str(game), cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    assert (replays / lines[2]["replay"]).with_suffix(".html").exists()
+    assert [p.name for p in replays.glob("*.html") if p.name != "report.html"] == [
+        Path(lines[2]["replay"]).with_suffix(".html").name
+    ]

@@ -97,7 +97,7 @@ def test_a_config_that_is_not_a_small_regular_file(tmp_path: Path) -> None:
         (["play", "--delay", "inf"], ["--delay: inf"]),
         (["play", "--delay", "nan"], ["--delay: nan"]),
         (["play", "--opponents", "5"], ["--opponents: 5 is not a number from 1 to 3"]),
-        (["report", ".", "--view", "0"], ["--view: 0 is not a number from 1"]),
+        (["report", ".", "--view", "-1"], ["--view: -1 is not a number from 0"]),
         (["run", "config.toml", "--games", "0"], ["--games: 0"]),
         (["run", "config.toml", "--games", "10000000000"], ["--games: 10000000000", "1000000000"]),
         (["run", "config.toml", "--jobs", "100000"], ["--jobs: 100000", "1024"]),

@@ -330,7 +330,8 @@ def test_view_builds_the_picked_matches_pages_and_links_them(tmp_path: Path) -> 
     folder = tmp_path / "replays"
     out = tmp_path / "elsewhere" / "r.html"
     out.parent.mkdir()
-    result = CliRunner().invoke(app, ["report", str(folder), "-o", str(out), "--view", "2"])
+    # Game 1 as arena run prints it, results.jsonl numbers it and its file is named (g0001).
+    result = CliRunner().invoke(app, ["report", str(folder), "-o", str(out), "--view", "1"])
     assert result.exit_code == 0, result.output
     pages = list(folder.glob("*-g0001-*.html"))
     assert len(pages) == 1 and pages[0].read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
@@ -412,7 +413,7 @@ def test_the_page_draws_every_plot_and_keeps_names_inert(tmp_path: Path, browser
     assert browser.js("document.querySelectorAll('#match-table tr.match').length") == 50
     browser.click("next")
     assert browser.text("page") == "page 2 of 4 (200 matches)"
-    assert browser.js("document.querySelector('#match-table tr.match td').textContent") == "51"
+    assert browser.js("document.querySelector('#match-table tr.match td').textContent") == "50"
     browser.click("prev")
     hostile_index = names.index(HOSTILE)
     browser.js(
@@ -423,12 +424,12 @@ def test_the_page_draws_every_plot_and_keeps_names_inert(tmp_path: Path, browser
     )
     assert rows and all(HOSTILE in row for row in rows)
     browser.js(
-        "const g = document.getElementById('game'); g.value = '1'; g.dispatchEvent(new Event('input'))"
+        "const g = document.getElementById('game'); g.value = '0'; g.dispatchEvent(new Event('input'))"
     )
     hrefs = browser.js("[...document.querySelectorAll('#match-table a')].map(a => a.href)")
     assert len(hrefs) == 1 and hrefs[0] == (folder / lines[0]["replay"]).as_uri()
     browser.js("document.querySelector('#match-table input[type=checkbox]').click()")
-    assert browser.text("picked") == f"arena report {folder} --view 1"
+    assert browser.text("picked") == f"arena report {folder} --view 0"
     shot = browser.send("Page.captureScreenshot", format="png", captureBeyondViewport=True)
     (tmp_path / "report.png").write_bytes(base64.b64decode(shot["data"]))
     assert (tmp_path / "report.png").stat().st_size > 10_000

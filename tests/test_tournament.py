@@ -405,7 +405,7 @@ def test_a_single_match_prints_as_before(tmp_path: Path) -> None:
     assert played.returncode == 0, played.stderr
     lines = played.stdout.splitlines()
     assert len(lines) == 2, played.stdout
-    assert lines[0].startswith("game 1  seed 5  completed  random0 ")
+    assert lines[0].startswith("game 0  seed 5  completed  random0 ")
     assert lines[1].strip().startswith("replay: replays/") and lines[1].strip().endswith(".json")
     assert not (tmp_path / "replays" / "standings.json").exists()
     assert len(results(tmp_path / "replays")) == 1

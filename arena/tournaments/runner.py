@@ -54,7 +54,7 @@ class MatchTask:
         return tuple(seat.name for seat in self.seats)
 
     def __str__(self) -> str:
-        return f"game {self.match + 1}"
+        return f"game {self.match}"
 
 
 @dataclass(frozen=True)

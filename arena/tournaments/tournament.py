@@ -526,7 +526,7 @@ def run(
                     attempts[match] = attempts.get(match, 0) + 1
                     if attempts[match] >= RETRIES:
                         # Raised once the rest of this batch is recorded: none of it is lost.
-                        fatal = fatal or f"game {match + 1}: its worker died {RETRIES} times"
+                        fatal = fatal or f"game {match}: its worker died {RETRIES} times"
                     report.retries += 1
                     todo.again([match])
                     broken = True
@@ -649,7 +649,7 @@ def _collect(
         raise
     except Exception as error:
         raise ArenaError(
-            f"game {match + 1}: a worker failed: {type(error).__name__}: {error}"
+            f"game {match}: a worker failed: {type(error).__name__}: {error}"
         ) from error
     if played.interrupted:
         report.interrupted = True

@@ -211,7 +211,7 @@ def _print_game(played: "MatchPlayed", replay: Path, cwd: Path) -> None:
 
     from arena.ui.terminal import inert
 
-    line = Text(f"game {played.match + 1}  seed {played.seed}  {played.outcome}  ")
+    line = Text(f"game {played.match}  seed {played.seed}  {played.outcome}  ")
     for seat, name in enumerate(played.names):
         line.append_text(inert(name, 24))
         faults = sum(played.fault_counts[seat].values())
@@ -758,7 +758,7 @@ def report(
     from arena.ui import report as report_module
 
     for game in view or ():
-        _in_range("--view", game, 1, 10**9)  # a game number, as `arena run` numbers them
+        _in_range("--view", game, 0, 10**9)  # a game number, as `arena run` numbers them (from 0)
     try:
         built = report_module.build(
             folder,

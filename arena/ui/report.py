@@ -115,7 +115,8 @@ def build(
     """Write the report of `folder`'s results.jsonl (every run of one tournament, each match once).
 
     `tournament` picks one when the folder holds several (default: the one written last).
-    `views` are game numbers (1-based, as `arena run` prints them) whose viewer pages are built
+    `views` are game numbers (from 0, as `arena run` prints them and as the replay file names
+    and `results.jsonl` number them) whose viewer pages are built
     beside their replays and linked. `without` leaves out every match that participant played.
     Raises ConfigError for a folder that has nothing to report
     (exit 2), WriteError when the page cannot be written.
@@ -154,7 +155,7 @@ def _views(folder: Path, entries: Sequence[Entry], games: Sequence[int]) -> list
     written = []
     found = set()
     for item in entries:
-        number = item.result.match + 1
+        number = item.result.match
         if number not in wanted or not summary_module.linkable(item.replay):
             continue
         found.add(number)

@@ -226,5 +226,5 @@ class FirstStops:
             "stopped participants, each at its first time (the faults table counts them all):"
         )
         for match, replay, document, logs, seat in self.found.values():
-            yield Text(f"  game {match + 1} ({shown_path(replay)}):", style="dim")
+            yield Text(f"  game {match} ({shown_path(replay)}):", style="dim")
             yield from notes(document, replay, logs, shown_path, seats={seat}, counted=False)

@@ -328,7 +328,7 @@
       shown = [];
       for (var m = 0; m < count; m++) {
         var s = starts[m], z = list.size[m], keep = true;
-        if (!isNaN(game) && list.game[m] !== game - 1) continue;
+        if (!isNaN(game) && list.game[m] !== game) continue;
         if (who >= 0) { keep = false; for (var a = 0; a < z; a++) if (list.seated[s + a] === who) keep = true; }
         if (keep && faulty) { keep = false; for (var b = 0; b < z; b++) if (list.faults[s + b]) keep = true; }
         if (keep) shown.push(m);
@@ -352,7 +352,7 @@
       shown.slice(page * PAGE, page * PAGE + PAGE).forEach(function (m) {
         var row = el("tr", body, null, "match"), s = starts[m], z = list.size[m], best = -1, faults = 0;
         for (var a = 0; a < z; a++) { best = Math.max(best, list.scores[s + a]); faults += list.faults[s + a]; }
-        el("td", row, list.game[m] + 1);
+        el("td", row, list.game[m]);
         if (data.runs.length > 1) el("td", row, data.runs[list.run[m]].run, "name");
         var seating = el("td", row, null, "seating");
         for (var c = 0; c < z; c++) {
@@ -369,9 +369,9 @@
         }
         var box = el("input", el("td", row));
         box.type = "checkbox";
-        box.checked = picked.has(list.game[m] + 1);
+        box.checked = picked.has(list.game[m]);
         box.addEventListener("change", function () {
-          if (box.checked) picked.add(list.game[m] + 1); else picked.delete(list.game[m] + 1);
+          if (box.checked) picked.add(list.game[m]); else picked.delete(list.game[m]);
           showPicked();
         });
       });
