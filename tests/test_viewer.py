@@ -422,3 +422,20 @@ def test_a_stopped_match_ends_on_books_so_far_with_no_places(
         "[...document.querySelectorAll('#placing-list .placing')].map(li => li.textContent)"
     )
     assert placings == ["you — 0 books", "Pip — 0 books"]  # seat order, no "1st" for a tie
+
+
+def test_a_link_to_a_step_opens_the_page_there_and_the_address_follows(
+    tmp_path: Path, browser: Browser
+) -> None:
+    page, _ = _page(tmp_path, ["alice", "bob"], bots=("easy", "hard"))
+    browser.open(page.as_uri() + "#step=12")
+    assert browser.js("document.body.dataset.ready") == "1"
+    assert _step(browser)[0] == 12
+    browser.click("next")
+    assert _step(browser)[0] == 13 and browser.js("location.hash") == "#step=13"
+    browser.js("location.hash = '#step=4'")  # hashchange comes after this task: wait for it
+    deadline = time.monotonic() + 30
+    while _step(browser)[0] != 4 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert _step(browser)[0] == 4
+    assert not [e for e in browser.events if e["method"] == "Runtime.exceptionThrown"]

@@ -239,6 +239,9 @@
     renderBooks(state);
     renderPlacings(pos === visible.length - 1);
     $("slider").value = String(pos);
+    // The address names the step shown (`#step=40`, as "step 40 / N" counts): a link to it
+    // opens the page there.
+    if (window.history && history.replaceState) history.replaceState(null, "", "#step=" + (pos + 1));
     $("position").textContent = "step " + (pos + 1) + " / " + visible.length + " · message " + step.at;
     logItems.forEach(function (item, at) {
       item.classList.toggle("current", at === pos);
@@ -303,6 +306,16 @@
   });
   summary.appendChild(document.createTextNode(" · " + data.result.outcome));
   if (data.fork) summary.appendChild(el("span", "fork", " · " + forkText()));
+  function linkedStep() {
+    var found = /^#step=([0-9]{1,9})$/.exec(window.location.hash);
+    return found ? Number(found[1]) - 1 : null;
+  }
+  var linked = linkedStep();  // read before the first step shown rewrites the address
   setView("all");
+  if (linked !== null) go(linked);
+  window.addEventListener("hashchange", function () {
+    var wanted = linkedStep();
+    if (wanted !== null && wanted !== pos) go(wanted);
+  });
   document.body.dataset.ready = "1";
 })();
