@@ -10,6 +10,8 @@ from typing import Any
 import orjson
 
 from arena.replays.replay import file_stem
+from arena.tournaments import results
+from arena.tournaments.results import ResultLine
 from arena.tournaments.schedule import Schedule
 
 KINDS = ("timeout", "not-json", "exited")
@@ -72,3 +74,47 @@ def write_results(folder: Path, lines: list[dict[str, Any]]) -> Path:
     with open(path, "ab") as file:
         file.write(b"".join(orjson.dumps(line) + b"\n" for line in lines))
     return path
+
+
+def typed(lines: list[dict[str, Any]]) -> list[ResultLine]:
+    """Lines as `results.read` gives them back; a line it would skip fails the test."""
+    found = []
+    for data in lines:
+        line, why = results.checked(data)
+        assert line is not None, why
+        found.append(line)
+    return found
+
+
+def result(
+    match: int,
+    names: tuple[str, ...] | list[str],
+    scores: tuple[int, ...] | list[int] | None = None,
+    places: tuple[int, ...] | list[int] = (),
+    faults: tuple[dict[str, int], ...] = (),
+    invalid_asks: tuple[int, ...] = (),
+) -> ResultLine:
+    """One match's results line from the few facts a test gives (the rest made up)."""
+    seats = len(names)
+    return ResultLine.model_validate(
+        {
+            "tournament": "0123456789abcdef",
+            "run": "20260101-000000-abcdef",
+            "stamp": "20260101-000000",
+            "seed": 1,
+            "game": match,
+            "seating": list(names),
+            "seats": list(range(seats)),
+            "group": match,
+            "rotation": 0,
+            "matchSeed": match,
+            "dealSeed": match,
+            "outcome": "completed",
+            "scores": list(scores if scores is not None else [0] * seats),
+            "ranks": list(places),
+            "faults": [dict(counts) for counts in faults],
+            "invalidAsks": list(invalid_asks),
+            "seconds": 0.01,
+            "replay": f"20260101-000000-g{match:04d}.json",
+        }
+    )

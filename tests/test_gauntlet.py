@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from resultsmaker import result
 
 from arena.tournaments import tournament
 from arena.tournaments.candidate import CandidateTest
 from arena.tournaments.gauntlet import Gauntlet
+from arena.tournaments.results import ResultLine
 from arena.tournaments.sprt import Hypotheses
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,7 +85,11 @@ def test_the_gauntlet_is_lazy_and_a_function_of_the_seed() -> None:
 # --- the test fed from results lines -----------------------------------------------------
 
 
-def _lines(games: int, seats: int, seed: int) -> list[dict[str, Any]]:
+def _line(game: int, seating: list[str], ranks: list[int]) -> ResultLine:
+    return result(game, seating, places=ranks)
+
+
+def _lines(games: int, seats: int, seed: int) -> list[ResultLine]:
     """Results lines of a 'cand' against others with random ranks (shared places too)."""
     rng = random.Random(seed)
     lines = []
@@ -91,7 +97,7 @@ def _lines(games: int, seats: int, seed: int) -> list[dict[str, Any]]:
         ranks = [rng.choice([1, 1, 2, 3]) for _ in range(seats)]
         names = ["cand"] + [f"o{i}" for i in range(1, seats)]
         rng.shuffle(names)
-        lines.append({"game": game, "seating": names, "ranks": ranks})
+        lines.append(_line(game, names, ranks))
     return lines
 
 
@@ -111,7 +117,7 @@ def test_groups_count_in_schedule_order_whatever_order_lines_arrive_in() -> None
 def test_a_group_waits_for_its_missing_match_and_never_reads_its_outcome_to_decide() -> None:
     lines = _lines(60, 2, seed=3)
     test = CandidateTest("cand", 2, Hypotheses(0.4, 0.6, min_groups=1))
-    test.observe_all(line for line in lines if line["game"] != 9)  # game 9 interrupted: no line
+    test.observe_all(line for line in lines if line.match != 9)  # game 9 interrupted: no line
     assert test.groups == 4  # groups 0-3; group 4 lacks a match, every later group waits behind it
     test.observe(lines[9])  # --resume played it again
     assert test.groups == 30 or test.decision is not None
@@ -119,18 +125,18 @@ def test_a_group_waits_for_its_missing_match_and_never_reads_its_outcome_to_deci
 
 def test_a_decision_is_kept_when_later_matches_finish() -> None:
     winning = [
-        {
-            "game": g,
-            "seating": ["cand", "x"] if g % 2 == 0 else ["x", "cand"],
-            "ranks": [1, 2] if g % 2 == 0 else [2, 1],
-        }
+        _line(
+            g,
+            ["cand", "x"] if g % 2 == 0 else ["x", "cand"],
+            [1, 2] if g % 2 == 0 else [2, 1],
+        )
         for g in range(200)
     ]
     test = CandidateTest("cand", 2, Hypotheses(0.5, 0.6, min_groups=20))
     test.observe_all(winning[:60])
     assert test.decision is not None and test.groups == 20
     llr = test.sprt.llr if test.sprt else None
-    losing = [{**line, "ranks": line["ranks"][::-1]} for line in winning[60:]]
+    losing = [line.model_copy(update={"places": line.places[::-1]}) for line in winning[60:]]
     test.observe_all(losing)
     assert (test.groups, test.sprt.llr if test.sprt else None) == (20, llr)
     assert test.later == 160  # games 40-199
@@ -141,9 +147,9 @@ def test_group_outcomes_are_mean_points_with_shared_places() -> None:
     test = CandidateTest("cand", 3)
     test.observe_all(
         [
-            {"game": 0, "seating": ["cand", "a", "b"], "ranks": [1, 1, 3]},  # 1/2
-            {"game": 1, "seating": ["b", "cand", "a"], "ranks": [1, 2, 2]},  # 0
-            {"game": 2, "seating": ["a", "b", "cand"], "ranks": [1, 1, 1]},  # 1/3
+            _line(0, ["cand", "a", "b"], [1, 1, 3]),  # 1/2
+            _line(1, ["b", "cand", "a"], [1, 2, 2]),  # 0
+            _line(2, ["a", "b", "cand"], [1, 1, 1]),  # 1/3
         ]
     )
     assert test.outcomes == {Fraction(5, 18): 1}

@@ -14,12 +14,13 @@ from typing import Any
 
 import orjson
 import pytest
-from resultsmaker import results_lines, write_results
+from resultsmaker import results_lines, typed, write_results
 from test_viewer import HOSTILE, Browser, browser  # noqa: F401 - the fixture
 from typer.testing import CliRunner
 
+from arena.tournaments import results
 from arena.tournaments import summary as summary_module
-from arena.tournaments.standings import MatchResult, Standings, wilson
+from arena.tournaments.standings import Standings, wilson
 from arena.tournaments.summary import Summary, grouped_interval, select, sprt_of
 from arena.ui import report as report_module
 from arena.ui.cli import app
@@ -55,10 +56,13 @@ def test_select_counts_each_match_once_and_skips_what_is_not_a_results_line() ->
     second = results_lines(NAMES, 6, run="20260102-000000-bbbbbb")
     other = results_lines(NAMES, 5, tournament="ffffffffffffffff")
     broken = [{**first[0], "game": 99, "scores": [1]}, {**first[1], "game": 98, "seating": "ann"}]
-    lines = first + second + other + first[:4] + broken
+    data = first + second + other + first[:4] + broken
+    found = [results.checked(line)[0] for line in data]
+    lines = [line for line in found if line is not None]
     chosen = select(lines, "0123456789abcdef")
-    assert len(chosen.entries) == 18 and chosen.repeated == 4 and chosen.skipped == 2
-    assert [e.result.match for e in chosen.entries][:4] == [
+    skipped = chosen.skipped + found.count(None)
+    assert len(chosen.entries) == 18 and chosen.repeated == 4 and skipped == 2
+    assert [e.match for e in chosen.entries][:4] == [
         0,
         0,
         1,
@@ -69,33 +73,33 @@ def test_select_counts_each_match_once_and_skips_what_is_not_a_results_line() ->
 
 def test_a_crafted_file_cannot_make_the_report_unbounded() -> None:
     (line,) = results_lines(NAMES[:2], 1)
-    assert summary_module.entry({**line, "scores": [10**9, 0]}) is None  # a histogram that long
+    assert results.checked({**line, "scores": [10**9, 0]})[0] is None  # a histogram that long
     assert (
-        summary_module.entry({**line, "seating": ["x" * 65, "bob"]}) is None
+        results.checked({**line, "seating": ["x" * 65, "bob"]})[0] is None
     )  # longer than a config allows
-    assert summary_module.entry({**line, "seating": ["ann", "ann"]}) is None
-    assert summary_module.entry({**line, "ranks": [1, 3]}) is None
-    assert summary_module.entry({**line, "faults": [{f"k{i}": 1 for i in range(33)}, {}]}) is None
+    assert results.checked({**line, "seating": ["ann", "ann"]})[0] is None
+    assert results.checked({**line, "ranks": [1, 3]})[0] is None
+    assert results.checked({**line, "faults": [{f"k{i}": 1 for i in range(33)}, {}]})[0] is None
     many = [
         {**line, "game": game, "seating": [f"n{2 * game}", f"n{2 * game + 1}"]}
         for game in range(600)
     ]
-    chosen = select(many, line["tournament"])
-    names = {name for item in chosen.entries for name in item.result.names}
+    chosen = select(typed(many), line["tournament"])
+    names = {name for item in chosen.entries for name in item.seating}
     assert len(names) == summary_module.MOST_PARTICIPANTS and chosen.skipped == 100
     data = Summary.of(chosen.entries).as_json()
     assert data["pairwise"] is None  # no heatmap of a million cells
     kinds = [{**line, "game": game, "faults": [{f"kind-{game}": 1}, {}]} for game in range(20)]
-    faults = Summary.of(select(kinds, line["tournament"]).entries).as_json()
+    faults = Summary.of(select(typed(kinds), line["tournament"]).entries).as_json()
     assert len(faults["faultKinds"]) == summary_module.FAULT_KINDS_SHOWN + 2  # + other, invalid-ask
     assert "other" in faults["faultKinds"] and sum(map(sum, faults["faults"])) == 20
 
 
 def test_the_summary_has_the_figures_of_the_standings() -> None:
     lines = results_lines(NAMES, 48, seats=3, faulty="cy")
-    entries = select(lines, "0123456789abcdef").entries
+    entries = select(typed(lines), "0123456789abcdef").entries
     data = Summary.of(entries).as_json()
-    expected = Standings.of(NAMES, [MatchResult.from_line(line) for line in lines]).as_json()
+    expected = Standings.of(NAMES, typed(lines)).as_json()
     rows = {row["name"]: row for row in data["rows"]}
     for row in expected["participants"]:
         mine = rows[row["name"]]
@@ -126,7 +130,7 @@ def test_the_summary_has_the_figures_of_the_standings() -> None:
 
 
 def test_the_rating_path_stays_short() -> None:
-    entries = select(results_lines(NAMES, 1500), "0123456789abcdef").entries
+    entries = select(typed(results_lines(NAMES, 1500)), "0123456789abcdef").entries
     summary = Summary(NAMES)  # not told how many: the path thins itself
     for item in entries:
         summary.add(item)
@@ -468,7 +472,7 @@ def test_an_empty_or_live_page_opens_without_errors(tmp_path: Path, browser: Bro
         {**line, "game": game, "seating": [f"n{2 * game}", f"n{2 * game + 1}"]}
         for game in range(80)
     ]
-    crowded = Summary.of(select(many, line["tournament"]).entries).as_json(
+    crowded = Summary.of(select(typed(many), line["tournament"]).entries).as_json(
         folder="", folderArg=".", written="now"
     )
     crowded["pages"] = []

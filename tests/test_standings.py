@@ -5,8 +5,9 @@ from __future__ import annotations
 import random
 
 import pytest
+from resultsmaker import result
 
-from arena.tournaments.standings import MatchResult, Standings, wilson, win_shares
+from arena.tournaments.standings import Standings, wilson, win_shares
 
 
 @pytest.mark.parametrize(
@@ -37,12 +38,10 @@ def test_a_shared_first_place_splits_the_win() -> None:
 
 
 RESULTS = [
-    MatchResult(0, ("ann", "bob"), (9, 4), (1, 2), ({}, {"timeout": 1}), (0, 2)),
-    MatchResult(1, ("bob", "ann"), (6, 7), (2, 1), ({"exited": 1}, {}), (1, 0)),
-    MatchResult(
-        2, ("ann", "bob", "cy"), (4, 4, 5), (2, 2, 1), ({}, {}, {"not-json": 3}), (0, 0, 4)
-    ),
-    MatchResult(3, ("cy", "ann", "bob"), (5, 5, 3), (1, 1, 3), ({"crashed": 1}, {}, {}), (0, 0, 0)),
+    result(0, ("ann", "bob"), (9, 4), (1, 2), ({}, {"timeout": 1}), (0, 2)),
+    result(1, ("bob", "ann"), (6, 7), (2, 1), ({"exited": 1}, {}), (1, 0)),
+    result(2, ("ann", "bob", "cy"), (4, 4, 5), (2, 2, 1), ({}, {}, {"not-json": 3}), (0, 0, 4)),
+    result(3, ("cy", "ann", "bob"), (5, 5, 3), (1, 1, 3), ({"crashed": 1}, {}, {}), (0, 0, 0)),
 ]
 
 
@@ -96,8 +95,7 @@ def test_the_final_order_is_the_fits_whatever_the_order_of_play() -> None:
     for _ in range(20):
         rng.shuffle(outcomes)
         results = [
-            MatchResult(i, (winner, loser), (8, 5), (1, 2), deal=i)
-            for i, (winner, loser) in enumerate(outcomes)
+            result(i, (winner, loser), (8, 5), (1, 2)) for i, (winner, loser) in enumerate(outcomes)
         ]
         standings = Standings.of(["easy", "hard", "random"], results)
         orders.add(tuple(row.name for row in standings.ranked(live=True)))

@@ -285,7 +285,7 @@ def test_in_process_bots_give_the_very_transcript_of_their_subprocess_form(
 
     inside, outside = played(True), played(False)
     assert json.loads(inside.document)["transcript"] == json.loads(outside.document)["transcript"]
-    assert inside.outcome == outside.outcome == "completed"
+    assert inside.line.outcome == outside.line.outcome == "completed"
     assert json.loads(outside.document)["faults"] == []
 
 

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from resultsmaker import result
 
 from arena.tournaments import results
-from arena.tournaments.standings import MatchResult, Standings
+from arena.tournaments.standings import Standings
 
 CONFIG = """seed = 7
 games = {games}
@@ -236,14 +237,13 @@ def test_one_writer_per_folder_and_a_killed_run_frees_it(tmp_path: Path) -> None
 
 def test_standings_list_only_the_pairs_that_met() -> None:
     names = [f"p{i}" for i in range(3000)]
-    matches = [
-        MatchResult(match=i, names=(names[2 * i], names[2 * i + 1]), scores=(7, 6), places=(1, 2))
-        for i in range(1500)
-    ]
+    matches = [result(i, (names[2 * i], names[2 * i + 1]), (7, 6), (1, 2)) for i in range(1500)]
     document = Standings.of(names, matches).as_json()
     assert len(document["pairwise"]) == 3000  # each pair both ways, not 3000 × 2999
     assert {(p["first"], p["second"]) for p in document["pairwise"]} == {
-        pair for m in matches for pair in ((m.names[0], m.names[1]), (m.names[1], m.names[0]))
+        pair
+        for m in matches
+        for pair in ((m.seating[0], m.seating[1]), (m.seating[1], m.seating[0]))
     }
 
 

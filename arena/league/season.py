@@ -207,23 +207,24 @@ class Season:
             self.refresh()
 
     def record(self, played: MatchPlayed, order: tuple[int, ...], rotation: int) -> None:
-        stamp = f"league-{played.deal_seed:x}"
-        path = write_replay(self.store.folder / REPLAYS, stamp, played)
+        line = played.line
+        stamp = f"league-{line.deal_seed:x}"
+        path = write_replay(self.store.folder / REPLAYS, played, stamp)
         start_failed = [
             version
-            for version, faults in zip(order, played.fault_counts, strict=True)
+            for version, faults in zip(order, line.faults, strict=True)
             if faults.get(FaultKind.START_FAILED, 0)
             or faults.get(FaultKind.EXITED, 0)
             and sum(faults.values()) == faults.get(FaultKind.EXITED, 0)
         ]
         self.store.record_match(
-            deal_seed=played.deal_seed,
+            deal_seed=line.deal_seed,
             rotation=rotation,
             versions=order,
-            places=played.places,
-            scores=played.scores,
-            outcome=str(played.outcome),
-            faults=played.fault_counts,
+            places=tuple(line.places),
+            scores=tuple(line.scores),
+            outcome=str(line.outcome),
+            faults=tuple(line.faults),
             replay=path.name,
             logs=played.logs,
             start_failed=start_failed,

@@ -21,11 +21,12 @@ shown in the standings and counted in `later`, but the verdict is the one taken 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from arena.tournaments.results import ResultLine
 from arena.tournaments.sprt import (
     Decision,
     Estimate,
@@ -74,28 +75,28 @@ class CandidateTest:
         """Matches behind the test's figures: after a decision, the rest of the cap is not needed."""
         return self.groups * self.seats
 
-    def observe(self, line: Mapping[str, Any]) -> None:
+    def observe(self, line: ResultLine) -> None:
         """Take one results line (any order, each match once; a repeat is ignored)."""
-        match = int(line["game"])
+        match = line.match
         if match in self.seen:
             return
         self.seen.add(match)
-        names, places = list(line["seating"]), list(line["ranks"])
+        names, places = line.seating, line.places
         if self.name not in names:
             return
         group, rotation = divmod(match, self.seats)
         seat = names.index(self.name)
         point: Fraction | float = match_point(places[seat], places)
-        luck = line.get("luckAdjusted")
-        if self.adjusted and isinstance(luck, Mapping):
-            point = float(luck["winShare"][seat])
+        luck = line.luck_adjusted if self.adjusted else None
+        if luck is not None:
+            point = float(luck.winShare[seat])
         self.points.setdefault(group, {})[rotation] = point
         while len(self.points.get(self.next_group, ())) == self.seats:
             self._count(self.points.pop(self.next_group))
             self.next_group += 1
 
-    def observe_all(self, lines: Iterable[Mapping[str, Any]]) -> None:
-        for line in sorted(lines, key=lambda line: int(line["game"])):
+    def observe_all(self, lines: Iterable[ResultLine]) -> None:
+        for line in sorted(lines, key=lambda line: line.match):
             self.observe(line)
 
     def _count(self, rotations: dict[int, Fraction | float]) -> None:

@@ -4,6 +4,10 @@
     found = read(folder / RESULTS)           # shape-checked lines, and what was skipped
     append(folder / RESULTS, [line])          # flushed and fsynced, never through a link
 
+`ResultLine` is the one summary of a finished match: the worker that played it returns one
+(`runner.MatchPlayed.line`), the run writes it, and `--resume`, the live table, the standings,
+the report and `arena report` read it; nothing in between is a dict.
+
 Everything read back is untrusted (a participant without a sandbox, or a person, may have
 edited the file): a line is checked with `ResultLine`, the model that writes it, and a line
 counts for a tournament only when the replay it names is a file the arena wrote for that
@@ -18,7 +22,7 @@ import fcntl
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
@@ -34,10 +38,21 @@ RESULTS = "results.jsonl"
 LOCK = ".results.lock"
 MAX_LINE = 1 << 20  # a results line is a few hundred bytes; a longer one is not ours
 MAX_REPLAY = 1 << 30  # a replay file larger than this is not read back
-STAMP = re.compile(r"\d{8}-\d{6}")
 REPLAY_NAME = re.compile(r"[A-Za-z0-9._-]{1,250}\.json")
 
 Count = Annotated[int, Field(ge=0)]
+NAME_LIMIT = 64  # characters of a participant's name, as a config allows
+MOST_SEATS = 64  # seats at one table, as a config allows
+MOST_BOOKS = 1000  # a score above this is not a Go Fish score (64 decks with knights: 896 books)
+MOST_COUNT = 1 << 40  # a fault count above this is not one a match can have
+# A seat's faults, counted by kind: a handful of kinds, never an unbounded table.
+FaultCounts = Annotated[
+    dict[
+        Annotated[str, Field(min_length=1, max_length=40)],
+        Annotated[int, Field(ge=0, le=MOST_COUNT)],
+    ],
+    Field(max_length=32),
+]
 
 
 class LuckAdjusted(BaseModel):
@@ -45,8 +60,8 @@ class LuckAdjusted(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
 
-    winShare: list[float]  # the file's key
-    books: list[float]
+    winShare: list[Annotated[float, Field(ge=-1e6, le=1e6)]]  # the file's key
+    books: list[Annotated[float, Field(ge=-1e6, le=1e6)]]
     v: Annotated[str, Field(min_length=1, max_length=16)]
 
 
@@ -72,17 +87,19 @@ class ResultLine(BaseModel):
     stamp: Annotated[str, Field(pattern=r"^\d{8}-\d{6}$")]
     seed: int
     match: Annotated[int, Field(ge=0, alias="game")]
-    seating: list[Annotated[str, Field(min_length=1, max_length=1000)]]
+    seating: list[Annotated[str, Field(min_length=1, max_length=NAME_LIMIT)]]
     seats: list[Count]
     group: Count
     rotation: Count
     match_seed: Annotated[int, Field(alias="matchSeed")]
     deal_seed: Annotated[int, Field(alias="dealSeed")]
     outcome: Annotated[Outcome, Field(strict=False)]  # read from its JSON string
-    scores: list[Count]
+    scores: list[Annotated[int, Field(ge=0, le=MOST_BOOKS)]]
     places: Annotated[list[Annotated[int, Field(ge=1)]], Field(alias="ranks")]
-    faults: list[dict[str, Count]]
-    invalid_asks: Annotated[list[Count], Field(alias="invalidAsks")] = []
+    faults: list[FaultCounts]
+    invalid_asks: Annotated[
+        list[Annotated[int, Field(ge=0, le=MOST_COUNT)]], Field(alias="invalidAsks")
+    ] = []
     seconds: Annotated[float, Field(ge=0)]
     replay: Annotated[str, Field(pattern=REPLAY_NAME.pattern)]
 
@@ -93,15 +110,32 @@ class ResultLine(BaseModel):
         luck = (self.model_extra or {}).get("luckAdjusted")
         return None if luck is None else LuckAdjusted.model_validate(luck)
 
+    @property
+    def seat_fingerprints(self) -> list[str] | None:
+        """What each seat ran (`arena.seats.fingerprint`), when the line records it (the extra
+        key `fingerprints`, one string per seat); None when it does not."""
+        prints = (self.model_extra or {}).get("fingerprints")
+        if (
+            isinstance(prints, list)
+            and len(prints) == len(self.seating)
+            and all(isinstance(digest, str) for digest in prints)
+        ):
+            return prints
+        return None
+
     def problem(self) -> str | None:
         """What makes the line inconsistent in itself, or None."""
         seats = len(self.seating)
-        if not seats >= 2 or any(
+        if not 2 <= seats <= MOST_SEATS or any(
             len(part) != seats for part in (self.seats, self.scores, self.places)
         ):
             return "seating, seats, scores and ranks must have one entry per seat"
-        if len(self.faults) not in (0, seats):
-            return "faults must have one entry per seat"
+        if len(set(self.seating)) != seats:
+            return "a participant sits at two seats"
+        if len(self.faults) not in (0, seats) or len(self.invalid_asks) not in (0, seats):
+            return "faults and invalidAsks must have one entry per seat"
+        if any(place > seats for place in self.places):
+            return f"ranks {self.places} go beyond the {seats} seats"
         try:
             luck = self.luck_adjusted
         except ValidationError:
@@ -112,6 +146,13 @@ class ResultLine(BaseModel):
         if self.outcome is not Outcome.INTERRUPTED and self.places != places:
             return f"ranks {self.places} do not follow from scores {self.scores}"
         return None
+
+
+def win_shares(places: Sequence[int]) -> list[float]:
+    """Each seat's part of the win: 1/w for each of the w seats in first place, else 0."""
+    best = min(places)
+    winners = sum(1 for place in places if place == best)
+    return [1 / winners if place == best else 0.0 for place in places]
 
 
 @dataclass
@@ -177,6 +218,11 @@ def _parse(raw: bytes) -> tuple[ResultLine | None, str]:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return None, "not JSON (cut short by a crash?)"
+    return checked(data)
+
+
+def checked(data: object) -> tuple[ResultLine | None, str]:
+    """A parsed line as a `ResultLine` when it is one, else None and why."""
     if not isinstance(data, dict):
         return None, "not a JSON object"
     try:
@@ -253,12 +299,12 @@ def _recorded(folder: Path, name: str) -> Recorded:
     )
 
 
-def append(path: Path, lines: Sequence[Mapping[str, Any]]) -> None:
+def append(path: Path, lines: Sequence[ResultLine]) -> None:
     """Append lines, flushed and fsynced before this returns (one write); never through a
     symbolic link. Raises WriteError."""
     if not lines:
         return
-    data = b"".join(orjson.dumps(line) + b"\n" for line in lines)
+    data = b"".join(orjson.dumps(line.model_dump(mode="json")) + b"\n" for line in lines)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
@@ -349,4 +395,15 @@ def _why(error: OSError) -> str:
     return error.strerror or str(error)
 
 
-__all__ = ["LOCK", "RESULTS", "Lock", "ResultLine", "ResultsFile", "append", "confirmed", "read"]
+__all__ = [
+    "LOCK",
+    "RESULTS",
+    "Lock",
+    "ResultLine",
+    "ResultsFile",
+    "append",
+    "checked",
+    "confirmed",
+    "read",
+    "win_shares",
+]

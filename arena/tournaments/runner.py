@@ -2,17 +2,18 @@
 
     task = MatchTask(config, seats, match=3, seed=45, deal_seed=44)
     played = play_task(task)                      # in any process: returns bytes, writes nothing
-    path = write_replay(folder, stamp, played)    # on the client: the one writer
+    path = write_replay(folder, played)           # on the client: the one writer
 
 `play_task` is what an executor runs (a local process pool, or Dask later): the task is a
-small picklable object, and the returned `MatchPlayed` holds everything the client needs (the
-replay document as bytes, the stderr logs, the result), so a worker that dies costs only a
-retry and no file is ever written twice. `play_one_match` is the one-call form for a single match.
+small picklable object, and the returned `MatchPlayed` holds everything the client needs (its
+`results.ResultLine`, the faults as typed values, the replay document as bytes, the stderr
+logs), so a worker that dies costs only a retry and no file is ever written twice. `play_one_match` is the one-call form for a single match.
 Nothing here prints.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import weakref
 from collections import Counter, OrderedDict
@@ -29,9 +30,23 @@ from arena.luck import Luck, measure
 from arena.referee.loop import MatchInterrupted, MatchRecord, play_match
 from arena.referee.seating import make_participants
 from arena.replays import replay
-from arena.seats.replies import FaultKind, Participant, close_all
+from arena.seats.replies import FaultKind, Participant, SeatFault, close_all
+from arena.tournaments.results import ResultLine, win_shares
 
 KEPT_PER_WORKER = 16  # idle reusable participants one worker keeps (least recently used go)
+
+
+@dataclass(frozen=True)
+class LineHeader:
+    """What the run knows of a match before it is played: its results line's other keys."""
+
+    tournament: str
+    run: str
+    stamp: str  # the start of the run: the prefix of its replay names
+    seed: int  # the tournament's seed
+    seats: tuple[int, ...]  # the config indices of the seated participants, in seat order
+    group: int
+    rotation: int
 
 
 @dataclass(frozen=True)
@@ -48,6 +63,7 @@ class MatchTask:
     deal_again: bool = False  # another match will play this deal: keep no process of this one
     extra: tuple[tuple[str, Any], ...] = ()  # more top-level keys for the replay
     fingerprints: tuple[str, ...] = ()  # by seat: what each runs (`arena.seats.fingerprint`)
+    header: LineHeader | None = None  # None: a match of no tournament (`play_one_match`)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -58,40 +74,55 @@ class MatchTask:
 
 
 @dataclass(frozen=True)
-class MatchPlayed:
-    """What a worker sends back: the result, and the replay and logs ready to write."""
+class FaultSeen:
+    """A seat's fault, with the type of the message it came with (`init`, `ask`…; None: none)."""
 
-    match: int
-    seed: int
-    deal_seed: int
-    names: tuple[str, ...]
-    outcome: Outcome
-    scores: tuple[int, ...]
-    places: tuple[int, ...]
-    fault_counts: tuple[dict[str, int], ...]
-    invalid_asks: tuple[int, ...]
-    seconds: float
+    fault: SeatFault
+    message: str | None
+
+
+@dataclass(frozen=True)
+class MatchPlayed:
+    """What a worker sends back: the match's results line, its faults, the replay and logs.
+
+    `line.replay` is the name the replay is to be written under; the run's recorder gives
+    the line the name it was written under (`with_replay`) before anyone else reads it.
+    """
+
+    line: ResultLine
+    faults: tuple[FaultSeen, ...]
+    confinement: tuple[str, ...]  # how each seat was confined: "bwrap", "none", "in-process"…
     document: bytes = field(repr=False)  # the replay file's bytes
     logs: tuple[str, ...] = field(repr=False)  # each seat's stderr ("" for none)
-    luck: Luck | None = None  # what chance gave each seat (arena/luck); None if interrupted
+
+    @property
+    def match(self) -> int:
+        return self.line.match
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self.line.seating)
 
     @property
     def interrupted(self) -> bool:
-        return self.outcome == Outcome.INTERRUPTED
+        return self.line.outcome == Outcome.INTERRUPTED
+
+    def with_replay(self, path: Path) -> MatchPlayed:
+        """The same match, its line naming the replay file as written."""
+        line = self.line.model_copy(update={"replay": path.name})
+        return dataclasses.replace(self, line=line)
 
 
 @dataclass(frozen=True)
 class RecordedMatch:
-    """What a finished match tells the run: where its replay is and how it ended."""
+    """What a finished match tells its caller: how it ended, and where its replay is."""
 
-    match: int
-    seed: int
-    names: tuple[str, ...]
-    outcome: Outcome
-    scores: tuple[int, ...]
-    places: tuple[int, ...]
-    fault_counts: tuple[dict[str, int], ...]
+    played: MatchPlayed
     replay: Path
+
+    @property
+    def line(self) -> ResultLine:
+        return self.played.line
 
 
 class MatchStopped(Exception):
@@ -281,35 +312,88 @@ def _played(task: MatchTask, record: MatchRecord) -> MatchPlayed:
         player["fingerprint"] = fingerprint
     invalid = Counter(event.seat for event in record.events if isinstance(event, AskRefused))
     result = record.result
+    header = task.header or LineHeader("", "", "", task.seed, tuple(range(len(task.seats))), 0, 0)
     # The luck of each seat, from the engine's own record of the match (docs/luck.md).
     luck = None if result.outcome == Outcome.INTERRUPTED else measure(record.setup, record.events)
-    return MatchPlayed(
+    # Keys beyond the model's fields, after them (docs/luck.md; `arena.seats.fingerprint`).
+    more: dict[str, Any] = _luck_adjusted(luck, result.scores, result.places)
+    if task.fingerprints:
+        more["fingerprints"] = list(task.fingerprints)
+    # The arena's own values, built here and nowhere else: `results.read` checks a line read back.
+    line = ResultLine.model_construct(
+        tournament=header.tournament,
+        run=header.run,
+        stamp=header.stamp,
+        seed=header.seed,
         match=task.match,
-        seed=task.seed,
+        seating=list(task.names),
+        seats=list(header.seats),
+        group=header.group,
+        rotation=header.rotation,
+        match_seed=task.seed,
         deal_seed=task.deal_seed,
-        names=task.names,
         outcome=result.outcome,
-        scores=tuple(result.scores),
-        places=tuple(result.places),
-        fault_counts=tuple(record.fault_counts()),
-        invalid_asks=tuple(invalid[seat] for seat in range(len(task.seats))),
+        scores=list(result.scores),
+        places=list(result.places),
+        faults=record.fault_counts(),
+        invalid_asks=[invalid[seat] for seat in range(len(task.seats))],
         seconds=round(record.seconds, 3),
+        replay=_stem(header.stamp, task) + ".json",
+        **more,
+    )
+    transcript = record.transcript
+    return MatchPlayed(
+        line=line,
+        faults=tuple(
+            FaultSeen(
+                fault,
+                str(transcript[fault.at].message.get("type"))
+                if 0 <= fault.at < len(transcript)
+                else None,
+            )
+            for fault in record.faults
+        ),
+        confinement=tuple(record.confinement),
         document=replay.dumps(document),
         logs=tuple(record.logs),
-        luck=luck,
     )
+
+
+def _luck_adjusted(
+    luck: Luck | None, scores: Sequence[int], places: Sequence[int]
+) -> dict[str, Any]:
+    """The results line's `luckAdjusted`: each seat's win share and books with the luck of the
+    cards taken out (docs/luck.md), and V's version; nothing for an interrupted match."""
+    if luck is None:
+        return {}
+    return {
+        "luckAdjusted": {
+            "winShare": [round(x, 6) for x in luck.adjusted_shares(win_shares(places))],
+            "books": [round(x, 6) for x in luck.adjusted_books(scores)],
+            "v": luck.version,
+        }
+    }
+
+
+def _stem(stamp: str, task: MatchTask) -> str:
+    return replay.file_stem(stamp, task.match, task.names)
 
 
 # -- the client side --------------------------------------------------------------------
 
 
-def write_replay(folder: Path, stamp: str, played: MatchPlayed) -> Path:
+def write_replay(folder: Path, played: MatchPlayed, stamp: str | None = None) -> Path:
     """Write a played match's replay and non-empty stderr logs, never overwriting a file.
 
-    Raises WriteError. An interrupted match is named `…-interrupted.json`: a resumed run plays
-    that match again under the usual name.
+    Its name is the line's (`stamp` gives another prefix). Raises WriteError. An interrupted
+    match is named `…-interrupted.json`: a resumed run plays that match again under the usual
+    name.
     """
-    stem = replay.file_stem(stamp, played.match, played.names)
+    stem = (
+        played.line.replay.removesuffix(".json")
+        if stamp is None
+        else replay.file_stem(stamp, played.match, played.names)
+    )
     if played.interrupted:
         stem += "-interrupted"
     return replay.write(folder, stem, played.document, played.logs)
@@ -339,19 +423,11 @@ def play_one_match(
         seed,
         seed if deal_seed is None else deal_seed,
         in_process_bots=in_process_bots,
+        header=LineHeader("", "", stamp, seed, tuple(range(len(seats))), match, 0),
     )
     played = play_task(task)
-    path = write_replay(folder, stamp, played)
-    summary = RecordedMatch(
-        played.match,
-        played.seed,
-        played.names,
-        played.outcome,
-        played.scores,
-        played.places,
-        played.fault_counts,
-        path,
-    )
+    path = write_replay(folder, played)
+    summary = RecordedMatch(played.with_replay(path), path)
     if played.interrupted:
         raise MatchStopped(summary)
     return summary

@@ -1,6 +1,7 @@
 """Standings of a tournament: counts, win shares with their uncertainty, ratings, pairwise.
 
-Pure: matches in, numbers out. `Standings.add` takes one match at a time (live standings);
+Pure: results lines (`results.ResultLine`, the one summary of a match) in, numbers out.
+`Standings.add` takes one match at a time (live standings);
 `Standings.of` replays a list of matches in match order, so the final figures do not depend on
 the order in which parallel workers finished.
 
@@ -24,7 +25,7 @@ the order in which parallel workers finished.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,47 +33,13 @@ from openskill.models import PlackettLuce
 
 from arena.tournaments import rating as batch
 from arena.tournaments.rating import Finish, Fit, Rated
+from arena.tournaments.results import ResultLine, win_shares
+
+__all__ = ["Z95", "Pair", "Row", "Standings", "wilson", "win_shares"]
 
 Z95 = 1.959963984540054  # the two-sided 95 % quantile of the normal distribution
 CRASH_KINDS = ("exited", "crashed", "start-failed")
 FORMAT = "gofish-arena-standings/2"
-
-
-@dataclass(frozen=True)
-class MatchResult:
-    """One finished match as standings need it."""
-
-    match: int
-    names: tuple[str, ...]  # in seat order
-    scores: tuple[int, ...]
-    places: tuple[int, ...]
-    faults: tuple[Mapping[str, int], ...] = ()
-    invalid_asks: tuple[int, ...] = ()
-    adjusted: tuple[float, ...] = ()  # luck-adjusted win shares by seat (docs/luck.md), if known
-    deal: object = (
-        None  # its deal (duplicate group), the unit of the rating's intervals; None: its own
-    )
-
-    @classmethod
-    def from_line(cls, line: Mapping[str, Any]) -> MatchResult:
-        """From a `results.jsonl` line."""
-        return cls(
-            match=int(line["game"]),
-            names=tuple(line["seating"]),
-            scores=tuple(line["scores"]),
-            places=tuple(line["ranks"]),
-            faults=tuple(line.get("faults") or ()),
-            invalid_asks=tuple(line.get("invalidAsks") or ()),
-            adjusted=tuple((line.get("luckAdjusted") or {}).get("winShare") or ()),
-            deal=deal_of(line),
-        )
-
-
-def deal_of(line: Mapping[str, Any]) -> object:
-    """A results line's deal: its deal seed (the same cards, whichever run played them), or
-    the match itself (run and index) when the line has none."""
-    seed = line.get("dealSeed")
-    return ("deal", seed) if type(seed) is int else ("match", line.get("run"), line.get("game"))
 
 
 def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
@@ -89,13 +56,6 @@ def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]
         z * math.sqrt(share * (1 - share) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
     )
     return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def win_shares(places: Sequence[int]) -> list[float]:
-    """Each seat's part of the win: 1/w for each of the w seats in first place, else 0."""
-    best = min(places)
-    winners = sum(1 for place in places if place == best)
-    return [1 / winners if place == best else 0.0 for place in places]
 
 
 @dataclass
@@ -230,37 +190,38 @@ class Standings:
         self._fit: Fit | None = None
 
     @classmethod
-    def of(cls, names: Iterable[str], results: Iterable[MatchResult]) -> Standings:
-        """The standings of `results`, taken in match order whatever order they came in."""
+    def of(cls, names: Iterable[str], lines: Iterable[ResultLine]) -> Standings:
+        """The standings of these matches, taken in match order whatever order they came in."""
         standings = cls(names)
-        for result in sorted(results, key=lambda r: r.match):
-            standings.add(result)
+        for line in sorted(lines, key=lambda line: line.match):
+            standings.add(line)
         return standings
 
-    def add(self, result: MatchResult) -> None:
+    def add(self, result: ResultLine) -> None:
         self.matches += 1
-        deal = (
-            result.deal if result.deal is not None else ("match", len(self.finishes), result.match)
-        )
-        self.finishes.append(Finish(dict(zip(result.names, result.places)), deal))
+        # Its deal (the same cards, whichever run played them): the unit of the intervals.
+        deal = ("deal", result.deal_seed)
+        self.finishes.append(Finish(dict(zip(result.seating, result.places)), deal))
         self._fit = None
         shares = win_shares(result.places)
-        for seat, name in enumerate(result.names):
+        luck = result.luck_adjusted
+        adjusted = luck.winShare if luck is not None else []
+        for seat, name in enumerate(result.seating):
             row = self.rows.setdefault(name, Row(name))
             row.matches += 1
             row.wins += shares[seat]
             row.books += result.scores[seat]
             row.places += result.places[seat]
-            if seat < len(result.adjusted):
+            if seat < len(adjusted):
                 row.adjusted_matches += 1
-                row.adjusted_sum += result.adjusted[seat]
-                row.adjusted_squares += result.adjusted[seat] ** 2
+                row.adjusted_sum += adjusted[seat]
+                row.adjusted_squares += adjusted[seat] ** 2
             if seat < len(result.invalid_asks):
                 row.invalid_asks += result.invalid_asks[seat]
             if seat < len(result.faults):
                 for kind, count in result.faults[seat].items():
                     row.faults[kind] = row.faults.get(kind, 0) + count
-            for other_seat, other in enumerate(result.names):
+            for other_seat, other in enumerate(result.seating):
                 if other_seat != seat:
                     pair = self.pairs.setdefault((name, other), Pair())
                     pair.matches += 1
@@ -268,13 +229,13 @@ class Standings:
                     pair.ahead += 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
         self._rate(result)
 
-    def _rate(self, result: MatchResult) -> None:
-        for name in result.names:
+    def _rate(self, result: ResultLine) -> None:
+        for name in result.seating:
             if name not in self.ratings:
                 self.ratings[name] = self.model.rating(name=name)
-        teams = [[self.ratings[name]] for name in result.names]
+        teams = [[self.ratings[name]] for name in result.seating]
         rated = self.model.rate(teams, ranks=[float(place) for place in result.places])
-        for name, (rating,) in zip(result.names, rated):
+        for name, (rating,) in zip(result.seating, rated):
             self.ratings[name] = rating
             self.rows[name].mu, self.rows[name].sigma = rating.mu, rating.sigma
 

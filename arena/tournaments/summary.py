@@ -1,12 +1,13 @@
 """What a tournament's report shows, summarised from its results lines: pure, no I/O.
 
-    entries = select(lines)                  # one tournament's valid lines, each match once
-    summary = Summary.of(entries)            # or Summary(names) and `add` one match at a time
+    chosen = select(lines, tournament)       # one tournament's lines, each match once
+    summary = Summary.of(chosen.entries)     # or Summary(names) and `add` one match at a time
     data = summary.as_json(sprt=sprt_of(standings_document))
 
-A line is untrusted (a person may have edited the file): `entry` checks its shape and returns
-None for one that does not fit. A match is (run, match index): a line repeated in a folder merged from
-copies counts once; the same match index played by two runs of the tournament is two matches.
+The lines are `results.ResultLine`s, checked when read (`results.read`): a line a person
+edited into something else never gets here. A match is (run, match index): a line repeated in a
+folder merged from copies counts once; the same match index played by two runs of the
+tournament is two matches.
 
 Ratings, wins, places and faults are `standings.Standings` (the same figures as
 standings.json). What is added here: intervals over deal groups, the rating's path, seat
@@ -30,13 +31,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.tournaments.standings import Z95, MatchResult, Row, Standings, deal_of, win_shares
+from arena.tournaments.results import ResultLine
+from arena.tournaments.standings import Z95, Row, Standings, win_shares
 
 FORMAT = "gofish-arena-report/1"
 RATING_POINTS = 300  # about this many points of each rating's path are kept (at most twice)
 SPRT_POINTS = 2000  # at most this many points of an LLR path are drawn
-NAME_LIMIT = 64  # characters of a participant's name, as a config allows
-MOST_BOOKS = 1000  # a score above this is not a Go Fish score (64 decks with knights: 896 books)
 MOST_PARTICIPANTS = (
     1000  # beyond this many names a file is not a tournament's: later names are skipped
 )
@@ -45,148 +45,44 @@ FAULT_KINDS_SHOWN = 12  # the most frequent fault kinds shown; the rest are summ
 _FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.json")  # a replay the page may link to
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One results line, checked."""
-
-    result: MatchResult
-    run: str
-    stamp: str
-    deal: object  # the unit of intervals: its deal seed (shared by a duplicate group, in any run)
-    outcome: str
-    replay: str
-    seats: tuple[int, ...] | None  # config indices of the seated participants, when recorded
-
-
-def _ints(value: object, size: int, low: int = 0, high: int = 1 << 62) -> tuple[int, ...] | None:
-    if (
-        isinstance(value, list)
-        and len(value) == size
-        and all(type(item) is int and low <= item <= high for item in value)
-    ):
-        return tuple(value)
-    return None
-
-
-def _adjusted(value: object, size: int) -> tuple[float, ...]:
-    """A line's luck-adjusted win shares (docs/luck.md), or () when it has none fit to read."""
-    shares = value.get("winShare") if isinstance(value, dict) else None
-    if (
-        isinstance(shares, list)
-        and len(shares) == size
-        and all(type(x) in (int, float) and math.isfinite(x) and abs(x) < 1e6 for x in shares)
-    ):
-        return tuple(float(x) for x in shares)
-    return ()
-
-
-def _text(value: object, limit: int, default: str) -> str:
-    return value if isinstance(value, str) and len(value) <= limit else default
-
-
-def _fault_counts(value: object) -> dict[str, int] | None:
-    if not (isinstance(value, dict) and len(value) <= 32):
-        return None
-    if all(
-        isinstance(k, str) and 0 < len(k) <= 40 and type(v) is int and 0 <= v <= 1 << 40
-        for k, v in value.items()
-    ):
-        return value
-    return None
-
-
-def entry(line: Mapping[str, Any]) -> Entry | None:
-    """A results line as the report needs it, or None when it is not shaped like one."""
-    names, match, run = line.get("seating"), line.get("game"), line.get("run")
-    if not (
-        isinstance(names, list)
-        and 2 <= len(names) <= 64
-        and all(isinstance(n, str) and 0 < len(n) <= NAME_LIMIT for n in names)
-        and len(set(names)) == len(names)
-    ):
-        return None
-    if type(match) is not int or match < 0 or not isinstance(run, str) or len(run) > 100:
-        return None
-    size = len(names)
-    scores, places = (
-        _ints(line.get("scores"), size, 0, MOST_BOOKS),
-        _ints(line.get("ranks"), size, 1, size),
-    )
-    if scores is None or places is None:
-        return None
-    faults_value = line.get("faults") or [{}] * size
-    if not (isinstance(faults_value, list) and len(faults_value) == size):
-        return None
-    faults = [_fault_counts(counts) for counts in faults_value]
-    invalid = _ints(line.get("invalidAsks") or [0] * size, size, 0, 1 << 40)
-    if invalid is None or any(counts is None for counts in faults):
-        return None
-    deal = deal_of(line)
-    return Entry(
-        result=MatchResult(
-            match,
-            tuple(names),
-            scores,
-            places,
-            tuple(c or {} for c in faults),
-            invalid,
-            deal=deal,
-            adjusted=_adjusted(line.get("luckAdjusted"), size),
-        ),
-        run=run,
-        stamp=_text(line.get("stamp"), 40, ""),
-        deal=deal,
-        outcome=_text(line.get("outcome"), 40, "?"),
-        replay=_text(line.get("replay"), 300, ""),
-        seats=_ints(line.get("seats"), size),
-    )
-
-
-def tournaments_in(lines: Iterable[Mapping[str, Any]]) -> list[str]:
+def tournaments_in(lines: Iterable[ResultLine]) -> list[str]:
     """The tournament ids of `lines`, the most recently written last."""
     seen: dict[str, None] = {}
     for line in lines:
-        identity = line.get("tournament")
-        if isinstance(identity, str):
-            seen.pop(identity, None)
-            seen[identity] = None
+        seen.pop(line.tournament, None)
+        seen[line.tournament] = None
     return list(seen)
 
 
 @dataclass(frozen=True)
 class Selection:
-    entries: list[Entry]  # in match order, then in the order the runs first appear
-    skipped: int  # lines of this tournament that were not shaped like results lines
+    entries: list[ResultLine]  # in match order, then in the order the runs first appear
+    skipped: int  # lines of this tournament beyond MOST_PARTICIPANTS names
     repeated: int  # lines of a match already counted
 
 
-def select(
-    lines: Sequence[Mapping[str, Any]], tournament: str, run: str | None = None
-) -> Selection:
+def select(lines: Sequence[ResultLine], tournament: str, run: str | None = None) -> Selection:
     """The matches of one tournament (and one run of it, if given), each counted once."""
     seen: set[tuple[str, int]] = set()
     names: set[str] = set()
     runs: dict[str, int] = {}
-    chosen: list[Entry] = []
+    chosen: list[ResultLine] = []
     skipped = repeated = 0
     for line in lines:
-        if line.get("tournament") != tournament or (run is not None and line.get("run") != run):
+        if line.tournament != tournament or (run is not None and line.run != run):
             continue
-        checked = entry(line)
-        if checked is None or (
-            len(names) >= MOST_PARTICIPANTS and not names.issuperset(checked.result.names)
-        ):
+        if len(names) >= MOST_PARTICIPANTS and not names.issuperset(line.seating):
             skipped += 1
             continue
-        key = (checked.run, checked.result.match)
+        key = (line.run, line.match)
         if key in seen:
             repeated += 1
             continue
         seen.add(key)
-        names.update(checked.result.names)
-        runs.setdefault(checked.run, len(runs))
-        chosen.append(checked)
-    chosen.sort(key=lambda e: (e.result.match, runs[e.run]))
+        names.update(line.seating)
+        runs.setdefault(line.run, len(runs))
+        chosen.append(line)
+    chosen.sort(key=lambda line: (line.match, runs[line.run]))
     return Selection(chosen, skipped, repeated)
 
 
@@ -281,7 +177,7 @@ class Summary:
         self.path: list[tuple[int, list[tuple[float, float]]]] = [(0, self._ratings())]
 
     @classmethod
-    def of(cls, entries: Sequence[Entry], names: Iterable[str] = ()) -> Summary:
+    def of(cls, entries: Sequence[ResultLine], names: Iterable[str] = ()) -> Summary:
         ordered = list(names) or _names_in_config_order(entries)
         summary = cls(ordered, expected=len(entries))
         for item in entries:
@@ -309,40 +205,38 @@ class Summary:
     def matches(self) -> int:
         return self.standings.matches
 
-    def add(self, item: Entry) -> None:
-        result = item.result
-        run, stamp = self.runs.setdefault(item.run, (len(self.runs), item.stamp))
+    def add(self, result: ResultLine) -> None:
+        run, stamp = self.runs.setdefault(result.run, (len(self.runs), result.stamp))
         order = (result.match, run)
         if order < self.last:
             self.in_match_order = False
         self.last = max(self.last, order)
-        seated = [self._participant(name) for name in result.names]
+        seated = [self._participant(name) for name in result.seating]
         self.standings.add(result)
         shares = win_shares(result.places)
         k = len(seated)
         while len(self.seat_wins) < k:
             self.seat_wins.append({})
         for seat, who in enumerate(seated):
-            tally = self.wins_by_deal[who].setdefault(item.deal, [0.0, 0])
+            tally = self.wins_by_deal[who].setdefault(result.deal_seed, [0.0, 0])
             tally[0] += shares[seat]
             tally[1] += 1
-            seat_tally = self.seat_wins[seat].setdefault(item.deal, [0.0, 0])
+            seat_tally = self.seat_wins[seat].setdefault(result.deal_seed, [0.0, 0])
             seat_tally[0] += shares[seat]
             seat_tally[1] += 1
             self.books[who][result.scores[seat]] += 1
             counts = self.seat_counts[who]
             counts.extend([0] * (k - len(counts)))
             counts[seat] += 1
-        self.outcomes[item.outcome] += 1
+        self.outcomes[str(result.outcome)] += 1
         self.match_column.append(result.match)
         self.run_of.append(run)
         self.table_sizes.append(k)
         self.seated.extend(seated)
         self.scored.extend(result.scores)
-        self.faulted.extend(
-            sum(result.faults[seat].values()) + result.invalid_asks[seat] for seat in range(k)
-        )
-        self.files.append(_file_part(item.replay, stamp))
+        faults, invalid = result.faults or [{}] * k, result.invalid_asks or [0] * k
+        self.faulted.extend(sum(faults[seat].values()) + invalid[seat] for seat in range(k))
+        self.files.append(_file_part(result.replay, stamp))
         if self.matches % self.stride == 0:
             self.path.append((self.matches, self._ratings()))
             if len(self.path) > 2 * RATING_POINTS:
@@ -459,11 +353,11 @@ def _file_part(replay: str, stamp: str) -> str:
     return stem[len(stamp) :] if stamp and stem.startswith(stamp) else "/" + stem
 
 
-def _names_in_config_order(entries: Sequence[Entry]) -> list[str]:
-    """Participants by their config index where lines record it, else by first appearance."""
+def _names_in_config_order(entries: Sequence[ResultLine]) -> list[str]:
+    """Participants by their config index, then by first appearance."""
     place: dict[str, tuple[int, int]] = {}
     for number, item in enumerate(entries):
-        for seat, name in enumerate(item.result.names):
-            index = item.seats[seat] if item.seats is not None else 1 << 30
+        for seat, name in enumerate(item.seating):
+            index = item.seats[seat]
             place[name] = min(place.get(name, (index, number)), (index, number))
     return sorted(place, key=place.__getitem__)

@@ -3,9 +3,10 @@
     plan = prepare(config_path, config, seats, resume=False)
     report = run(plan, lambda: make_executor(4), on_played=show)
 
-Each match is a `runner.MatchTask` handed to an executor (see `arena.executors`); what comes
-back is written here, by this process alone: the replay, then one line of `results.jsonl`
-(flushed and fsynced), the line being the proof that the match is done. A tournament is
+Each match is a `runner.MatchTask` handed to an executor (see `arena.tournaments.executors`);
+what comes back (a `runner.MatchPlayed`: its `results.ResultLine`, replay and logs) is written
+here, by this process alone: the replay, then its line of `results.jsonl` (flushed and
+fsynced), the line being the proof that the match is done. A tournament is
 identified by a hash of its effective settings and seed (`tournament_id`); one run of it
 by a run id. `--resume` continues the last run of the same tournament found in
 `results.jsonl` and plays only the matches it lacks.
@@ -33,7 +34,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum, auto
 from pathlib import Path
-from typing import Any
 
 import orjson
 
@@ -45,11 +45,18 @@ from arena.tournaments import results
 from arena.tournaments.candidate import CandidateTest, against_each
 from arena.tournaments.executors import MatchExecutor
 from arena.tournaments.gauntlet import Gauntlet
-from arena.tournaments.results import RESULTS
-from arena.tournaments.runner import MatchPlayed, MatchTask, play_task, replays_folder, write_replay
+from arena.tournaments.results import RESULTS, ResultLine
+from arena.tournaments.runner import (
+    LineHeader,
+    MatchPlayed,
+    MatchTask,
+    play_task,
+    replays_folder,
+    write_replay,
+)
 from arena.tournaments.schedule import Schedule
 from arena.tournaments.sprt import Hypotheses
-from arena.tournaments.standings import MatchResult, Standings, win_shares
+from arena.tournaments.standings import Standings
 
 STANDINGS = "standings.json"
 STANDINGS_LIMIT = 1 << 28  # bytes of a standings.json read back (whose tournament it is)
@@ -98,7 +105,7 @@ class Tournament:
     stamp: str  # the start of the run: the prefix of its replay names
     folder: Path
     schedule: Schedule | Gauntlet
-    done: dict[int, dict[str, Any]] = field(default_factory=dict)  # match -> its results line
+    done: dict[int, ResultLine] = field(default_factory=dict)  # match -> its results line
     seed_drawn: bool = False
     resumed: bool = False
     candidate: CandidateTest | None = None  # a gauntlet's candidate, and its SPRT
@@ -118,9 +125,9 @@ class Tournament:
         """The sequential test has decided: no further match needs to start."""
         return self.candidate is not None and self.candidate.decision is not None
 
-    def accept(self, line: dict[str, Any]) -> None:
+    def accept(self, line: ResultLine) -> None:
         """A results line now on disk."""
-        self.done[int(line["game"])] = line
+        self.done[line.match] = line
         if self.candidate is not None:
             self.candidate.observe(line)
 
@@ -177,6 +184,9 @@ class Tournament:
                 m != match and m not in self.done and m not in finished
                 for m in self.same_deal(match)
             ),
+            header=LineHeader(
+                self.id, self.run, self.stamp, self.seed, slot.seating, slot.group, slot.rotation
+            ),
             extra=(
                 (
                     "tournament",
@@ -189,35 +199,6 @@ class Tournament:
                 ),
             ),
         )
-
-    def line(self, played: MatchPlayed, replay: Path) -> dict[str, Any]:
-        slot = self.schedule.slot(played.match)
-        return {
-            "tournament": self.id,
-            "run": self.run,
-            "stamp": self.stamp,
-            "seed": self.seed,
-            "game": played.match,
-            "seating": list(played.names),
-            "seats": list(slot.seating),
-            "group": slot.group,
-            "rotation": slot.rotation,
-            "matchSeed": played.seed,
-            "dealSeed": played.deal_seed,
-            "outcome": played.outcome,
-            "scores": list(played.scores),
-            "ranks": list(played.places),
-            "faults": list(played.fault_counts),
-            "invalidAsks": list(played.invalid_asks),
-            "seconds": played.seconds,
-            "replay": replay.name,
-            **luck_adjusted(played),
-            **(
-                {"fingerprints": [self.fingerprints.get(name, "") for name in played.names]}
-                if self.fingerprints
-                else {}
-            ),
-        }
 
     def doubt(self, line: results.ResultLine) -> str | None:
         """Why a results line read back is not a match of this run as the arena recorded it
@@ -252,14 +233,13 @@ class Tournament:
 
     def standings(self) -> Standings:
         """The standings of every match of this run so far, in match order."""
-        results = [
-            MatchResult.from_line(line) for match, line in self.done.items() if match < self.matches
-        ]
-        return Standings.of([seat.name for seat in self.seats], results)
+        lines = [line for match, line in self.done.items() if match < self.matches]
+        return Standings.of([seat.name for seat in self.seats], lines)
 
-    def write_standings(self) -> Path:
-        """standings.json beside the replays, replaced atomically. Raises WriteError."""
-        standings = self.standings()
+    def write_standings(self, standings: Standings | None = None) -> Path:
+        """standings.json beside the replays (of `standings`, default those of every match so
+        far), replaced atomically. Raises WriteError."""
+        standings = self.standings() if standings is None else standings
         document = standings.as_json(
             tournament=self.id,
             run=self.run,
@@ -388,7 +368,7 @@ def _prepare(
             continue
         why = plan.doubt(line)
         if why is None:
-            plan.accept(line.model_dump(mode="json"))
+            plan.accept(line)
         else:
             plan.skipped.append(f"game {line.match}: {why}")
     return plan
@@ -399,11 +379,10 @@ def _check_same_program(plan: Tournament) -> None:
     fingerprint in its last results line of the run must be today's."""
     recorded: dict[str, str] = {}
     for line in plan.done.values():
-        prints = line.get("fingerprints")
-        if isinstance(prints, list) and len(prints) == len(line["seating"]):
-            for name, digest in zip(line["seating"], prints):
-                if isinstance(digest, str):
-                    recorded[name] = digest
+        prints = line.seat_fingerprints
+        if prints is not None:
+            for name, digest in zip(line.seating, prints):
+                recorded[name] = digest
     for name, digest in plan.fingerprints.items():
         before = recorded.get(name)
         if before is not None and before != digest:
@@ -475,7 +454,8 @@ class RunReport:
     seconds: float = 0.0
 
 
-OnPlayed = Callable[[dict[str, Any], MatchPlayed], None]
+# Told of each match once its results line is on disk (`played.line` names its replay).
+OnPlayed = Callable[[MatchPlayed], None]
 
 
 def run(
@@ -556,28 +536,13 @@ def run(
     return report
 
 
-def luck_adjusted(played: MatchPlayed) -> dict[str, Any]:
-    """The results line's `luckAdjusted`: each seat's win share and books with the luck of the
-    cards taken out (docs/luck.md), and V's version; nothing for an interrupted match."""
-    if played.luck is None:
-        return {}
-    luck = played.luck
-    return {
-        "luckAdjusted": {
-            "winShare": [round(x, 6) for x in luck.adjusted_shares(win_shares(played.places))],
-            "books": [round(x, 6) for x in luck.adjusted_books(played.scores)],
-            "v": luck.version,
-        }
-    }
-
-
 def _lines_of(plan: Tournament) -> None:
     """Lines an interrupt may have kept from `plan.done` after they reached the file: taken
     back from it, each only when its replay confirms it (the file is shared with the world)."""
     for line in results.read(plan.results_path).lines:
         ours = line.tournament == plan.id and line.run == plan.run and line.match not in plan.done
         if ours and plan.doubt(line) is None:
-            plan.accept(line.model_dump(mode="json"))
+            plan.accept(line)
 
 
 def _dealt_in(plan: Tournament, matches: Iterable[int]) -> Callable[[int], bool]:
@@ -695,9 +660,9 @@ class _Recorder:
     def __init__(self, plan: Tournament) -> None:
         self.plan = plan
         self.inbox: queue.SimpleQueue[MatchPlayed | None] = queue.SimpleQueue()
-        self.outbox: queue.SimpleQueue[
-            tuple[MatchPlayed, Path, dict[str, Any] | None] | BaseException
-        ] = queue.SimpleQueue()
+        self.outbox: queue.SimpleQueue[tuple[MatchPlayed, Path] | BaseException] = (
+            queue.SimpleQueue()
+        )
         self.files = ThreadPoolExecutor(max_workers=4, thread_name_prefix="arena-replay")
         self.given = self.taken = 0  # matches handed over, and accounted for since
         self.thread = threading.Thread(target=self._work, name="arena-recorder", daemon=True)
@@ -718,17 +683,13 @@ class _Recorder:
             if not played:
                 continue
             try:
-                paths = list(
-                    self.files.map(lambda p: write_replay(plan.folder, plan.stamp, p), played)
-                )
-                lines = [
-                    None if p.interrupted else plan.line(p, path) for p, path in zip(played, paths)
-                ]
-                results.append(plan.results_path, [line for line in lines if line is not None])
+                paths = list(self.files.map(lambda p: write_replay(plan.folder, p), played))
+                written = [p.with_replay(path) for p, path in zip(played, paths)]
+                results.append(plan.results_path, [p.line for p in written if not p.interrupted])
             except BaseException as error:  # noqa: BLE001 - handed to the main thread
                 self.outbox.put(error)
                 return
-            for item in zip(played, paths, lines):
+            for item in zip(written, paths):
                 self.outbox.put(item)
 
     def deliver(
@@ -746,14 +707,14 @@ class _Recorder:
             if isinstance(item, BaseException):
                 raise item
             self.taken += 1
-            played, path, line = item
-            if line is None:
+            played, path = item
+            if played.interrupted:
                 report.interrupted_replays.append(path)
                 continue
-            self.plan.accept(line)
+            self.plan.accept(played.line)
             report.played += 1
             if on_played is not None:
-                on_played(line, played)
+                on_played(played)
 
     def close(self) -> None:
         self.inbox.put(None)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from arena.tournaments.cluster import Cluster
     from arena.tournaments.executors import MatchExecutor
     from arena.tournaments.runner import MatchPlayed
+    from arena.tournaments.standings import Standings
     from arena.tournaments.tournament import RunReport, Tournament
     from arena.ui.seat_faults import FirstStops
 
@@ -211,12 +212,13 @@ def _print_game(played: "MatchPlayed", replay: Path, cwd: Path) -> None:
 
     from arena.ui.terminal import inert
 
-    line = Text(f"game {played.match}  seed {played.seed}  {played.outcome}  ")
+    result = played.line
+    line = Text(f"game {played.match}  seed {result.match_seed}  {result.outcome}  ")
     for seat, name in enumerate(played.names):
         line.append_text(inert(name, 24))
-        faults = sum(played.fault_counts[seat].values())
+        faults = sum(result.faults[seat].values())
         line.append(
-            f" {_count(played.scores[seat], 'book')} ({_place(played.places[seat])}"
+            f" {_count(result.scores[seat], 'book')} ({_place(result.places[seat])}"
             + (f", {_count(faults, 'fault')}" if faults else "")
             + ")"
         )
@@ -224,15 +226,10 @@ def _print_game(played: "MatchPlayed", replay: Path, cwd: Path) -> None:
             line.append("  ")
     out.print(line)
     out.print(Text(f"  replay: {_relative(replay, cwd)}", style="dim"))
-    if any(played.fault_counts):
-        import orjson
-
+    if played.faults:
         from arena.ui import seat_faults
 
-        document = orjson.loads(played.document)
-        for note in seat_faults.notes(
-            document, replay, played.logs, lambda path: _relative(path, cwd)
-        ):
+        for note in seat_faults.notes(played, replay, lambda path: _relative(path, cwd)):
             out.print(note)
 
 
@@ -454,21 +451,22 @@ def _run_loaded(
     page = LiveReport(plan)
     stops = None if quiet else FirstStops(plan.folder)  # told after the standings
 
-    def recorded(line: dict[str, Any], played: "MatchPlayed") -> None:
-        page.played(line)
+    def recorded(played: "MatchPlayed") -> None:
+        page.played(played.line)
         if stops is not None:
-            stops.add(line, played)
+            stops.add(played)
 
     try:
         report = _run_with_progress(plan, workers, quiet, executor, recorded)
-        path = plan.write_standings()
+        standings = plan.standings()  # once, for the file and the terminal
+        path = plan.write_standings(standings)
         page.finish()
     except ConfigError as error:  # a worker that joined the cluster mid-run, and failed its check
         fail(str(error), 2)
     except ArenaError as error:
         fail(f"arena error: {error}", 1)
     if not quiet:
-        _print_standings(plan, report, path, cwd, stops)
+        _print_standings(plan, standings, report, path, cwd, stops)
     if finished is not None:
         finished(plan, report.interrupted)
     if report.interrupted:
@@ -498,7 +496,7 @@ def _run_single(
             plan,
             executor or InlineExecutor,
             window=1,
-            on_played=lambda line, played: shown.append((played, plan.folder / line["replay"])),
+            on_played=lambda played: shown.append((played, plan.folder / played.line.replay)),
         )
     except ConfigError as error:  # a worker that failed its check
         fail(str(error), 2)
@@ -596,16 +594,16 @@ PLAIN_PROGRESS_SECONDS = 10.0  # how often a log is told how far a run is
 
 
 def _plain_progress(
-    plan: "Tournament", recorded: "Callable[[dict[str, Any], MatchPlayed], None]"
-) -> "Callable[[dict[str, Any], MatchPlayed], None]":
+    plan: "Tournament", recorded: "Callable[[MatchPlayed], None]"
+) -> "Callable[[MatchPlayed], None]":
     """`recorded`, and a line "played N of M matches (…/s)" at most every 10 s, and at the last
     match: the progress a log shows where no live view can be drawn."""
     start, total = time.monotonic(), plan.matches
     done = [len(plan.done), len(plan.done)]  # now, at the start
     last = [start]
 
-    def on_played(line: dict[str, Any], played: "MatchPlayed") -> None:
-        recorded(line, played)
+    def on_played(played: "MatchPlayed") -> None:
+        recorded(played)
         done[0] += 1
         now = time.monotonic()
         if now - last[0] >= PLAIN_PROGRESS_SECONDS or done[0] == total:
@@ -622,7 +620,7 @@ def _run_with_progress(
     workers: int,
     quiet: bool,
     executor: "Callable[[], MatchExecutor]",
-    recorded: "Callable[[dict[str, Any], MatchPlayed], None]",
+    recorded: "Callable[[MatchPlayed], None]",
 ) -> "RunReport":
     from arena.tournaments import tournament
 
@@ -636,7 +634,6 @@ def _run_with_progress(
     from rich.console import Group
     from rich.live import Live
 
-    from arena.tournaments.standings import MatchResult
     from arena.ui import sprt_view
     from arena.ui.tournament_view import progress_bar, standings_table
 
@@ -658,9 +655,9 @@ def _run_with_progress(
 
     with Live(view(), console=out.console, refresh_per_second=4, transient=True) as live:
 
-        def on_played(line: dict[str, Any], played: "MatchPlayed") -> None:
-            recorded(line, played)
-            standings.add(MatchResult.from_line(line))
+        def on_played(played: "MatchPlayed") -> None:
+            recorded(played)
+            standings.add(played.line)
             progress.advance(task)
             if test is not None:  # the LLR and its bounds on the progress line
                 progress.update(task, description=sprt_view.progress_note(test))
@@ -674,6 +671,7 @@ def _run_with_progress(
 
 def _print_standings(
     plan: "Tournament",
+    standings: "Standings",
     report: "RunReport",
     path: Path,
     cwd: Path,
@@ -683,7 +681,6 @@ def _print_standings(
 
     from arena.ui.tournament_view import faults_table, pairwise_table, standings_table
 
-    standings = plan.standings()
     rate = report.played / report.seconds if report.seconds > 0 else 0.0
     title = f"standings after {standings.matches} of {plan.matches} matches"
     out.print(standings_table(standings, title=title))

@@ -8,7 +8,7 @@ Content-Security-Policy allows only the page's own script and style. Plots are h
 SVG: no library, no network, the page works from `file://` years later.
 
     LiveReport(plan)       beside standings.json while a run goes: `played(line)` after each
-                           results line, rewritten at most every REFRESH_SECONDS; `finish()`
+                           results line (a `results.ResultLine`), rewritten at most every REFRESH_SECONDS; `finish()`
     build(folder, ...)     the page for any replays folder, finished or merged (`arena report`)
 
 Every match links to its replay; a viewer page is built only for the matches asked for.
@@ -31,8 +31,8 @@ from arena.base import files
 from arena.base.errors import ArenaError, ConfigError, ReplayError
 from arena.replays import replay as replay_module
 from arena.tournaments import summary as summary_module
-from arena.tournaments.results import RESULTS
-from arena.tournaments.summary import Entry, Summary
+from arena.tournaments.results import RESULTS, ResultLine
+from arena.tournaments.summary import Summary
 from arena.tournaments.tournament import REPORT, STANDINGS, Tournament
 from arena.ui import standings_command, viewer
 
@@ -149,13 +149,13 @@ def _page_facts(folder: Path, output: Path, folder_arg: str) -> dict[str, Any]:
     return {"folder": _href_prefix(folder, output), "folderArg": folder_arg, "written": _now()}
 
 
-def _views(folder: Path, entries: Sequence[Entry], games: Sequence[int]) -> list[Path]:
+def _views(folder: Path, entries: Sequence[ResultLine], games: Sequence[int]) -> list[Path]:
     """Viewer pages for the matches of these game numbers, beside their replays."""
     wanted = set(games)
     written = []
     found = set()
     for item in entries:
-        number = item.result.match
+        number = item.match
         if number not in wanted or not summary_module.linkable(item.replay):
             continue
         found.add(number)
@@ -176,7 +176,7 @@ def _views(folder: Path, entries: Sequence[Entry], games: Sequence[int]) -> list
     return written
 
 
-def _pages(folder: Path, summary: Summary, entries: Sequence[Entry]) -> list[int]:
+def _pages(folder: Path, summary: Summary, entries: Sequence[ResultLine]) -> list[int]:
     """The matches (list positions) whose replay has a viewer page beside it."""
     try:
         pages = {entry.name for entry in os.scandir(folder) if entry.name.endswith(".html")}
@@ -210,20 +210,17 @@ class LiveReport:
         self.written = 0.0
         self.pause = every
 
-    def _fresh(self, done: Mapping[int, Mapping[str, Any]]) -> Summary:
+    def _fresh(self, done: Mapping[int, ResultLine]) -> Summary:
         """The summary of these lines in match order; matches beyond `games` do not count (as in
         standings.json, after a resume with fewer matches)."""
         summary = Summary([seat.name for seat in self.plan.seats], expected=self.plan.matches)
         for match in sorted(done):
-            item = summary_module.entry(done[match])
-            if item is not None and match < self.plan.matches:
-                summary.add(item)
+            if match < self.plan.matches:
+                summary.add(done[match])
         return summary
 
-    def played(self, line: Mapping[str, Any]) -> None:
-        item = summary_module.entry(line)
-        if item is not None:
-            self.summary.add(item)
+    def played(self, line: ResultLine) -> None:
+        self.summary.add(line)
         if time.monotonic() - self.written >= self.pause:
             began = time.monotonic()
             try:

@@ -9,31 +9,48 @@ what the bot wrote. `arena check` uses the same stderr tail and sandbox hints.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
-from typing import Any
 
 from rich.text import Text
 
+from arena.seats.replies import FaultKind
+from arena.tournaments.runner import FaultSeen, MatchPlayed
 from arena.ui.terminal import inert
 
 STDERR_LINES = 5  # lines of a stopped seat's stderr shown at the terminal
 # Faults that stop a participant for the rest of its match.
-STOPPING = ("start-failed", "exited", "crashed", "timeout", "line-too-long", "too-much-output")
+STOPPING = (
+    FaultKind.START_FAILED,
+    FaultKind.EXITED,
+    FaultKind.CRASHED,
+    FaultKind.TIMEOUT,
+    FaultKind.LINE_TOO_LONG,
+    FaultKind.TOO_MUCH_OUTPUT,
+)
 # Faults after which it plays on; each is reported in the order of its first time.
-COUNTED = ("not-json", "refused-ask", "bad-pond-index", "unsolicited-output", "log-full")
+COUNTED = (
+    FaultKind.NOT_JSON,
+    FaultKind.REFUSED_ASK,
+    FaultKind.BAD_POND_INDEX,
+    FaultKind.UNSOLICITED,
+    FaultKind.LOG_FULL,
+)
 NOUNS = {
-    "not-json": ("reply that was not JSON", "replies that were not JSON"),
-    "refused-ask": ("refused ask", "refused asks"),
-    "bad-pond-index": ("pond index that was not a number", "pond indices that were not numbers"),
-    "unsolicited-output": ("output nobody asked for", "outputs nobody asked for"),
-    "log-full": ("stderr log over its cap", "stderr logs over their cap"),
+    FaultKind.NOT_JSON: ("reply that was not JSON", "replies that were not JSON"),
+    FaultKind.REFUSED_ASK: ("refused ask", "refused asks"),
+    FaultKind.BAD_POND_INDEX: (
+        "pond index that was not a number",
+        "pond indices that were not numbers",
+    ),
+    FaultKind.UNSOLICITED: ("output nobody asked for", "outputs nobody asked for"),
+    FaultKind.LOG_FULL: ("stderr log over its cap", "stderr logs over their cap"),
 }
 # What a bot usually did to earn the fault, told after its first example.
 HINTS = {
-    "not-json": "stdout is for replies only: log to stderr",
-    "unsolicited-output": "one line per message, and debug output on stderr",
-    "log-full": "write less to stderr, or raise limits.stderrBytes",
+    FaultKind.NOT_JSON: "stdout is for replies only: log to stderr",
+    FaultKind.UNSOLICITED: "one line per message, and debug output on stderr",
+    FaultKind.LOG_FULL: "write less to stderr, or raise limits.stderrBytes",
 }
 # A frame of a Node, Java or C# stack trace (`    at f (bot.js:3:9)`, `\tat Bot.main(Bot.java:9)`,
 # `\t... 3 more`): these follow the error line, so a plain tail would show only frames.
@@ -107,10 +124,9 @@ def log_path(replay: Path, seat: int) -> Path:
 
 
 def notes(
-    document: Mapping[str, Any],
+    played: MatchPlayed,
     replay: Path,
-    logs: Sequence[str],
-    shown_path: Any = str,
+    shown_path: Callable[[Path], str] = str,
     *,
     seats: Collection[int] | None = None,
     counted: bool = True,
@@ -120,20 +136,18 @@ def notes(
     `shown_path` turns a path into the text printed (e.g. relative to the current folder);
     without `counted`, only a fault that stopped the seat is told.
     """
-    names = [str(player.get("name", "?")) for player in document.get("players") or []]
-    faults = [f for f in document.get("faults") or [] if isinstance(f, Mapping)]
-    transcript = document.get("transcript") or []
-    for seat, name in enumerate(names):
+    for seat, name in enumerate(played.names):
         if seats is not None and seat not in seats:
             continue
-        own = [f for f in faults if f.get("seat") == seat]
-        stop = next((f for f in own if f.get("kind") in STOPPING), None)
+        own = [seen for seen in played.faults if seen.fault.seat == seat]
+        stop = next((seen for seen in own if seen.fault.kind in STOPPING), None)
         if stop is not None:
-            told = f"{stop.get('kind')} at message {_message(stop, transcript)}: {stop.get('detail', '')}"
-            if _type_at(stop, transcript) == "match-end":  # the match was over: only a reply lacked
+            fault = stop.fault
+            told = f"{fault.kind} at message {_message(stop)}: {fault.fault.detail}"
+            if stop.message == "match-end":  # the match was over: only a reply lacked
                 told += " (match-end wants a reply too: null, then exit)"
             yield _who(name).append_text(inert(told, limit=600))
-            log = logs[seat] if seat < len(logs) else ""
+            log = played.logs[seat] if seat < len(played.logs) else ""
             tail = stderr_tail(log, STDERR_LINES)
             if tail:
                 where = log_path(replay, seat)
@@ -142,28 +156,25 @@ def notes(
                     yield Text("      ").append_text(inert(line, limit=200))
             else:
                 yield Text("    it wrote nothing on stderr", style="dim")
-            players = document.get("players") or []
-            confined = (
-                isinstance(players[seat], Mapping) and players[seat].get("sandbox") == "bwrap"
-            )
+            confined = seat < len(played.confinement) and played.confinement[seat] == "bwrap"
             for hint in sandbox_hints(log) if confined else ():
                 yield Text("    in the sandbox: ", style="yellow").append_text(
                     inert(hint, limit=600)
                 )
-        kinds = dict.fromkeys(f.get("kind") for f in own if f.get("kind") in COUNTED)
+        kinds = dict.fromkeys(seen.fault.kind for seen in own if seen.fault.kind in COUNTED)
         for kind in kinds if counted else ():
-            same = [f for f in own if f.get("kind") == kind]
+            same = [seen for seen in own if seen.fault.kind == kind]
             first = same[0]
-            one, many = NOUNS[str(kind)]
+            one, many = NOUNS[kind]
             text = (
                 f"{len(same)} {one if len(same) == 1 else many}; the first, at message "
-                f"{_message(first, transcript)}: {first.get('detail', '')}"
+                f"{_message(first)}: {first.fault.fault.detail}"
             )
-            raw = first.get("raw")
-            if kind in ("not-json", "unsolicited-output") and isinstance(raw, str):
+            raw = first.fault.fault.raw
+            if kind in (FaultKind.NOT_JSON, FaultKind.UNSOLICITED) and raw is not None:
                 text += f"; it wrote {raw[:80]!r}"
             if kind in HINTS:
-                text += f" ({HINTS[str(kind)]})"
+                text += f" ({HINTS[kind]})"
             yield _who(name).append_text(inert(text, limit=600))
 
 
@@ -171,23 +182,10 @@ def _who(name: str) -> Text:
     return Text("  ").append_text(inert(name, 24)).append(": ")
 
 
-def _message(fault: Mapping[str, Any], transcript: Sequence[Any]) -> str:
+def _message(seen: FaultSeen) -> str:
     """`#7 (ask)`: the transcript index, from 0 as `replay show` numbers messages, and its type."""
-    at = fault.get("at")
-    if not isinstance(at, int):
-        return "?"
-    kind = _type_at(fault, transcript)
-    return f"#{at}" if kind is None else f"#{at} ({kind})"
-
-
-def _type_at(fault: Mapping[str, Any], transcript: Sequence[Any]) -> object:
-    """The type of the message a fault came with, when the transcript has it."""
-    at = fault.get("at")
-    if isinstance(at, int) and 0 <= at < len(transcript) and isinstance(transcript[at], Mapping):
-        message = transcript[at].get("message")
-        if isinstance(message, Mapping):
-            return message.get("type")
-    return None
+    at = seen.fault.at
+    return f"#{at}" if seen.message is None else f"#{at} ({seen.message})"
 
 
 class FirstStops:
@@ -196,35 +194,22 @@ class FirstStops:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self.found: dict[str, tuple[int, Path, dict[str, Any], tuple[str, ...], int]] = {}
+        self.found: dict[str, tuple[MatchPlayed, int]] = {}
 
-    def add(self, line: Mapping[str, Any], played: Any) -> None:
-        """Note a played match (`played`: a runner's MatchPlayed, its `line` in results.jsonl)."""
-        stopped = [
-            seat
-            for seat, counts in enumerate(played.fault_counts)
-            if any(kind in STOPPING for kind in counts) and played.names[seat] not in self.found
-        ]
-        if not stopped:
-            return
-        import orjson
+    def add(self, played: MatchPlayed) -> None:
+        """Note a played match, its results line on disk."""
+        for seen in played.faults:
+            name = played.names[seen.fault.seat]
+            if seen.fault.kind in STOPPING and name not in self.found:
+                self.found[name] = (played, seen.fault.seat)
 
-        document = orjson.loads(played.document)
-        for seat in stopped:
-            self.found[played.names[seat]] = (
-                played.match,
-                self.folder / str(line.get("replay", "")),
-                document,
-                tuple(played.logs),
-                seat,
-            )
-
-    def notes(self, shown_path: Any = str) -> Iterator[Text]:
+    def notes(self, shown_path: Callable[[Path], str] = str) -> Iterator[Text]:
         if not self.found:
             return
         yield Text(
             "stopped participants, each at its first time (the faults table counts them all):"
         )
-        for match, replay, document, logs, seat in self.found.values():
-            yield Text(f"  game {match} ({shown_path(replay)}):", style="dim")
-            yield from notes(document, replay, logs, shown_path, seats={seat}, counted=False)
+        for played, seat in self.found.values():
+            replay = self.folder / played.line.replay
+            yield Text(f"  game {played.match} ({shown_path(replay)}):", style="dim")
+            yield from notes(played, replay, shown_path, seats={seat}, counted=False)

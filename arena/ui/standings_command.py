@@ -1,7 +1,7 @@
 """`arena standings FOLDER`: the standings of any results folder, as a table, JSON or CSV.
 
     chosen = folder_matches(folder, tournament=None, without="alice")   # ConfigError: exit 2
-    standings = Standings.of((), [entry.result for entry in chosen.entries])
+    standings = Standings.of((), chosen.entries)
     print(as_csv(standings))
 
 The folder's `results.jsonl` is read as `arena report` reads it: every run of one tournament
@@ -21,9 +21,9 @@ from typing import Any
 from arena.base.errors import ConfigError
 from arena.tournaments import results as results_file
 from arena.tournaments import summary as summary_module
-from arena.tournaments.results import RESULTS
+from arena.tournaments.results import RESULTS, ResultLine
 from arena.tournaments.standings import Standings
-from arena.tournaments.summary import Entry, Selection
+from arena.tournaments.summary import Selection
 from arena.ui.terminal import share_count
 
 
@@ -32,8 +32,8 @@ class Chosen:
     """The matches of one tournament in a folder, and what was left out."""
 
     tournament: str
-    entries: list[Entry]
-    skipped: int  # lines of this tournament not shaped like results lines
+    entries: list[ResultLine]
+    skipped: int  # lines not believed (`results.read`) or beyond the names a report holds
     repeated: int  # lines of a match already counted
     without: str | None = None
     dropped: int = 0  # matches left out because `without` played in them
@@ -52,7 +52,8 @@ def folder_matches(
         raise ConfigError(
             f"{folder}: no {RESULTS} in it (is it the replays folder of a tournament?)"
         )
-    lines = [line.model_dump(mode="json") for line in results_file.read(results).lines]
+    found = results_file.read(results)
+    lines = found.lines
     known = summary_module.tournaments_in(lines)
     if not known:
         raise ConfigError(f"{results}: no results line in it")
@@ -63,24 +64,24 @@ def folder_matches(
             f"--tournament {tournament}: not in {results} (it has {', '.join(known[-5:])})"
         )
     selection = summary_module.select(lines, tournament)
-    return _without(tournament, selection, without)
+    return _without(tournament, selection, without, len(found.skipped))
 
 
-def _without(tournament: str, selection: Selection, name: str | None) -> Chosen:
+def _without(tournament: str, selection: Selection, name: str | None, unread: int) -> Chosen:
     entries = selection.entries
     kept = entries
     if name is not None:
-        names = {played for entry in entries for played in entry.result.names}
+        names = {played for entry in entries for played in entry.seating}
         if name not in names:
             raise ConfigError(
                 f"--without {name}: no such participant in tournament {tournament}"
                 f" (it has {', '.join(sorted(names)[:8])}{'…' if len(names) > 8 else ''})"
             )
-        kept = [entry for entry in entries if name not in entry.result.names]
+        kept = [entry for entry in entries if name not in entry.seating]
     return Chosen(
         tournament,
         kept,
-        selection.skipped,
+        selection.skipped + unread,  # every line not believed
         selection.repeated,
         name,
         len(entries) - len(kept),
@@ -89,7 +90,7 @@ def _without(tournament: str, selection: Selection, name: str | None) -> Chosen:
 
 def standings_of(chosen: Chosen) -> Standings:
     """Every figure of the chosen matches; the dropped participant is not among its rows."""
-    return Standings.of((), [entry.result for entry in chosen.entries])
+    return Standings.of((), chosen.entries)
 
 
 def as_json(chosen: Chosen, standings: Standings) -> dict[str, Any]:
