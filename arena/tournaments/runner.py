@@ -117,12 +117,8 @@ class MatchPlayed:
 class RecordedMatch:
     """What a finished match tells its caller: how it ended, and where its replay is."""
 
-    played: MatchPlayed
+    line: ResultLine
     replay: Path
-
-    @property
-    def line(self) -> ResultLine:
-        return self.played.line
 
 
 class MatchStopped(Exception):
@@ -427,7 +423,7 @@ def play_one_match(
     )
     played = play_task(task)
     path = write_replay(folder, played)
-    summary = RecordedMatch(played.with_replay(path), path)
+    summary = RecordedMatch(played.with_replay(path).line, path)
     if played.interrupted:
         raise MatchStopped(summary)
     return summary
