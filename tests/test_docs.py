@@ -1,9 +1,10 @@
 """The docs point where they say: every "contract §N.M" names a section of docs/contract.md,
 no file cites a SPEC.md the repository does not carry, and every relative link in the docs
-leads to a file that exists."""
+leads to a file that exists; a docstring names only modules and paths that exist."""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -70,3 +71,51 @@ def test_the_contract_says_what_a_timeout_costs() -> None:
     assert "late) loses the turn" not in readme
     assert "stopped for the rest of the match" in readme
     assert "for the rest of the match" in CONTRACT.read_text(encoding="utf-8")
+
+
+# A dotted name of the arena, or a path of the repository, as a docstring mentions it.
+_DOTTED = re.compile(r"(?<![\w./-])(arena(?:\.[A-Za-z_]\w*)+)")
+_PATH = re.compile(
+    r"(?<![\w./-])((?:arena|bench|docs|tests|configs|participants|examples)/[\w./-]*\w)"
+)
+
+
+def _defined(module: Path) -> set[str]:
+    """The names a module defines or imports at its top level."""
+    names: set[str] = set()
+    for node in ast.parse(module.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return names
+
+
+def _resolves(dotted: str) -> bool:
+    """Whether `arena.x.y[.Name]` is a module of the checkout (and Name one it defines)."""
+    parts = dotted.split(".")
+    for end in range(len(parts), 0, -1):
+        base = ROOT.joinpath(*parts[:end])
+        for module in (base.with_suffix(".py"), base / "__init__.py"):
+            if module.is_file():
+                rest = parts[end:]
+                return not rest or rest[0] in _defined(module)
+    return False
+
+
+def test_docstrings_name_modules_and_paths_that_exist() -> None:
+    wrong = []
+    for source in sorted((ROOT / "arena").rglob("*.py")):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if not isinstance(
+                node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+            ):
+                continue
+            doc = ast.get_docstring(node) or ""
+            where = source.relative_to(ROOT)
+            wrong += [f"{where}: {m}" for m in _DOTTED.findall(doc) if not _resolves(m)]
+            wrong += [f"{where}: {p}" for p in _PATH.findall(doc) if not (ROOT / p).exists()]
+    assert not wrong, "docstrings name what does not exist:\n" + "\n".join(wrong)

@@ -149,9 +149,6 @@ def test_a_mutated_replay_is_a_clean_exit(replay_text: str, command: str) -> Non
 
 
 def test_a_mutated_results_line_is_a_clean_resume(tournament: Path) -> None:
-    # Reading results.jsonl with doubt is the `untrusted` branch's (issue 12, the lead's part):
-    # this property runs once arena/tournaments/results.py is on main.
-    pytest.importorskip("arena.tournaments.results")
     lines = (tournament / "replays" / "results.jsonl").read_text(encoding="utf-8").splitlines()
     documents = [json.loads(line) for line in lines]
 

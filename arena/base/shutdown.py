@@ -63,10 +63,6 @@ class StopToken:
     def urgent(self) -> bool:
         return self._urgent.is_set()
 
-    def wait_urgent(self, seconds: float) -> bool:
-        """Wait up to `seconds` for an urgent stop; whether it came."""
-        return self._urgent.wait(seconds)
-
     def clear(self) -> None:
         self._requested.clear()
         self._urgent.clear()

@@ -55,6 +55,21 @@ class AskRefused(NamedTuple):
         }
 
 
+class PondReplyRead(NamedTuple):
+    """`seat`'s `go-fish` or `pick-up` reply was read but is no finite number: the engine drew
+    pond card 0 for it (contract §3). Not a contract event (a replay's `events` lack it): the
+    engine's record of a reply it reinterpreted, as `AskRefused` is of one it refused."""
+
+    at: int
+    seat: int
+    message: str  # "go-fish" or "pick-up"
+    reply: Any  # what the seat sent
+
+
+# What the engine refused or reinterpreted of a reply it could read: each becomes one fault.
+Judged = AskRefused | PondReplyRead
+
+
 class WentFishing(NamedTuple):
     """`seat` drew pond card `place` (its index in the pond) after a miss (`go-fish`)."""
 

@@ -31,9 +31,11 @@ from arena.engine.events import (
     AskRefused,
     BookLaid,
     Event,
+    Judged,
     LuckyDraw,
     NoOneToAsk,
     PickedUp,
+    PondReplyRead,
     WentFishing,
 )
 from arena.engine.rules import (
@@ -41,6 +43,7 @@ from arena.engine.rules import (
     Rules,
     StartingPlayer,
     Table,
+    is_pond_number,
     pond_index,
     verify_ask,
 )
@@ -127,6 +130,9 @@ class Match:
         self.rules = setup.rules
         self.table = Table(len(setup.names), list(setup.deck), setup.rules.knights)
         self.events: list[Event] = []
+        # Every reply read that the rules refused (an ask) or reinterpreted (a pond index that is
+        # no number), in order: the one judgement of each reply; faults and counts read it.
+        self.judged: list[Judged] = []
         self.sent = 0  # deliveries so far: the transcript index of the next message
 
     def result(self, outcome: Outcome) -> Result:
@@ -200,7 +206,10 @@ class Match:
                 else verify_ask(reply, seat, seats, table.hands[seat])
             )
             if isinstance(ask, Refusal):
-                self.events.append(AskRefused(self.sent - 1, seat, ask.reason, ask.detail))
+                refused = AskRefused(self.sent - 1, seat, ask.reason, ask.detail)
+                self.events.append(refused)
+                if reply is not NO_REPLY:  # a reply that could not be read is a fault already
+                    self.judged.append(refused)
                 idle += 1
                 seat = (seat + 1) % seats
                 continue
@@ -285,6 +294,8 @@ class Match:
         else:
             reply = yield self._deliver(seat, views.pick_up(table))
         index = pond_index(reply, len(table.pond))
+        if reply is not NO_REPLY and not is_pond_number(reply):
+            self.judged.append(PondReplyRead(self.sent - 1, seat, kind, reply))
         card = table.draw(seat, index)
         drew = WentFishing if kind == "go-fish" else PickedUp
         self.events.append(drew(self.sent - 1, seat, index, card["id"], card["rank"]))

@@ -2,7 +2,7 @@
 
 `Table` holds the hands, the pond and the books. `verify_ask` and `pond_index` are the two
 places where a participant's reply becomes a move: everything a reply can be is decided there.
-The order in which these changes happen, and who is told what, is `arena.match`.
+The order in which these changes happen, and who is told what, is `arena.engine.match`.
 """
 
 from __future__ import annotations

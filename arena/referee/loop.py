@@ -32,9 +32,8 @@ import orjson
 
 from arena.base import shutdown
 from arena.base.config import LimitsSection
-from arena.engine.events import AskRefused, Event
-from arena.engine.match import NO_REPLY, Delivery, Match, MatchSetup, Outcome, Result
-from arena.engine.rules import is_pond_number
+from arena.engine.events import AskRefused, Event, Judged
+from arena.engine.match import Delivery, Match, MatchSetup, Outcome, Result
 from arena.engine.views import Message
 from arena.seats.recorded import Recording
 from arena.seats.replies import (
@@ -117,6 +116,8 @@ class MatchRecord:
     transcript: list[Exchange] = field(default_factory=list)
     faults: list[SeatFault] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
+    # The replies the engine refused or reinterpreted (`Match.judged`): each is one fault.
+    judged: list[Judged] = field(default_factory=list)
     timings: list[dict[str, Any]] = field(default_factory=list)
     logs: list[str] = field(default_factory=list)
     started_at: str = ""
@@ -226,42 +227,34 @@ def play_match(
                 interrupted = True
     finally:
         record.seconds = time.monotonic() - began
-        record.events = match.events
+        record.events, record.judged = match.events, match.judged
         record.timings = [clock.summary() for clock in clocks]
         record.logs = [p.stderr_text() for p in participants]
     if interrupted:
         # The interrupt may have landed inside the engine, between two messages: the
         # recorded replies played again give the state the transcript itself describes.
         again = replay_transcript(setup, record.transcript)
-        record.result, record.events = again.result, again.events
-    record.faults = with_rule_faults(record.faults, record.transcript, record.events)
+        record.result, record.events, record.judged = again.result, again.events, again.judged
+    # A reply's fault at the message it answered, after what the transport saw there.
+    rules = [rule_fault(judged) for judged in record.judged]
+    record.faults = sorted([*record.faults, *rules], key=lambda fault: fault.at)
     if interrupted:
         raise MatchInterrupted(record)
     return record
 
 
-def with_rule_faults(
-    faults: Sequence[SeatFault], transcript: Sequence[Exchange], events: Sequence[Event]
-) -> list[SeatFault]:
-    """The faults, with every reply that was read but broke a rule: each refused ask and each
-    pond index that is not a finite number, in transcript order.
-
-    A reply that could not be read at all is a fault of its own already (timeout, not-json…),
-    and a seat that is gone owes nothing more: neither counts twice.
-    """
-    found = list(faults)
-    for event in events:
-        if isinstance(event, AskRefused) and event.reason != "no-reply":
-            detail = f"{event.reason}: {event.detail}"
-            found.append(SeatFault(event.seat, event.at, Fault(FaultKind.REFUSED_ASK, detail)))
-    for at, exchange in enumerate(transcript):
-        kind = exchange.message["type"]
-        reply = exchange.reply
-        if kind in ("go-fish", "pick-up") and reply is not NO_REPLY and not is_pond_number(reply):
-            shown = _json_text(reply)[:80]
-            detail = f"a {kind} reply must be a pond index (a number), got {shown}: it counts as 0"
-            found.append(SeatFault(exchange.seat, at, Fault(FaultKind.BAD_POND_INDEX, detail)))
-    return sorted(found, key=lambda fault: fault.at)  # stable: equal `at` keep their order
+def rule_fault(judged: Judged) -> SeatFault:
+    """The fault of a reply that was read but broke a rule, as the engine judged it (a refused
+    ask, a pond index that is no number): the one wording of each. A reply that could not be
+    read at all is a fault of its own already (timeout, not-json…), and is never judged."""
+    if isinstance(judged, AskRefused):
+        detail = f"{judged.reason}: {judged.detail}"
+        return SeatFault(judged.seat, judged.at, Fault(FaultKind.REFUSED_ASK, detail))
+    shown = _json_text(judged.reply)[:80]
+    detail = (
+        f"a {judged.message} reply must be a pond index (a number), got {shown}: it counts as 0"
+    )
+    return SeatFault(judged.seat, judged.at, Fault(FaultKind.BAD_POND_INDEX, detail))
 
 
 def _json_text(reply: Any) -> str:

@@ -12,7 +12,7 @@ it (`seen[k]`, None when seat k was not shown it). What a seat sees is decided h
 - every book as it is laid (books go down face up);
 - its own invalid asks and faults; the arena tells nobody else of them (contract §2.6).
 
-Nothing here prints: `arena.show` and `arena.viewer` render the steps.
+Nothing here prints: `arena.ui.show` and `arena.ui.viewer` render the steps.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from enum import StrEnum
 from typing import Any
 
 from arena.base.errors import ReplayError
+from arena.base.words import ordinal
 from arena.engine.cards import RANK_NAMES, Card
 from arena.engine.events import (
     Asked,
@@ -334,9 +335,7 @@ def _books(count: int) -> str:
 
 
 def _place(place: object) -> str:
-    if isinstance(place, int):
-        return {1: "1st", 2: "2nd", 3: "3rd"}.get(place, f"{place}th")
-    return str(place)
+    return ordinal(place) if isinstance(place, int) else str(place)
 
 
 def _json_text(value: Any) -> str:

@@ -42,10 +42,11 @@ CRASH_KINDS = ("exited", "crashed", "start-failed")
 FORMAT = "gofish-arena-standings/2"
 
 
-def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
+def wilson(successes: float, trials: float, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval of a proportion; (0, 1) with no trials.
 
-    `successes` may be fractional (split wins): the formula only needs the observed share.
+    `successes` may be fractional (split wins), and `trials` too (an effective number of
+    matches, `summary.grouped_interval`): the formula only needs the observed share.
     """
     if trials <= 0:
         return 0.0, 1.0

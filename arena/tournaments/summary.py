@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.tournaments.results import ResultLine
-from arena.tournaments.standings import Z95, Row, Standings, win_shares
+from arena.tournaments.standings import Z95, Row, Standings, wilson, win_shares
 
 FORMAT = "gofish-arena-report/1"
 RATING_POINTS = 300  # about this many points of each rating's path are kept (at most twice)
@@ -100,16 +100,7 @@ def grouped_interval(groups: Iterable[tuple[float, float]], z: float = Z95) -> t
         variance = count / (count - 1) * spread / (total * total)
         if variance > 0 and 0 < share < 1:
             effective = min(float(total), max(float(count), share * (1 - share) / variance))
-    return _wilson(share, effective, z)
-
-
-def _wilson(share: float, trials: float, z: float) -> tuple[float, float]:
-    z2 = z * z
-    centre = (share + z2 / (2 * trials)) / (1 + z2 / trials)
-    half = (
-        z * math.sqrt(share * (1 - share) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
-    )
-    return max(0.0, centre - half), min(1.0, centre + half)
+    return wilson(share * effective, effective, z)
 
 
 def sprt_of(document: object) -> dict[str, Any] | None:
@@ -169,7 +160,7 @@ class Summary:
         self.table_sizes: list[int] = []
         self.seated: list[int] = []  # participant indices, k per match
         self.scored: list[int] = []
-        self.faulted: list[int] = []  # faults and invalid asks, per seat
+        self.faulted: list[int] = []  # faults, per seat (docs/tournaments.md: each counted once)
         self.files: list[str] = []
         for name in names:
             self._participant(name)
@@ -234,8 +225,8 @@ class Summary:
         self.table_sizes.append(k)
         self.seated.extend(seated)
         self.scored.extend(result.scores)
-        faults, invalid = result.faults or [{}] * k, result.invalid_asks or [0] * k
-        self.faulted.extend(sum(faults[seat].values()) + invalid[seat] for seat in range(k))
+        faults = result.faults or [{}] * k
+        self.faulted.extend(sum(faults[seat].values()) for seat in range(k))
         self.files.append(_file_part(result.replay, stamp))
         if self.matches % self.stride == 0:
             self.path.append((self.matches, self._ratings()))
@@ -305,9 +296,11 @@ class Summary:
                     for i in range(len(self.names))
                 ],
             },
-            "faultKinds": [*kinds, *extra, "invalid-ask"],
+            # Each fault once: a refused ask is its `refused-ask` fault, never also its
+            # `invalid-ask` event (the standings' `invalidAsks`, a count of its own).
+            "faultKinds": [*kinds, *extra],
             "faults": [
-                [row.fault(kind) for kind in kinds] + [other][: len(extra)] + [row.invalid_asks]
+                [row.fault(kind) for kind in kinds] + [other][: len(extra)]
                 for row, other in zip(rows, others)
             ],
             "books": [[counts[b] for b in range(most_books + 1)] for counts in self.books],

@@ -199,10 +199,6 @@ def _plain(bound: float) -> str:
     return str(int(bound)) if float(bound).is_integer() else f"{bound:g}"
 
 
-def _place(rank: int) -> str:
-    return {1: "1st", 2: "2nd", 3: "3rd"}.get(rank, f"{rank}th")
-
-
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" + ("" if number == 1 else "s")
 
@@ -210,6 +206,7 @@ def _count(number: int, noun: str) -> str:
 def _print_game(played: "MatchPlayed", replay: Path, cwd: Path) -> None:
     from rich.text import Text
 
+    from arena.base.words import ordinal
     from arena.ui.terminal import inert
 
     result = played.line
@@ -218,7 +215,7 @@ def _print_game(played: "MatchPlayed", replay: Path, cwd: Path) -> None:
         line.append_text(inert(name, 24))
         faults = sum(result.faults[seat].values())
         line.append(
-            f" {_count(result.scores[seat], 'book')} ({_place(result.places[seat])}"
+            f" {_count(result.scores[seat], 'book')} ({ordinal(result.places[seat])}"
             + (f", {_count(faults, 'fault')}" if faults else "")
             + ")"
         )

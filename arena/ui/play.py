@@ -32,6 +32,7 @@ from rich.text import Text
 
 from arena.base.config import RULE_SETS, LimitsSection, bot_command, named_rules, rules_file
 from arena.base.errors import ConfigError
+from arena.base.words import ordinal
 from arena.bots import Level
 from arena.engine.cards import Card
 from arena.engine.events import Event
@@ -575,7 +576,7 @@ class TerminalUI:
         books = self.spectator.builder.booked
         for seat in order:
             table.add_row(
-                _place(result.places[seat]) if finished else "-",
+                ordinal(result.places[seat]) if finished else "-",
                 self.names.of(seat),
                 str(result.scores[seat]),
                 " ".join(rank_name(r) for r in books[seat]) or "-",
@@ -587,10 +588,6 @@ class TerminalUI:
         if options.rules_choice is not None:
             again += f" --rules {shlex.quote(options.rules_choice)}"
         self.say(Text(f"this deal again: {again}", style="dim"))
-
-
-def _place(rank: int) -> str:
-    return {1: "1st", 2: "2nd", 3: "3rd"}.get(rank, f"{rank}th")
 
 
 def _relative(path: Path) -> str:

@@ -1,8 +1,8 @@
 """JSON Schema of the wire (contract §4) and of the replay file (contract §6), from pydantic models.
 
-The message models describe exactly what `arena.views` builds: every key, nothing more
+The message models describe exactly what `arena.engine.views` builds: every key, nothing more
 (`additionalProperties: false`), strict types (a bool is not an integer). The reply models
-describe what `arena.rules` accepts: an ask reply is an object with integral `player` and
+describe what `arena.engine.rules` accepts: an ask reply is an object with integral `player` and
 `cardId` (extra keys ignored, `1.0` counts as `1`); a pond index is a finite number; any other
 message takes any JSON value. Whether an ask is valid *in its situation* (the seat exists,
 the card is in the asker's hand) is `arena.engine.rules.verify_ask`'s to say, not a schema's.

@@ -1,7 +1,7 @@
 """`arena replay show`: a replay as a terminal timeline, whole or as one seat saw it.
 
 Builds rich renderables (the CLI prints them). Every string that comes from the replay
-(names, fault details, raw replies) goes through `arena.terminal.inert`.
+(names, fault details, raw replies) goes through `arena.ui.terminal.inert`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """How a tournament looks in a terminal: rich renderables only; the CLI prints them.
 
-Every participant name goes through `arena.terminal.inert`: names are untrusted text.
+Every participant name goes through `arena.ui.terminal.inert`: names are untrusted text.
 """
 
 from __future__ import annotations
