@@ -47,7 +47,26 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
         'seed = 7\n[[participants]]\nname = "orphan"\ncommand = ["../fakes/no-interpreter"]\n'
         '[[participants]]\nname = "steady"\nbot = "easy"\n'
     )
-    for name in [*CONFIGS, "start-failed"]:
+    # A program that writes more to stderr than the seat's log may hold (`log-full`).
+    (work / "fakes" / "chatty.py").write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    message = json.loads(line)\n"
+        "    sys.stderr.write('x' * 300 + '\\n')\n"
+        "    reply = None\n"
+        "    if message['type'] == 'ask':\n"
+        "        reply = {'player': message['opponentsHandSizes'].index(None) ^ 1,"
+        " 'cardId': message['hand'][0]['id']}\n"
+        "    elif message['type'] in ('go-fish', 'pick-up'):\n"
+        "        reply = 0\n"
+        "    print(json.dumps(reply), flush=True)\n"
+    )
+    (work / "configs" / "log-full.toml").write_text(
+        'seed = 7\n[limits]\nstderrBytes = 2048\n[[participants]]\nname = "chatty"\n'
+        'command = ["python3", "../fakes/chatty.py"]\n'
+        '[[participants]]\nname = "steady"\nbot = "easy"\n'
+    )
+    for name in [*CONFIGS, "start-failed", "log-full"]:
         done = subprocess.run(
             [sys.executable, "-m", "arena", "run", str(work / "configs" / f"{name}.toml"), "-q"],
             capture_output=True,
