@@ -526,3 +526,51 @@ def test_an_owner_retires_their_bot_and_only_theirs(
         assert client.post("/me/retire", data={"bot": "retireme", "csrf": csrf}).status_code == 303
         assert "retireme v1 — retired" in client.get("/me").text
     assert "retireme" not in {b["name"] for b in server.get("/api/leaderboard").json()["bots"]}
+
+
+NOTING = """import json, random, sys
+rng = random.Random(7)
+for line in sys.stdin:
+    message = json.loads(line)
+    kind, reply = message.get("type"), None
+    if kind == "ask":
+        print("note-of-OWNER", file=sys.stderr, flush=True)
+        others = [s for s, n in enumerate(message["opponentsHandSizes"]) if n is not None]
+        reply = {"player": rng.choice(others), "cardId": rng.choice(message["hand"])["id"]}
+    elif kind == "go-fish":
+        reply = rng.randrange(len(message["pond"]))
+    elif kind == "pick-up":
+        reply = rng.randrange(message["pond"])
+    print(json.dumps(reply), flush=True)
+"""
+
+
+def noting_bot(owner: str) -> bytes:
+    source = NOTING.replace("OWNER", owner).encode()
+    return tar_of({"bot.toml": b'command = ["python3", "bot.py"]\n', "bot.py": source})
+
+
+def test_an_owner_reads_their_bots_notes_beside_each_decision_and_no_rivals(
+    server: Server, league: tuple[Path, dict[str, str]]
+) -> None:
+    tokens = league[1]
+    assert upload(server, "annbot", noting_bot("ann"), tokens["ann"]).status_code == 201
+    assert upload(server, "bobbot", noting_bot("bob"), tokens["bob"]).status_code == 201
+    with httpx.Client(base_url=server.url, timeout=60) as client:
+        csrf = client.get("/login").text.split('name="csrf" value="')[1].split('"')[0]
+        assert client.post("/login", data={"token": tokens["bob"], "csrf": csrf}).status_code == 303
+
+        def links() -> list[str]:
+            page = client.get("/me").text
+            return [part.split('"')[0] for part in page.split('href="/me/matches/')[1:]]
+
+        link = wait_for(links, "a match of bob's bot on his page")[0]
+        mine = client.get(f"/me/matches/{link}")
+        assert mine.status_code == 200
+        assert "note-of-bob" in mine.text and "note-of-ann" not in mine.text
+        public = server.get(f"/matches/{link}")
+        assert public.status_code == 200 and "note-of-" not in public.text
+        assert client.get("/me/matches/999999").status_code == 404  # not a match of his
+    # Signed out, the owner's view of a match is not there to open.
+    signed_out = httpx.get(f"{server.url}/me/matches/{link}", timeout=60, follow_redirects=False)
+    assert signed_out.status_code == 303

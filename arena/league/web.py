@@ -141,6 +141,8 @@ TEMPLATES = {
 <h3>Check report</h3><pre>{{ reports[v.id][0] }}</pre>
 {% if reports[v.id][1] %}<h3>Build log</h3><pre>{{ reports[v.id][1] }}</pre>{% endif %}
 <h3>Stderr of recent matches</h3>{% for log in logs[v.id] %}<pre>{{ log }}</pre>{% endfor %}</section>{% endfor %}
+{% if played %}<h2>Recent matches, with your bots' notes beside each decision</h2><ul>
+{% for m in played %}<li><a href="/me/matches/{{ m.id }}">match {{ m.id }}</a> ({{ m.outcome }})</li>{% endfor %}</ul>{% endif %}
 {% endblock %}""",
     "organiser.html": """{% extends "base.html" %}{% block main %}<h1>Organiser</h1>
 <form method="post" action="/organiser/pause"><input type="hidden" name="csrf" value="{{ csrf }}">
@@ -196,7 +198,7 @@ class Site:
         season: Season,
         *,
         check: intake.Check,
-        viewer: Callable[[Path], str],
+        viewer: Callable[[Path, frozenset[int]], str],
         limits: UnpackLimits = DEFAULT_LIMITS,
         build_settings: BuildSettings = DEFAULT_BUILD,
         sandbox: str = "auto",
@@ -338,9 +340,27 @@ class Site:
             match = None
         if match is None:
             return self.page("base.html", 404, title="no such match")
-        html = await run_in_threadpool(self.viewer, self.store.folder / REPLAYS / match.replay)
+        path = self.store.folder / REPLAYS / match.replay
+        html = await run_in_threadpool(self.viewer, path, frozenset())  # no bot's notes here
         # The viewer's page carries its own strict CSP (hashes of its inline script and style).
         return HTMLResponse(html)
+
+    async def my_match_page(self, request: Request) -> Response:
+        """A match one of the owner's versions played, with that seat's notes beside its
+        decisions (only theirs: a rival's notes are the rival's)."""
+        owner, _ = self.session_of(request)
+        if owner is None:
+            return RedirectResponse("/login", status_code=303)
+        try:
+            match = self.store.match(int(request.path_params["ident"]))
+        except ValueError:
+            match = None
+        mine = {v.id for v in self.store.versions() if v.owner_id == owner.id}
+        seats = frozenset(s for s, v in enumerate(match.versions) if v in mine) if match else None
+        if match is None or not seats:
+            return self.page("base.html", 404, title="no such match of yours")
+        path = self.store.folder / REPLAYS / match.replay
+        return HTMLResponse(await run_in_threadpool(self.viewer, path, seats))
 
     async def upload_api(self, request: Request) -> Response:
         client = request.client.host if request.client else "?"
@@ -425,6 +445,7 @@ class Site:
             for version, log in zip(match.versions, match.logs, strict=False):
                 if version in ids and log:
                     logs[version].append(log[-4000:])
+        played = [m for m in self.store.matches()[-200:] if ids & set(m.versions)][-10:][::-1]
         reports = {v.id: self.store.reports(v.id) for v in versions}
         return self.page(
             "me.html",
@@ -435,6 +456,7 @@ class Site:
             csrf=csrf,
             reports=reports,
             logs={k: v[-5:] for k, v in logs.items()},
+            played=played,
             message=message,
         )
 
@@ -527,6 +549,7 @@ class Site:
             Route("/me", self.me),
             Route("/me/upload", self.me_upload, methods=["POST"]),
             Route("/me/retire", self.me_retire, methods=["POST"]),
+            Route("/me/matches/{ident}", self.my_match_page),
             Route("/organiser", self.organiser),
             Route("/organiser/{action}", self.organiser_post, methods=["POST"]),
         ]
@@ -540,7 +563,7 @@ def make_app(
     season: Season,
     *,
     check: intake.Check,
-    viewer: Callable[[Path], str],
+    viewer: Callable[[Path, frozenset[int]], str],
     limits: UnpackLimits = DEFAULT_LIMITS,
     build_settings: BuildSettings = DEFAULT_BUILD,
     sandbox: str = "auto",

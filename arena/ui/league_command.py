@@ -244,11 +244,13 @@ def make_check(config: Any) -> Any:
     return check
 
 
-def view(path: Path) -> str:
+def view(path: Path, seats: frozenset[int] = frozenset()) -> str:
+    """A match's page, with the notes (what the bots wrote to stderr) of `seats` only: none on
+    the public page, the owner's own on theirs."""
     from arena.replays import replay
     from arena.ui import viewer
 
-    return viewer.render(replay.read(path), notes=False)  # a bot's notes are its owner's
+    return viewer.render(replay.read(path), notes=seats)
 
 
 @league_app.command()

@@ -57,11 +57,12 @@ def _step(step: Step) -> dict[str, Any]:
 
 
 def page_data(
-    replay: Replay, review: dict[str, Any] | None = None, *, notes: bool = True
+    replay: Replay, review: dict[str, Any] | None = None, *, notes: bool | frozenset[int] = True
 ) -> dict[str, Any]:
     """What the page shows, as plain JSON: with `notes`, what the participants wrote to stderr
-    (leave them out of a page for people who must not read a bot's logs: the league's); with
-    `review`, the coach's marks for one seat (`review_marks`). Raises ReplayError."""
+    (False for a page for people who must not read a bot's logs, the league's public one; a
+    set of seats for only theirs, an owner's); with `review`, the coach's marks for one seat
+    (`review_marks`). Raises ReplayError."""
     setup, steps = build(replay)
     rules = setup.rules
     cards: list[list[int]] = [[0, 0, 0] for _ in setup.deck]
@@ -97,7 +98,7 @@ def page_data(
         "notes": [
             {"at": index, "seat": exchange.seat, "text": exchange.notes}
             for index, exchange in enumerate(replay.transcript)
-            if notes and exchange.notes
+            if exchange.notes and (notes is True or (notes and exchange.seat in notes))
         ],
         "review": review,
     }
@@ -196,7 +197,7 @@ def render(
     title: str = "Go Fish replay",
     review: dict[str, Any] | None = None,
     *,
-    notes: bool = True,
+    notes: bool | frozenset[int] = True,
 ) -> str:
     """The page for a replay, as HTML text (`page_data` says what is in it). Raises ReplayError."""
     return page("viewer", page_data(replay, review, notes=notes), title)
