@@ -136,3 +136,18 @@ def test_each_new_test_in_the_same_folder_takes_its_standings_over(tmp_path: Pat
     assert "standings replace those of the earlier one" in again.stderr
     standings = json.loads((tmp_path / "replays" / "standings.json").read_text())
     assert standings["seed"] == 4
+
+
+def test_progress_counts_towards_the_decision_not_the_cap(tmp_path: Path) -> None:
+    from arena.ui.sprt_view import groups_to_decision
+
+    # Halfway to the upper bound after 20 groups: about 20 more at the same drift.
+    assert groups_to_decision(1.5, 20, -3.0, 3.0) == 20
+    assert groups_to_decision(-1.0, 20, -3.0, 3.0) == 40  # heading for the lower bound
+    assert groups_to_decision(0.0, 20, -3.0, 3.0) is None  # no drift to go by
+    assert groups_to_decision(1.0, 3, -3.0, 3.0) is None  # too few groups yet
+    done = _sprt(tmp_path, "--vs", "easy", "--games", "30", command=SEEDED)
+    assert done.returncode in (0, 1, 3), done.stderr
+    assert "up to 30 matches (the cap: the test stops at its decision)" in done.stdout
+    progress = [line for line in done.stdout.splitlines() if line.startswith("played ")]
+    assert progress and "LLR" in progress[-1] and " of 30 matches" not in progress[-1]

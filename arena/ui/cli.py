@@ -573,7 +573,12 @@ def _print_header(plan: "Tournament", workers: int, missing: int) -> None:
     duplicate = "duplicate deals" if schedule.duplicate else "a fresh deal per match"
     out.print(
         Text(
-            f"  {plan.matches} matches of {schedule.seats} seats over {schedule.seatings} seatings, "
+            (
+                f"  up to {plan.matches} matches (the cap: the test stops at its decision)"
+                if plan.candidate is not None and plan.candidate.sprt is not None
+                else f"  {plan.matches} matches"
+            )
+            + f" of {schedule.seats} seats over {schedule.seatings} seatings, "
             f"{duplicate}, {workers} {'job' if workers == 1 else 'jobs'}",
             style="dim",
         )
@@ -606,7 +611,14 @@ def _plain_progress(
         if now - last[0] >= PLAIN_PROGRESS_SECONDS or done[0] == total:
             last[0] = now
             rate = (done[0] - done[1]) / max(now - start, 1e-9)
-            out.print(f"played {done[0]} of {total} matches ({rate:.1f}/s)", markup=False)
+            test = plan.candidate if plan.candidate is not None and plan.candidate.sprt else None
+            if test is not None:  # a sequential test: towards its decision, not the cap
+                from arena.ui import sprt_view
+
+                note = sprt_view.progress_note(test)
+                out.print(f"played {done[0]} matches ({rate:.1f}/s): {note}", markup=False)
+            else:
+                out.print(f"played {done[0]} of {total} matches ({rate:.1f}/s)", markup=False)
             out.file.flush()
 
     return on_played
@@ -637,12 +649,18 @@ def _run_with_progress(
     standings = plan.standings()
     progress = progress_bar()
     done = len(plan.done)
-    task = progress.add_task(
-        "playing", total=plan.matches, completed=done, start=True, start_count=done
-    )
     test = (
         plan.candidate if plan.candidate is not None and plan.candidate.sprt is not None else None
     )  # a gauntlet with a [sprt] table
+    # A sequential test stops at its decision: its progress counts towards that (the LLR, and
+    # about how many groups more), not towards the cap, which is only a ceiling.
+    task = progress.add_task(
+        "playing",
+        total=None if test is not None else plan.matches,
+        completed=done,
+        start=True,
+        start_count=done,
+    )
     shown = [0.0]
 
     def view() -> Group:

@@ -24,7 +24,20 @@ def progress_note(test: CandidateTest) -> str:
     h, sprt = test.hypotheses, test.sprt
     if sprt.decision is not None:
         return f"{sprt.decision} accepted, finishing"
-    return f"LLR {sprt.llr:+.2f} [{h.lower:.2f}, {h.upper:.2f}] {sprt.groups} groups"
+    note = f"LLR {sprt.llr:+.2f} [{h.lower:.2f}, {h.upper:.2f}] {sprt.groups} groups"
+    more = groups_to_decision(sprt.llr, sprt.groups, h.lower, h.upper)
+    return note + (f", ~{more} more to a decision" if more is not None else "")
+
+
+def groups_to_decision(llr: float, groups: int, lower: float, upper: float) -> int | None:
+    """About how many more groups the test needs at the LLR's drift so far (its mean step),
+    to the bound it is heading for; None before there is a drift to go by. An estimate for the
+    progress line (the cap is only a ceiling): the LLR wanders, so it is no promise."""
+    if groups < 10 or llr == 0.0:
+        return None
+    drift = llr / groups
+    distance = (upper - llr) if drift > 0 else (lower - llr)
+    return max(1, round(distance / drift))
 
 
 def candidate_table(standings: Standings, test: CandidateTest) -> Table:
