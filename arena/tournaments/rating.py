@@ -57,7 +57,7 @@ from __future__ import annotations
 import math
 import operator
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 ELO = 400 / math.log(10)  # rating points per unit of θ
@@ -66,6 +66,8 @@ APART = 0.975  # the likelihood of superiority from which two neighbours are tol
 PRIOR = 1.0  # virtual wins and, as many, virtual losses against strength 1, per participant
 TOLERANCE = 1e-10  # the fit stops when no θ moves more than this in a step
 MOST_STEPS = 200
+DENSE = 100  # the most participants fitted (field, or component above it) with a dense Newton
+CG_STEPS = 500  # the most conjugate-gradient steps per Newton step of a large component
 
 # A denominator: (participant index, coefficient) pairs, sorted by index.
 Term = tuple[tuple[int, float], ...]
@@ -114,6 +116,12 @@ class Fit:
     groups: int  # distinct deals among them
     theta: Mapping[str, float] = field(repr=False)
     covariance: Mapping[tuple[str, str], float] = field(repr=False)
+    # above DENSE participants: each one's connected component of the "met" graph
+    components: Mapping[str, int] | None = field(default=None, repr=False)
+
+    def comparable(self, first: str, second: str) -> bool:
+        """Whether a chain of matches links them (always, up to DENSE participants)."""
+        return self.components is None or self.components[first] == self.components[second]
 
     def __getitem__(self, name: str) -> Rated:
         for row in self.rated:
@@ -122,16 +130,17 @@ class Fit:
         raise KeyError(name)
 
     def difference(self, first: str, second: str) -> tuple[float, float]:
-        """`first`'s rating minus `second`'s, and the 95 % half-width of that difference."""
+        """`first`'s rating minus `second`'s, and the 95 % half-width of that difference
+        (infinite when no chain of matches links them)."""
+        if not self.comparable(first, second):
+            return ELO * (self.theta[first] - self.theta[second]), math.inf
         return ELO * (self.theta[first] - self.theta[second]), ELO * Z95 * self._se(first, second)
 
     def los(self, first: str, second: str) -> float:
         """The likelihood of superiority: how sure the fit is that `first` is the stronger."""
-        gap = self.theta[first] - self.theta[second]
-        se = self._se(first, second)
-        if se <= 0:
-            return 0.5 if gap == 0 else float(gap > 0)
-        return 0.5 * math.erfc(-gap / se / math.sqrt(2))
+        if not self.comparable(first, second):
+            return 0.5  # no match links them: the data say nothing about their order
+        return _los(self.theta[first] - self.theta[second], self._se(first, second))
 
     def apart(self, first: str, second: str) -> bool:
         """Whether the 95 % interval of their difference excludes 0."""
@@ -143,6 +152,13 @@ class Fit:
         return math.sqrt(max(variance, 0.0))
 
 
+def _los(gap: float, se: float) -> float:
+    """Φ(gap / se): the likelihood of superiority of a difference `gap` of standard error `se`."""
+    if se <= 0:
+        return 0.5 if gap == 0 else float(gap > 0)
+    return 0.5 * math.erfc(-gap / se / math.sqrt(2))
+
+
 def fit(
     finishes: Iterable[Finish], *, reference: str | None = None, names: Iterable[str] = ()
 ) -> Fit:
@@ -151,9 +167,14 @@ def fit(
 
     Raises ValueError when `reference` is not one of the participants.
     """
-    data = _Data.of(finishes, names)
-    if reference is not None and reference not in data.index:
+    finishes = list(finishes)
+    names = list(names)
+    field_names = {n for f in finishes if len(f.places) >= 2 for n in f.places} | set(names)
+    if reference is not None and reference not in field_names:
         raise ValueError(f"the reference {reference!r} is not a participant")
+    if len(field_names) > DENSE:
+        return _fit_by_component(finishes, names, reference)
+    data = _Data.of(finishes, names)
     theta = _maximise(data)
     covariance = _sandwich(data, theta)
     return _table(data, theta, covariance, reference)
@@ -168,7 +189,7 @@ class _Data:
     matches: list[int]  # per participant
     numerators: list[float]  # a_i
     terms: list[tuple[Term, float]]  # (b_t, c_t), sorted
-    deals: list[tuple[list[float], list[tuple[Term, float]]]]  # per deal: a, terms
+    deals: list[tuple[dict[int, float], list[tuple[Term, float]]]]  # per deal: a (sparse), terms
     finishes: int
 
     @classmethod
@@ -186,15 +207,18 @@ class _Data:
         counts: Counter[Term] = Counter()
         deals = []
         for members in by_deal.values():
-            deal_numerators: list[list[float]] = [[] for _ in names]
+            deal_numerators: defaultdict[int, list[float]] = defaultdict(list)
             deal_counts: Counter[Term] = Counter()
             for finish in members:
                 _decompose(finish, index, deal_numerators, deal_counts)
-            for i, parts in enumerate(deal_numerators):
+            for i, parts in deal_numerators.items():
                 numerators[i].extend(parts)
             counts.update(deal_counts)
             deals.append(
-                ([math.fsum(p) for p in deal_numerators], sorted(_weighted(deal_counts).items()))
+                (
+                    {i: math.fsum(parts) for i, parts in sorted(deal_numerators.items())},
+                    sorted(_weighted(deal_counts).items()),
+                )
             )
         return cls(
             names=names,
@@ -212,7 +236,10 @@ def _weighted(counts: Counter[Term]) -> dict[Term, float]:
 
 
 def _decompose(
-    finish: Finish, index: Mapping[str, int], numerators: list[list[float]], counts: Counter[Term]
+    finish: Finish,
+    index: Mapping[str, int],
+    numerators: defaultdict[int, list[float]],
+    counts: Counter[Term],
 ) -> None:
     """Add one finish's numerators and denominators (the tie model of the module docstring)."""
     by_place: dict[int, list[int]] = defaultdict(list)
@@ -303,17 +330,25 @@ def _information(data: _Data, w: Sequence[float]) -> list[list[float]]:
     return info
 
 
-def _sandwich(data: _Data, theta: Sequence[float]) -> list[list[float]]:
-    """The cluster-robust covariance of θ, deals as clusters."""
+def _dense(numerators: Mapping[int, float], n: int) -> list[float]:
+    a = [0.0] * n
+    for i, value in numerators.items():
+        a[i] = value
+    return a
+
+
+def _sandwich(data: _Data, theta: Sequence[float], deals: int | None = None) -> list[list[float]]:
+    """The cluster-robust covariance of θ, deals as clusters (`deals` of the whole field when
+    `data` is one of its connected components)."""
     n = len(theta)
     w = [math.exp(t) for t in theta]
     bread = _inverse(_information(data, w))
-    deals = len(data.deals)
+    deals = len(data.deals) if deals is None else deals
     meat = [[0.0] * n for _ in range(n)]
     if deals >= 2:
         scale = deals / (deals - 1)
         # sorted: the order of the deals must not reach the floating-point sums
-        for score in sorted(_scores(a, terms, w) for a, terms in data.deals):
+        for score in sorted(_scores(_dense(a, n), terms, w) for a, terms in data.deals):
             nonzero = [(i, s) for i, s in enumerate(score) if s]
             for i, si in nonzero:
                 row = meat[i]
@@ -407,6 +442,253 @@ def _places(fit: Fit, ranked: Sequence[str], position: int) -> tuple[int, int]:
     above = sum(1 for other in ranked[:position] if fit.los(other, name) >= APART)
     below = sum(1 for other in ranked[position + 1 :] if fit.los(name, other) >= APART)
     return 1 + above, len(ranked) - below
+
+
+# Above DENSE participants: each connected component of the "met" graph on its own.
+
+
+def _components(finishes: Sequence[Finish], names: Iterable[str]) -> list[list[str]]:
+    """The participants linked by a chain of matches, each list sorted, in order of first name."""
+    parent: dict[str, str] = {}
+
+    def root(name: str) -> str:
+        parent.setdefault(name, name)
+        while parent[name] != name:
+            parent[name] = parent[parent[name]]
+            name = parent[name]
+        return name
+
+    for name in names:
+        root(name)
+    for finish in finishes:
+        first, *others = sorted(finish.places)
+        for other in others:
+            a, b = root(first), root(other)
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+    members: dict[str, list[str]] = defaultdict(list)
+    for name in sorted(parent):
+        members[root(name)].append(name)
+    return sorted(members.values())
+
+
+@dataclass(frozen=True)
+class _Block:
+    """One component's θ and covariance: dense, or its diagonal only (`dense` None)."""
+
+    names: list[str]
+    theta: list[float]
+    dense: list[list[float]] | None
+    diagonal: list[float]
+
+    def row_sum(self, i: int) -> float:
+        return math.fsum(self.dense[i]) if self.dense is not None else self.diagonal[i]
+
+
+class _Covariance(Mapping[tuple[str, str], float]):
+    """The block-diagonal covariance: 0 between components (and, in a large one, off the
+    diagonal), computed on look-up rather than stored n × n."""
+
+    def __init__(self, blocks: Sequence[_Block]) -> None:
+        self._at = {name: (b, i) for b in blocks for i, name in enumerate(b.names)}
+        self._names = sorted(self._at)
+
+    def __getitem__(self, pair: tuple[str, str]) -> float:
+        (block, i), (other, j) = self._at[pair[0]], self._at[pair[1]]
+        if block is not other:
+            return 0.0
+        if block.dense is not None:
+            return block.dense[i][j]
+        return block.diagonal[i] if i == j else 0.0
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return ((a, b) for a in self._names for b in self._names)
+
+    def __len__(self) -> int:
+        return len(self._names) ** 2
+
+
+def _fit_by_component(finishes: list[Finish], names: list[str], reference: str | None) -> Fit:
+    played = [f for f in finishes if len(f.places) >= 2]
+    deals = len({f.group for f in played})
+    matches: Counter[str] = Counter(name for f in played for name in f.places)
+    groups = _components(played, names)
+    component = {name: c for c, members in enumerate(groups) for name in members}
+    by_component: list[list[Finish]] = [[] for _ in groups]
+    for finish in played:
+        by_component[component[next(iter(finish.places))]].append(finish)
+    blocks = []
+    for members, own in zip(groups, by_component):
+        data = _Data.of(own, members)
+        if len(members) <= DENSE:
+            theta = _maximise(data)
+            dense = _sandwich(data, theta, deals)
+            blocks.append(_Block(members, theta, dense, [dense[i][i] for i in range(len(dense))]))
+        else:
+            theta = _maximise_large(data)
+            blocks.append(_Block(members, theta, None, _diagonal_sandwich(data, theta, deals)))
+    return _table_by_component(blocks, component, matches, len(played), deals, reference)
+
+
+def _maximise_large(data: _Data) -> list[float]:
+    """θ by Newton's steps as `_maximise`, each solved by conjugate gradients preconditioned by
+    the information's diagonal: products with the information cost one pass over the terms,
+    never the n × n matrix."""
+    theta = [0.0] * len(data.names)
+    current = _log_likelihood(data, theta)
+    for _ in range(MOST_STEPS):
+        w = [math.exp(t) for t in theta]
+        gradient = [
+            s + PRIOR - 2 * PRIOR * wi / (1 + wi)
+            for s, wi in zip(_scores(data.numerators, data.terms, w), w)
+        ]
+        step = _conjugate_gradients(data, w, gradient)
+        if max((abs(x) for x in step), default=0.0) < TOLERANCE:
+            break
+        for _halving in range(60):
+            trial = [t + x for t, x in zip(theta, step)]
+            value = _log_likelihood(data, trial)
+            if value >= current:
+                break
+            step = [x / 2 for x in step]
+        else:
+            break
+        theta, current = trial, value
+    return theta
+
+
+def _shares(data: _Data, w: Sequence[float]) -> list[tuple[float, list[tuple[int, float]]]]:
+    """Per denominator: its count c and each member's share b·w / Σ b w."""
+    shares = []
+    for term, c in data.terms:
+        total = sum(b * w[i] for i, b in term)
+        shares.append((c, [(i, b * w[i] / total) for i, b in term]))
+    return shares
+
+
+def _conjugate_gradients(data: _Data, w: Sequence[float], gradient: list[float]) -> list[float]:
+    """x with I · x = gradient, I the observed information, never formed."""
+    shares = _shares(data, w)
+    prior = [2 * PRIOR * wi / (1 + wi) ** 2 for wi in w]
+    diagonal = list(prior)
+    for c, parts in shares:
+        for i, p in parts:
+            diagonal[i] += c * p * (1 - p)
+
+    def times(v: Sequence[float]) -> list[float]:
+        out = [d * x for d, x in zip(prior, v)]
+        for c, parts in shares:
+            mean = sum(p * v[i] for i, p in parts)
+            for i, p in parts:
+                out[i] += c * p * (v[i] - mean)
+        return out
+
+    x = [0.0] * len(w)
+    residual = list(gradient)
+    z = [r / d for r, d in zip(residual, diagonal)]
+    direction = list(z)
+    rz = sum(r * zi for r, zi in zip(residual, z))
+    bound = (TOLERANCE / 10) ** 2 * max(1.0, sum(g * g for g in gradient))
+    for _ in range(CG_STEPS):
+        if sum(r * r for r in residual) <= bound:
+            break
+        product = times(direction)
+        alpha = rz / sum(d * q for d, q in zip(direction, product))
+        x = [xi + alpha * d for xi, d in zip(x, direction)]
+        residual = [r - alpha * q for r, q in zip(residual, product)]
+        z = [r / d for r, d in zip(residual, diagonal)]
+        rz, previous = sum(r * zi for r, zi in zip(residual, z)), rz
+        direction = [zi + rz / previous * d for zi, d in zip(z, direction)]
+    return x
+
+
+def _diagonal_sandwich(data: _Data, theta: Sequence[float], deals: int) -> list[float]:
+    """Each θ's variance from the diagonal of the observed information only: the sandwich with
+    I replaced by its diagonal D, D⁻¹ (Σ_g s_g,i² · G/(G−1)) D⁻¹ (1/D with one deal)."""
+    w = [math.exp(t) for t in theta]
+    information = [2 * PRIOR * wi / (1 + wi) ** 2 for wi in w]
+    for c, parts in _shares(data, w):
+        for i, p in parts:
+            information[i] += c * p * (1 - p)
+    if deals < 2:
+        return [1 / d for d in information]
+    squares: list[list[float]] = [[] for _ in w]
+    for a, terms in data.deals:
+        score = dict(a)
+        for term, c in terms:
+            ratio = c / sum(b * w[i] for i, b in term)
+            for i, b in term:
+                score[i] = score.get(i, 0.0) - ratio * b * w[i]
+        for i, s in score.items():
+            squares[i].append(s * s)
+    scale = deals / (deals - 1)
+    return [scale * math.fsum(sq) / d / d for sq, d in zip(squares, information)]
+
+
+def _table_by_component(
+    blocks: Sequence[_Block],
+    component: Mapping[str, int],
+    matches: Mapping[str, int],
+    finishes: int,
+    deals: int,
+    reference: str | None,
+) -> Fit:
+    covariance = _Covariance(blocks)
+    theta_of = {name: t for b in blocks for name, t in zip(b.names, b.theta)}
+    names = sorted(theta_of)
+    n = len(names)
+    if reference is None:
+        mean = math.fsum(theta_of.values()) / n
+        row_mean = {name: b.row_sum(i) / n for b in blocks for i, name in enumerate(b.names)}
+        grand = math.fsum(row_mean.values()) / n
+        level = {name: theta_of[name] - mean for name in names}
+        variance = {name: covariance[name, name] - 2 * row_mean[name] + grand for name in names}
+    else:
+        level = {name: theta_of[name] - theta_of[reference] for name in names}
+        variance = {
+            name: covariance[name, name]
+            + covariance[reference, reference]
+            - 2 * covariance[name, reference]
+            for name in names
+        }
+    ranked = sorted(names, key=lambda name: (-theta_of[name], name))
+    draft = Fit((), reference, finishes, deals, theta_of, covariance, component)
+    # told apart only within a component: count, per component, those above and below
+    above: dict[str, int] = {}
+    below: dict[str, int] = {}
+    in_order: dict[int, list[str]] = defaultdict(list)
+    for name in ranked:
+        in_order[component[name]].append(name)
+    for own in in_order.values():
+        theta = [theta_of[name] for name in own]
+        if blocks[component[own[0]]].dense is None:  # no covariances: the pairs inline
+            var = [covariance[name, name] for name in own]
+            for p, name in enumerate(own):
+                t, v = theta[p], var[p]
+                above[name] = sum(
+                    _los(theta[q] - t, math.sqrt(max(var[q] + v, 0.0))) >= APART for q in range(p)
+                )
+                below[name] = sum(
+                    _los(t - theta[q], math.sqrt(max(var[q] + v, 0.0))) >= APART
+                    for q in range(p + 1, len(own))
+                )
+            continue
+        for p, name in enumerate(own):
+            above[name] = sum(1 for other in own[:p] if draft.los(other, name) >= APART)
+            below[name] = sum(1 for other in own[p + 1 :] if draft.los(name, other) >= APART)
+    rated = tuple(
+        Rated(
+            name=name,
+            rating=ELO * level[name],
+            plus_minus=ELO * Z95 * math.sqrt(max(variance[name], 0.0)),
+            matches=matches[name],
+            position=p + 1,
+            places=(1 + above[name], n - below[name]),
+            los_below=draft.los(name, ranked[p + 1]) if p + 1 < n else None,
+        )
+        for p, name in enumerate(ranked)
+    )
+    return Fit(rated, reference, finishes, deals, theta_of, covariance, component)
 
 
 __all__ = ["ELO", "Finish", "Fit", "Rated", "fit"]
