@@ -31,9 +31,13 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
+from arena.engine.match import Outcome
 from arena.tournaments import rating as batch
 from arena.tournaments.rating import Finish, Fit, Rated
 from arena.tournaments.results import ResultLine, win_shares
+
+# Outcomes decided by a limit rather than played out (contract §2.9): adjudicated on books so far.
+ADJUDICATED = frozenset({Outcome.STALLED, Outcome.TURN_LIMIT})
 
 __all__ = ["Z95", "Pair", "Row", "Standings", "wilson", "win_shares"]
 
@@ -69,6 +73,7 @@ class Row:
     books: int = 0
     places: int = 0
     invalid_asks: int = 0
+    adjudicated: int = 0  # matches ended by a limit (stalled, turn-limit): books so far decided
     faults: dict[str, int] = field(default_factory=dict)
     mu: float = 0.0
     sigma: float = 0.0
@@ -131,6 +136,7 @@ class Row:
             "luckAdjusted": self._luck_adjusted(),
             "meanBooks": round(self.mean_books, 6),
             "meanPlace": round(self.mean_place, 6),
+            "adjudicated": self.adjudicated,
             "rating": None if self.fit is None else _rating_json(self.fit),
             "live": {
                 "mu": round(self.mu, 6),
@@ -213,6 +219,7 @@ class Standings:
             row.wins += shares[seat]
             row.books += result.scores[seat]
             row.places += result.places[seat]
+            row.adjudicated += result.outcome in ADJUDICATED
             if seat < len(adjusted):
                 row.adjusted_matches += 1
                 row.adjusted_sum += adjusted[seat]

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.tournaments.results import ResultLine
-from arena.tournaments.standings import Z95, Row, Standings, wilson, win_shares
+from arena.tournaments.standings import ADJUDICATED, Z95, Row, Standings, wilson, win_shares
 
 FORMAT = "gofish-arena-report/1"
 RATING_POINTS = 300  # about this many points of each rating's path are kept (at most twice)
@@ -161,6 +161,7 @@ class Summary:
         self.seated: list[int] = []  # participant indices, k per match
         self.scored: list[int] = []
         self.faulted: list[int] = []  # faults, per seat (docs/tournaments.md: each counted once)
+        self.outcome_of: list[str] = []  # per match: its outcome when a limit decided it, else ""
         self.files: list[str] = []
         for name in names:
             self._participant(name)
@@ -221,6 +222,7 @@ class Summary:
             counts[seat] += 1
         self.outcomes[str(result.outcome)] += 1
         self.match_column.append(result.match)
+        self.outcome_of.append(str(result.outcome) if result.outcome in ADJUDICATED else "")
         self.run_of.append(run)
         self.table_sizes.append(k)
         self.seated.extend(seated)
@@ -328,6 +330,7 @@ class Summary:
                 "seated": self.seated,
                 "scores": self.scored,
                 "faults": self.faulted,
+                "adjudicated": self.outcome_of,
                 "file": self.files,
             },
         }

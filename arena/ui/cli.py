@@ -694,11 +694,19 @@ def _print_standings(
 ) -> None:
     from rich.text import Text
 
-    from arena.ui.tournament_view import faults_table, pairwise_table, standings_table
+    from arena.ui.tournament_view import (
+        adjudicated_note,
+        faults_table,
+        pairwise_table,
+        standings_table,
+    )
 
     rate = report.played / report.seconds if report.seconds > 0 else 0.0
     title = f"standings after {standings.matches} of {plan.matches} matches"
     out.print(standings_table(standings, title=title))
+    note = adjudicated_note(standings)
+    if note is not None:
+        out.print(note)
     for table in (pairwise_table(standings), faults_table(standings)):
         if table is not None:
             out.print(table)

@@ -172,3 +172,16 @@ def pairwise_table(standings: Standings) -> Group | None:
         ),
         table,
     )
+
+
+def adjudicated_note(standings: Standings) -> Text | None:
+    """Which participants played matches a limit ended (stalled, turn-limit), adjudicated on the
+    books so far; None when every match was played out."""
+    rows = [row for row in standings.ranked() if row.adjudicated]
+    if not rows:
+        return None
+    each = ", ".join(f"{row.name} {row.adjudicated}" for row in rows)
+    return Text(
+        f"adjudicated (a limit ended the match, scored on the books so far): {each}",
+        style="yellow",
+    )

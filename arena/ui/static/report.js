@@ -325,12 +325,14 @@
     }
     function filter() {
       var who = $("who").value === "" ? -1 : +$("who").value, faulty = $("faulty").checked, game = parseInt($("game").value, 10);
+      var judged = $("adjudicated").checked, outcomes = list.adjudicated || [];
       shown = [];
       for (var m = 0; m < count; m++) {
         var s = starts[m], z = list.size[m], keep = true;
         if (!isNaN(game) && list.game[m] !== game) continue;
         if (who >= 0) { keep = false; for (var a = 0; a < z; a++) if (list.seated[s + a] === who) keep = true; }
         if (keep && faulty) { keep = false; for (var b = 0; b < z; b++) if (list.faults[s + b]) keep = true; }
+        if (keep && judged && !outcomes[m]) keep = false;
         if (keep) shown.push(m);
       }
       page = 0;
@@ -345,7 +347,7 @@
       var table = $("match-table");
       table.textContent = "";
       var tr = el("tr", el("thead", table));
-      ["game"].concat(data.runs.length > 1 ? ["run"] : []).concat(["seating: books", "faults", "replay", "pick"])
+      ["game"].concat(data.runs.length > 1 ? ["run"] : []).concat(["seating: books", "faults", "ended by", "replay", "pick"])
         .forEach(function (h, i) { el("th", tr, h, i === 1 ? "name" : ""); });
       var body = el("tbody", table), pagesCount = Math.max(1, Math.ceil(shown.length / PAGE));
       page = Math.max(0, Math.min(page, pagesCount - 1));
@@ -361,6 +363,9 @@
           if (list.faults[s + c]) { who.className = "bad"; who.title = plural(list.faults[s + c], "fault"); }
         }
         el("td", row, faults || "", faults ? "bad" : "");
+        // A match a limit ended (stalled, turn-limit) was adjudicated on the books so far.
+        var ended = (list.adjudicated || [])[m];
+        el("td", row, ended ? ended + " (adjudicated)" : "", ended ? "adjudicated" : "");
         var links = el("td", row), json = file(m, ".json");
         if (json) { var a1 = el("a", links, "json"); a1.setAttribute("href", json); }
         if (json && pages.has(m)) {
@@ -379,6 +384,7 @@
     }
     $("who").addEventListener("change", filter);
     $("faulty").addEventListener("change", filter);
+    $("adjudicated").addEventListener("change", filter);
     $("game").addEventListener("input", filter);
     $("prev").addEventListener("click", function () { page -= 1; draw(); });
     $("next").addEventListener("click", function () { page += 1; draw(); });
