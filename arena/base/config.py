@@ -33,6 +33,7 @@ SandboxMode = Literal["auto", "bwrap", "none"]
 # The most seats at one table: `init` lists every seat to every seat, so a table's messages grow
 # with the square of its size (docs/rulings.md).
 MAX_SEATS = 64
+TITLE_LIMIT = 200  # characters of a tournament's title
 GAMES_LIMIT = 10**9  # matches in one tournament (its schedule is lazy; each is a line and a replay)
 CONFIG_LIMIT = 1 << 20  # the largest config file read (bytes)
 WEEK = 7 * 24 * 3600.0  # the longest time limit accepted (a poll's timeout must stay finite)
@@ -201,6 +202,15 @@ class TournamentSection(_Section):
     candidate: Annotated[str | None, Field(min_length=1)] = (
         None  # a gauntlet: this one at every table
     )
+    # A label for people (report heading, standings.json, terminal); not part of the id.
+    title: Annotated[str | None, Field(min_length=1, max_length=TITLE_LIMIT)] = None
+
+    @field_validator("title")
+    @classmethod
+    def _printable_title(cls, title: str | None) -> str | None:
+        if title is not None and not title.isprintable():
+            raise ValueError("must be printable characters only (no control or invisible ones)")
+        return title
 
 
 class SprtSection(_Section):

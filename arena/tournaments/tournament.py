@@ -249,6 +249,8 @@ class Tournament:
             seats=self.schedule.seats,
             duplicate=self.schedule.duplicate,
         )
+        if self.config.tournament.title is not None:  # a label only: not in the id
+            document["title"] = self.config.tournament.title
         if self.candidate is not None:  # a gauntlet: its candidate and test
             document["candidate"] = self.candidate.name
             document["againstEach"] = against_each(standings, self.candidate.name)

@@ -569,6 +569,8 @@ def _print_header(plan: "Tournament", workers: int, missing: int) -> None:
 
     schedule = plan.schedule
     seed_note = " (drawn: pass --seed to play it again)" if plan.seed_drawn else ""
+    if plan.config.tournament.title is not None:
+        out.print(Text(plan.config.tournament.title))
     out.print(Text(f"tournament {plan.id}  seed {plan.seed}{seed_note}"))
     duplicate = "duplicate deals" if schedule.duplicate else "a fresh deal per match"
     out.print(
@@ -703,6 +705,8 @@ def _print_standings(
 
     rate = report.played / report.seconds if report.seconds > 0 else 0.0
     title = f"standings after {standings.matches} of {plan.matches} matches"
+    if plan.config.tournament.title is not None:
+        out.print(Text(plan.config.tournament.title))
     out.print(standings_table(standings, title=title))
     note = adjudicated_note(standings)
     if note is not None:

@@ -43,7 +43,12 @@ STANDINGS_LIMIT = 64 << 20  # bytes of standings.json read at most
 
 def render(data: Mapping[str, Any]) -> str:
     """The page for a summary's data, as HTML text."""
-    title = f"Go Fish tournament {data.get('tournament') or ''}".strip()
+    label = data.get("title")
+    title = (
+        label
+        if isinstance(label, str) and label
+        else f"Go Fish tournament {data.get('tournament') or ''}".strip()
+    )
     return viewer.page("report", data, title)
 
 
@@ -79,6 +84,7 @@ def _header(document: Mapping[str, Any] | None, tournament: str) -> dict[str, An
         ("seats", int),
         ("complete", bool),
         ("duplicate", bool),
+        ("title", str),
     ):
         value = document.get(key)
         if type(value) is kind:
@@ -251,6 +257,7 @@ class LiveReport:
             seats=plan.schedule.seats,
             duplicate=plan.schedule.duplicate,
             complete=next(plan.missing(), None) is None if not live else False,
+            **({"title": plan.config.tournament.title} if plan.config.tournament.title else {}),
             **_page_facts(plan.folder, self.path, str(plan.folder)),
             live=live,
         )

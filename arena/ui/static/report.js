@@ -65,13 +65,14 @@
 
   // -- header ----------------------------------------------------------------------------
   var head = "tournament " + (data.tournament || "?");
-  $("title").textContent = "Go Fish " + head;
+  $("title").textContent = data.title || "Go Fish " + head;
   var facts = [plural(N, "match") + (data.games ? " of " + data.games : ""),
     data.complete === true ? "complete" : data.live ? "in progress" : data.complete === false ? "incomplete" : null,
     data.seats ? data.seats + " seats" : null,
     data.duplicate === true ? "duplicate deals" : data.duplicate === false ? "a fresh deal per match" : null,
     data.seed !== undefined && data.seed !== null ? "seed " + data.seed : null,
     data.runs.length === 1 ? "run " + data.runs[0].run : plural(data.runs.length, "run") + " merged"];
+  if (data.title) facts.unshift(head);  // the heading is the title: the id still shows
   if (data.skipped) facts.push(plural(data.skipped, "malformed line") + " skipped");
   if (data.repeated) facts.push(plural(data.repeated, "repeated line") + " counted once");
   if (data.without) facts.push("without " + data.without.name + ": " + plural(data.without.droppedMatches, "match") + " dropped");
