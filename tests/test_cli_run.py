@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -229,11 +231,15 @@ def test_clockwise_at_two_seats_warns_in_one_line_and_still_runs(
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_no_temporary_folder_is_left_when_a_run_ends(tmp_path: Path, jobs: str) -> None:
+def test_no_temporary_folder_is_left_when_a_run_ends(
+    tmp_path: Path, jobs: str, request: pytest.FixtureRequest
+) -> None:
     # Unsandboxed participants' TMPDIR folders are removed in the background (a removal can
     # cost milliseconds); the arena and its pool workers wait for that before they exit.
-    temporary = tmp_path / "tmp"
-    temporary.mkdir()
+    # A short TMPDIR of its own: the pool's forkserver puts its socket there, and a socket's
+    # path has a length limit that pytest-xdist's deep tmp_path can exceed.
+    temporary = Path(tempfile.mkdtemp(prefix="arena-tmp-", dir="/tmp"))
+    request.addfinalizer(lambda: shutil.rmtree(temporary, ignore_errors=True))
     bot = json.dumps(
         [sys.executable, str(Path(__file__).parents[1] / "participants" / "random_bot.py")]
     )
