@@ -61,6 +61,7 @@ reuse = false
 inProcessBots = false
 scheduler = "tcp://127.0.0.1:8786"
 candidate = "a"
+title = "the spring league"
 
 [sprt]
 share0 = 0.5
