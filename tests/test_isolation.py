@@ -112,10 +112,6 @@ GROUPED = [
 ]
 
 
-def _running(pid: str) -> bool:
-    return Path(f"/proc/{pid}").exists()
-
-
 def _groups_left() -> list[Path]:
     from arena.seats import cgroups
 
@@ -129,17 +125,16 @@ def _groups_left() -> list[Path]:
 def test_a_fork_flood_stops_at_the_process_ceiling(tmp_path: Path, mode: str) -> None:
     from arena.seats import cgroups
 
-    before = set(_groups_left())
     played = run(tmp_path, [("spy", spy("forks.py", "400")), ("random", None)], mode=mode)
     started = played.report()["started"]
     if mode == "none":
         assert started == 400
     else:
         assert started < cgroups.PIDS_MAX, started
-        # Every group removed after its participant: none left by an arena that has ended
-        # (other tests' runs may have theirs now).
-        left = [path for path in _groups_left() if not _running(path.name.split("-")[2])]
-        assert not set(left) - before, left
+        # Every group removed after its participant: none left by this run's arena, which
+        # has ended (other tests' arenas, running or killed, are not this test's to count).
+        left = [path for path in _groups_left() if path.name.split("-")[2] == str(played.pid)]
+        assert not left, left
         isolation = played.replays[0]["players"][0]["isolation"]  # recorded in the replay
         assert "seccomp" in isolation and cgroups.describe() in isolation, isolation
 

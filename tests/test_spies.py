@@ -42,6 +42,7 @@ class Played:
     replays: list[dict[str, Any]]
     reports: list[dict[str, dict[str, Any]]]  # per match: name -> what its spy reported
     folder: Path
+    pid: int  # the arena's process (its control groups are named after it)
 
     def report(self, name: str = "spy", match: int = 0) -> dict[str, Any]:
         return self.reports[match][name]
@@ -69,19 +70,24 @@ def run(
         text += f"[[participants]]\nname = {json.dumps(name)}\n"
         text += f"command = {json.dumps(command)}\n" if command else "bot = 'random'\n"
     (folder / "config.toml").write_text(text)
-    result = subprocess.run(
+    with subprocess.Popen(
         [sys.executable, "-m", "arena", "run", "config.toml", "--quiet", "--jobs", "1"],
         cwd=folder,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=120,
-        check=False,
         env={
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(Path.home()),
             "NO_COLOR": "1",
         },
-    )
+    ) as arena:
+        try:
+            stdout, stderr = arena.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            arena.kill()
+            raise
+    result = subprocess.CompletedProcess(arena.args, arena.returncode, stdout, stderr)
     assert result.returncode == 0, result.stderr
     paths = sorted((folder / "replays").glob("*-g*.json"))
     assert len(paths) == games, result.stdout
@@ -103,7 +109,7 @@ def run(
             if spied:
                 found[player["name"]] = spied[-1]
         reports.append(found)
-    return Played(result, documents, reports, folder)
+    return Played(result, documents, reports, folder, arena.pid)
 
 
 @needs_bwrap
