@@ -10,9 +10,8 @@ import pytest
 from pydantic import ValidationError
 
 from arena.engine import cards
-from arena.replays import replay
+from arena.replays import replay, schema
 from arena.sdk import Card as SdkCard
-from arena.ui import schema
 
 
 def test_the_model_has_the_engines_keys() -> None:

@@ -109,7 +109,7 @@ def test_notes_go_into_the_replay_and_come_back_typed(tmp_path: Path) -> None:
 
 
 def test_the_replay_schema_has_notes_as_an_optional_string() -> None:
-    from arena.ui import schema
+    from arena.replays import schema
 
     document = json.dumps(schema.files())
     entry = schema.REPLAY.json_schema()["$defs"]["ReplayEntry"]

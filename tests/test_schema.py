@@ -24,7 +24,7 @@ from arena.base.config import LimitsSection
 from arena.engine.cards import new_pack
 from arena.engine.match import Match, MatchSetup
 from arena.engine.rules import Ask, NextPlayer, RefillWhen, Rules, StartingPlayer, verify_ask
-from arena.ui import schema
+from arena.replays import schema
 
 ARENA = str(Path(sys.executable).parent / "arena")
 GOOD_BOT = Path(__file__).parent / "checkbots" / "good.py"

@@ -10,7 +10,7 @@ from typing import Any
 
 from arena.base.config import DeckSection, RulesSection, engine_rules
 from arena.engine.rules import Rules
-from arena.ui.schema import DeckSettings, RulesSettings
+from arena.replays.schema import DeckSettings, RulesSettings
 
 SECTIONS = (RulesSection, DeckSection)
 

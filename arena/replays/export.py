@@ -26,7 +26,6 @@ from arena.replays.replay import NotAReplay, Replay, read
 DECISIONS: Final = ("ask", "go-fish", "pick-up")
 FORMATS: Final = (".jsonl", ".parquet")
 BATCH: Final = 4096  # Parquet rows per row group written
-_MALFORMED = (KeyError, TypeError, ValueError, IndexError, AttributeError)
 
 __all__ = ["FORMATS", "Exported", "export", "replay_files", "rows"]
 
@@ -121,12 +120,9 @@ def export(folder: Path, output: Path) -> Exported:
                 continue
             replay, name = read_back
             counts[1] += 1
-            try:
-                for row in rows(replay, name):
-                    counts[0] += 1
-                    yield row
-            except _MALFORMED as error:
-                raise ReplayError(f"{name}: malformed decision message: {error!r}") from None
+            for row in rows(replay, name):
+                counts[0] += 1
+                yield row
 
     with streamed_new(output) as file:
         if output.suffix == ".jsonl":

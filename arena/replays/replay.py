@@ -430,7 +430,8 @@ def read(path: Path) -> Replay:
 
     Raises ReplayError, one line naming the file and the key: a file that is not a regular
     file under REPLAY_LIMIT, not JSON (NaN and Infinity are not JSON), nested too deeply, or
-    not shaped as the arena writes replays (`ReplayModel`).
+    not shaped as the arena writes replays (`ReplayModel`, every message as the contract's
+    models in `arena.replays.schema` say).
     """
     try:
         data = jsontext.loads(read_capped(path, REPLAY_LIMIT))
@@ -456,7 +457,8 @@ class NotAReplay(ReplayError):
 
 
 def from_json(data: Any, where: str = "replay") -> Replay:
-    """A replay document, as JSON values, checked against `ReplayModel` and typed.
+    """A replay document, as JSON values, checked against `ReplayModel` (each transcript
+    message against the contract's models, `arena.replays.schema.MESSAGE`) and typed.
 
     Raises ReplayError, one line naming `where` (the file) and the key.
     """
@@ -465,15 +467,32 @@ def from_json(data: Any, where: str = "replay") -> Replay:
         # A run's standings.json, say: `replays/*.json` names it too.
         what = f'its "format" is {_json(kind, 80)}' if isinstance(kind, str) else 'no "format"'
         raise NotAReplay(f'{where}: not a replay ({what}; a replay\'s is "{FORMAT}")', kind)
+    # The contract's models import this module's: imported here, not at the top.
+    from arena.replays.schema import MESSAGE, MESSAGES
+
     try:
-        return Replay.of(ReplayModel.model_validate(data))
+        model = ReplayModel.model_validate(data)
+        for index, entry in enumerate(model.transcript):
+            # A known type checked by its own model: the key then names no union member.
+            kind = entry.message.get("type")
+            adapter = MESSAGES.get(kind, MESSAGE) if isinstance(kind, str) else MESSAGE
+            try:
+                adapter.validate_python(entry.message)
+            except ValidationError as error:
+                raise ReplayError(_problem(error, where, f"transcript[{index}].message")) from None
+        return Replay.of(model)
     except ValidationError as error:
-        problem = error.errors(include_url=False)[0]
-        key = ".".join(str(part) for part in problem["loc"])
-        message = str(problem["msg"]).removeprefix("Value error, ")
-        raise ReplayError(f"{where}: {key + ': ' if key else ''}{message}") from None
+        raise ReplayError(_problem(error, where)) from None
     except RecursionError:
         raise ReplayError(f"{where}: not a JSON replay: nested too deeply") from None
+
+
+def _problem(error: ValidationError, where: str, within: str = "") -> str:
+    """The first problem pydantic found, as one line naming `where` and the key."""
+    problem = error.errors(include_url=False)[0]
+    key = ".".join([*filter(None, [within]), *(str(part) for part in problem["loc"])])
+    message = str(problem["msg"]).removeprefix("Value error, ")
+    return f"{where}: {key + ': ' if key else ''}{message}"
 
 
 def setup_of(replay: Replay) -> MatchSetup:

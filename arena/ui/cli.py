@@ -1118,8 +1118,6 @@ def replay_verify(
             problem = str(error)
         except ReplayError as error:
             problem = str(error)
-        except _MALFORMED as error:
-            problem = _malformed(file, error)
         else:
             problem = None if difference is None else f"{file}: differs: {difference}"
         if problem is not None:
@@ -1166,8 +1164,6 @@ def replay_show(
         out.print(show.render(data, seat, notes=notes))
     except ReplayError as error:
         fail(f"{file}: {error}", 2)
-    except _MALFORMED as error:
-        fail(_malformed(file, error), 2)
 
 
 @replay_app.command("fork")
@@ -1209,8 +1205,6 @@ def replay_fork(
         fail(str(error), 2)
     except ArenaError as error:
         fail(str(error), 1)
-    except _MALFORMED as error:
-        fail(_malformed(file, error), 2)
     except KeyboardInterrupt:  # (a MatchInterrupted too) every participant is stopped already
         err.print(f"interrupted: the fork was not finished; nothing written to {output}")
         raise typer.Exit(shutdown.exit_status()) from None
@@ -1275,8 +1269,6 @@ def replay_html(
         page = viewer.render(data, title=f"Go Fish replay: {file.name}", review=marks)
     except (ReplayError, coach.CoachError) as error:
         fail(f"{file}: {error}", 2)
-    except _MALFORMED as error:
-        fail(_malformed(file, error), 2)
     try:
         # A complete new file or none: a previous page stays whole until the new one is.
         viewer.write_page(output, page)
@@ -1325,22 +1317,10 @@ def replay_review(
         decisions = coach.review(view, level=level, worlds=worlds, seed=data.seed or 0)
     except coach.CoachError as error:
         fail(f"{file}: {error}", 2)
-    except _MALFORMED as error:
-        fail(_malformed(file, error), 2)
     if as_json:
         out.print(orjson.dumps(review.as_json(seat, level, decisions, asks)).decode(), markup=False)
     else:
         out.print(review.render(data, seat, level, decisions, asks, top))
-
-
-# What a replay that passed `read` may still raise deep in a renderer when a hand edited it
-# into something the arena never writes: reported as one line naming the file, never a traceback.
-_MALFORMED = (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError)
-
-
-def _malformed(file: Path, error: BaseException) -> str:
-    detail = f"{type(error).__name__}: {error}" if isinstance(error, KeyError) else str(error)
-    return f"{file}: malformed replay: {detail or type(error).__name__}"
 
 
 @app.command()
@@ -1428,7 +1408,7 @@ def schema(
 
     from rich.text import Text
 
-    from arena.ui import schema as schema_module
+    from arena.replays import schema as schema_module
 
     if out_dir is None:
         typer.echo(json.dumps(schema_module.document(), indent=2, ensure_ascii=False))
