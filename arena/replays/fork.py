@@ -46,17 +46,6 @@ from arena.seats.replies import (
     Wrapped,
 )
 
-# Faults after which a participant is gone for the rest of its match.
-STOPPING = frozenset(
-    {
-        FaultKind.START_FAILED,
-        FaultKind.TIMEOUT,
-        FaultKind.EXITED,
-        FaultKind.LINE_TOO_LONG,
-        FaultKind.TOO_MUCH_OUTPUT,
-        FaultKind.CRASHED,
-    }
-)
 _MESSAGE = re.compile(r"[0-9]{1,18}")  # ASCII digits; more than 18 are past any transcript
 _TURN = re.compile(r"turn:([0-9]{1,18})")
 _DIGITS = re.compile(r"(turn:)?[0-9]+")
@@ -166,7 +155,7 @@ class ForkedSeat(Wrapped):
             if self.lost is not None and answer.fault is None and not answer.delivered:
                 answer, self.lost = answer._replace(fault=self.lost), None
             return answer
-        if answer.fault is not None and answer.fault.kind in STOPPING and self.lost is None:
+        if answer.fault is not None and answer.fault.kind.stops and self.lost is None:
             self.lost = answer.fault
         self.cursor.ignored.append(_ignored(index, self.seat, answer))
         return self.cursor.recorded_answer(index)
@@ -197,7 +186,7 @@ def stopped_before(
     for exchange in recorded[:point]:
         if exchange.seat != seat:
             continue
-        stopping = exchange.answer.fault is not None and exchange.answer.fault.kind in STOPPING
+        stopping = exchange.answer.fault is not None and exchange.answer.fault.kind.stops
         if stopping or not exchange.answer.delivered:
             return True
     return False

@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Final, NamedTuple, Protocol
 
 from arena.base import jsontext
 from arena.engine.match import NO_REPLY
@@ -40,6 +40,30 @@ class FaultKind(StrEnum):
     # Replies that were read but break a rule; the participant goes on playing.
     REFUSED_ASK = "refused-ask"  # an `ask` reply the rules refused (an `invalid-ask` event)
     BAD_POND_INDEX = "bad-pond-index"  # a `go-fish`/`pick-up` reply that is not a finite number
+
+    @property
+    def stops(self) -> bool:
+        """The participant is gone for the rest of its match; else it plays on and the fault
+        is counted."""
+        return self in _STOPPING
+
+    @property
+    def is_crash(self) -> bool:
+        """A crash in the standings: the program ended, raised, or never started."""
+        return self in _CRASHES
+
+
+_STOPPING: Final = frozenset(
+    {
+        FaultKind.START_FAILED,
+        FaultKind.EXITED,
+        FaultKind.CRASHED,
+        FaultKind.TIMEOUT,
+        FaultKind.LINE_TOO_LONG,
+        FaultKind.TOO_MUCH_OUTPUT,
+    }
+)
+_CRASHES: Final = frozenset({FaultKind.EXITED, FaultKind.CRASHED, FaultKind.START_FAILED})
 
 
 @dataclass(frozen=True)

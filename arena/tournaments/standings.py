@@ -19,7 +19,8 @@ the order in which parallel workers finished.
 - **pairwise**: for two participants, the share of their common matches in which the first
   placed ahead of the second (an equal place counts half);
 - **faults**: per kind as the replays record them, and `invalidAsks` from the `invalid-ask`
-  events; `crashes` counts `exited`, `crashed` and `start-failed`.
+  events; `crashes` counts the kinds that are one (`FaultKind.is_crash`: `exited`, `crashed` and
+  `start-failed`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from typing import Any
 from openskill.models import PlackettLuce
 
 from arena.engine.match import Outcome
+from arena.seats.replies import FaultKind
 from arena.tournaments import rating as batch
 from arena.tournaments.rating import Finish, Fit, Rated
 from arena.tournaments.results import ResultLine, win_shares
@@ -42,7 +44,6 @@ ADJUDICATED = frozenset({Outcome.STALLED, Outcome.TURN_LIMIT})
 __all__ = ["Z95", "Pair", "Row", "Standings", "wilson", "win_shares"]
 
 Z95 = 1.959963984540054  # the two-sided 95 % quantile of the normal distribution
-CRASH_KINDS = ("exited", "crashed", "start-failed")
 FORMAT = "gofish-arena-standings/2"
 
 
@@ -123,7 +124,7 @@ class Row:
 
     @property
     def crashes(self) -> int:
-        return sum(self.fault(kind) for kind in CRASH_KINDS)
+        return sum(self.fault(kind) for kind in FaultKind if kind.is_crash)
 
     def as_json(self) -> dict[str, Any]:
         low, high = self.interval

@@ -19,23 +19,6 @@ from arena.tournaments.runner import FaultSeen, MatchPlayed
 from arena.ui.terminal import inert
 
 STDERR_LINES = 5  # lines of a stopped seat's stderr shown at the terminal
-# Faults that stop a participant for the rest of its match.
-STOPPING = (
-    FaultKind.START_FAILED,
-    FaultKind.EXITED,
-    FaultKind.CRASHED,
-    FaultKind.TIMEOUT,
-    FaultKind.LINE_TOO_LONG,
-    FaultKind.TOO_MUCH_OUTPUT,
-)
-# Faults after which it plays on; each is reported in the order of its first time.
-COUNTED = (
-    FaultKind.NOT_JSON,
-    FaultKind.REFUSED_ASK,
-    FaultKind.BAD_POND_INDEX,
-    FaultKind.UNSOLICITED,
-    FaultKind.LOG_FULL,
-)
 NOUNS = {
     FaultKind.NOT_JSON: ("reply that was not JSON", "replies that were not JSON"),
     FaultKind.REFUSED_ASK: ("refused ask", "refused asks"),
@@ -140,7 +123,7 @@ def notes(
         if seats is not None and seat not in seats:
             continue
         own = [seen for seen in played.faults if seen.fault.seat == seat]
-        stop = next((seen for seen in own if seen.fault.kind in STOPPING), None)
+        stop = next((seen for seen in own if seen.fault.kind.stops), None)
         if stop is not None:
             fault = stop.fault
             told = f"{fault.kind} at message {_message(stop)}: {fault.fault.detail}"
@@ -161,7 +144,7 @@ def notes(
                 yield Text("    in the sandbox: ", style="yellow").append_text(
                     inert(hint, limit=600)
                 )
-        kinds = dict.fromkeys(seen.fault.kind for seen in own if seen.fault.kind in COUNTED)
+        kinds = dict.fromkeys(seen.fault.kind for seen in own if not seen.fault.kind.stops)
         for kind in kinds if counted else ():
             same = [seen for seen in own if seen.fault.kind == kind]
             first = same[0]
@@ -200,7 +183,7 @@ class FirstStops:
         """Note a played match, its results line on disk."""
         for seen in played.faults:
             name = played.names[seen.fault.seat]
-            if seen.fault.kind in STOPPING and name not in self.found:
+            if seen.fault.kind.stops and name not in self.found:
                 self.found[name] = (played, seen.fault.seat)
 
     def notes(self, shown_path: Callable[[Path], str] = str) -> Iterator[Text]:
