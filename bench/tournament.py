@@ -5,7 +5,7 @@
 
 Both participants are the same small SDK bot (the built-in random bot, asking to be reused),
 run as subprocesses; `[tournament] reuse` decides whether the arena keeps them alive between
-matches. Each setting plays a whole tournament through `arena.tournament.run` (replays and
+matches. Each setting plays a whole tournament through `arena.tournaments.tournament.run` (replays and
 results.jsonl written, as `arena run` does), timed from the executor's start to the last
 line written; the figure is the best of `--repeat` runs, and the ratios are against the
 `--jobs 1` run of the same setting measured here. The engine's own rate (the match generator

@@ -1,9 +1,9 @@
-"""Rigged decks and scripted replies for driving `arena.match` in tests.
+"""Rigged decks and scripted replies for driving `arena.engine.match` in tests.
 
 Cards are named the way a person writes them: rank (`A 2 … 10 J C Q K`, `C` the knight) then
 suit (`S H D C`), and `@1` for a card of deck 1: `"7S"`, `"10H"`, `"QC@1"`. A `Pack` turns names
-into the card dicts of `arena.cards.new_pack`, and builds a rigged deck (the pond before the deal)
-from the hands each seat should be dealt and the pond that should follow.
+into the card dicts of `arena.engine.cards.new_pack`, and builds a rigged deck (the pond before
+the deal) from the hands each seat should be dealt and the pond that should follow.
 
 `run` drives a match generator with scripted replies and records every delivery, so that a test
 can assert on the exact messages and the result.

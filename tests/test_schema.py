@@ -1,4 +1,4 @@
-"""`arena.schema` and `arena schema`: every message the engine sends, every reply the rules
+"""`arena.replays.schema` and `arena schema`: every message the engine sends, every reply the rules
 accept and every replay the arena writes fit their schema; wrong ones are refused.
 
 `jsonschema` is not a dependency, so the pydantic models the schemas are generated from do
