@@ -21,9 +21,10 @@ from arena.base.config import LimitsSection
 from arena.base.errors import ConfigError
 from arena.bots import BOTS as BUILT_IN_BOTS
 from arena.engine.cards import Card, new_pack
-from arena.engine.match import Match
+from arena.engine.match import Match, MatchSetup
 from arena.engine.rules import Ask, NextPlayer, Refusal, Rules, verify_ask
-from arena.seats.replies import Answer, FaultKind
+from arena.referee.loop import play_match
+from arena.seats.replies import FaultKind, InProcessParticipant
 from arena.ui import check
 
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -74,27 +75,55 @@ def test_a_valid_ask_has_no_problem(reply: Any) -> None:
     assert isinstance(verify_ask(reply, 0, 2, HAND), Ask)
 
 
+def _judged(ask: Any, pond: Any) -> tuple[list[check.Problem], dict[int, Any]]:
+    """A real match through the match loop, seat 0 answering every `ask` with `ask` and every
+    pond message with `pond`: what `arena check` reports from its record, and seat 0's hand at
+    each of its asks, by message number."""
+    setup = MatchSetup.from_seed(3, ("you", "random-1"), Rules())
+
+    def seat_0(message: Any) -> Any:
+        return ask if message["type"] == "ask" else pond if "pond" in message else None
+
+    random = BUILT_IN_BOTS["random"]().handle
+    record = play_match(
+        setup, [InProcessParticipant(seat_0), InProcessParticipant(random)], LimitsSection()
+    )
+    hands = {
+        at: entry.message["hand"]
+        for at, entry in enumerate(record.transcript)
+        if entry.seat == 0 and entry.message["type"] == "ask"
+    }
+    return check.rule_problems(record), hands
+
+
 def test_an_ask_is_judged_exactly_as_the_rules_judge_it() -> None:
     candidates = [None, 1, "x", [], {}, True]
     for player in [-1, 0, 1, 2, 1.0, 1.5, True, "1", None]:
         for card_id in [0, 5, 18, 18.0, 51, 52, 13, True, "18", None, dict(PACK[18])]:
             candidates.append({"player": player, "cardId": card_id})
-    message = {"type": "ask", "hand": HAND}
     for reply in candidates:
-        accepted = isinstance(verify_ask(reply, 0, 2, HAND), Ask)
-        assert (check.answer_problems(message, Answer(reply), 1, 2) == []) is accepted, reply
+        problems, hands = _judged(reply, 0)
+        judged = {at: verify_ask(reply, 0, 2, hand) for at, hand in hands.items()}
+        refused = {at: j.reason for at, j in judged.items() if isinstance(j, Refusal)}
+        asks = {p.at: p.kind for p in problems if p.message_type == "ask"}
+        assert asks == refused, reply
 
 
 @pytest.mark.parametrize("reply", [0, 3, -1, 2.5, 10**20])
 def test_a_number_is_a_pond_index(reply: Any) -> None:
-    assert check.pond_index_problem(reply) is None
+    problems, _ = _judged({"player": 5, "cardId": -1}, reply)
+    assert [p for p in problems if p.message_type != "ask"] == []
 
 
-@pytest.mark.parametrize("reply", ["3", None, True, [0], float("inf")])
+@pytest.mark.parametrize("reply", ["3", None, True, [0], {"index": 0}])
 def test_anything_else_is_not_a_pond_index(reply: Any) -> None:
-    problem = check.pond_index_problem(reply)
-    assert problem is not None and problem[0] == FaultKind.BAD_POND_INDEX == "bad-pond-index"
-    assert "counts as 0" in problem[1]
+    problems, _ = _judged({"player": 5, "cardId": -1}, reply)
+    pond = [p for p in problems if p.message_type != "ask"]
+    assert pond, reply
+    for problem in pond:
+        assert problem.kind == FaultKind.BAD_POND_INDEX == "bad-pond-index"
+        assert problem.message_type in ("go-fish", "pick-up")
+        assert "counts as 0" in problem.why
 
 
 def test_a_relative_program_is_resolved_against_the_working_folder(tmp_path: Path) -> None:

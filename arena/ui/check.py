@@ -3,9 +3,10 @@
 The checked program sits on seat 0 of real matches played by the match loop
 (`arena.referee.loop`), as in `arena run`; the other seats are the built-in random bot,
 in-process. Each scenario is a fresh process started by `arena.seats.process`. Every reply the
-program gives is judged the way the rules would take it (`arena.engine.rules.verify_ask`,
-`pond_index`), and anything the rules would treat as invalid becomes a `Problem` with the
-reason in words: an ask with a rank instead of a card id, an ask of itself, a pond index that
+program gives is judged once, where it is played: the transport says what it could not read
+(`answer_problems`), and the engine what it refused or reinterpreted (`rule_problems`, from
+the match's record; `arena.engine.rules.verify_ask`, `pond_index`); each becomes a `Problem`
+with the reason in words: an ask with a rank instead of a card id, an ask of itself, a pond index that
 is not a number, a line that is not JSON, silence, a crash, debug prints on stdout.
 
 Nothing here prints or raises because of what the program did: `run_checks` returns a
@@ -31,17 +32,15 @@ from rich.text import Text
 from arena.base.config import LimitsSection, named_rules, resolve_program
 from arena.base.errors import ConfigError
 from arena.bots import BOTS
-from arena.engine.match import NO_REPLY, MatchSetup
+from arena.engine.events import AskRefused
+from arena.engine.match import MatchSetup
 from arena.engine.rules import (
     NextPlayer,
-    Refusal,
     Rules,
     StartingPlayer,
-    is_pond_number,
-    verify_ask,
 )
 from arena.engine.views import Message
-from arena.referee.loop import MatchRecord, SeatClock, Unobserved, play_match
+from arena.referee.loop import MatchRecord, SeatClock, Unobserved, play_match, rule_fault
 from arena.referee.seating import participant_env
 from arena.seats.replies import (
     Answer,
@@ -206,20 +205,13 @@ def _show(value: Any) -> str:
         return cut(repr(value), 80)
 
 
-def pond_index_problem(reply: Any) -> tuple[str, str] | None:
-    """Why `reply` to `go-fish` / `pick-up` is not a pond index; None when it is a finite number."""
-    if is_pond_number(reply):
-        return None
-    why = f"a pond index is a number, got {_show(reply)} (counts as 0)"
-    return str(FaultKind.BAD_POND_INDEX), why  # the replay's name for it
-
-
 # Message types a bot written from the reference arena's protocol alone has never seen.
 NEWER_TYPES: Final = ("lucky-draw", "future-message")
 
 
-def answer_problems(message: dict[str, Any], answer: Answer, at: int, seats: int) -> list[Problem]:
-    """Everything wrong with one exchange with the checked seat."""
+def answer_problems(message: dict[str, Any], answer: Answer, at: int) -> list[Problem]:
+    """What the transport found wrong with one exchange with the checked seat (whether a reply
+    it read breaks a rule is the engine's to say: `rule_problems`)."""
     kind = message["type"]
     found: list[Problem] = []
     if answer.unsolicited is not None:
@@ -261,17 +253,27 @@ def answer_problems(message: dict[str, Any], answer: Answer, at: int, seats: int
             )
         found.append(Problem(name, why, kind, at, fault.raw))
         return found
-    if answer.value is NO_REPLY:
-        return found
-    if kind == "ask":
-        ask = verify_ask(answer.value, CHECKED_SEAT, seats, message["hand"])
-        problem = (ask.reason, ask.detail) if isinstance(ask, Refusal) else None
-    elif kind in ("go-fish", "pick-up"):
-        problem = pond_index_problem(answer.value)
-    else:
-        problem = None
-    if problem is not None:
-        found.append(Problem(problem[0], problem[1], kind, at, _show(answer.value)))
+    return found
+
+
+def rule_problems(record: MatchRecord) -> list[Problem]:
+    """The checked seat's replies that were read but broke a rule, as the engine judged them
+    while it played (`MatchRecord.judged`: a refused ask, a pond index that is no number), in
+    the match loop's words (`rule_fault`): each reply judged once, by the rules."""
+    found = []
+    for judged in record.judged:
+        if judged.seat != CHECKED_SEAT:
+            continue
+        answer = record.transcript[judged.at].answer
+        if isinstance(judged, AskRefused):
+            kind, why, message = judged.reason, judged.detail, "ask"
+        else:
+            kind, why, message = (
+                str(FaultKind.BAD_POND_INDEX),
+                rule_fault(judged).fault.detail,
+                judged.message,
+            )
+        found.append(Problem(kind, why, message, judged.at, _show(answer.value), answer.notes))
     return found
 
 
@@ -417,13 +419,16 @@ def _play_checked(
     *,
     reuse: bool = False,
 ) -> MatchRecord:
-    """One match of `process` on seat 0 against in-process random bots, every reply judged."""
+    """One match of `process` on seat 0 against in-process random bots (the built-in random
+    bot, seeded by its own hand), every reply judged: the problems the transport saw as they
+    came, then the rules' (`rule_problems`) among them in message order."""
     setup = scenario.setup
     clocks = [SeatClock.of(limits) for _ in setup.names]
     numbering = _Numbering()
     checked = _Checked(process, scenario, clocks[CHECKED_SEAT], report, numbering)
     opponents = [InProcessParticipant(BOTS["random"]().handle) for _ in setup.names[1:]]
-    return play_match(
+    before = len(report.problems)
+    record = play_match(
         setup,
         [checked, *opponents],
         limits,
@@ -433,6 +438,10 @@ def _play_checked(
         close_grace=EXIT_GRACE,
         reuse=reuse,
     )
+    # This match's problems: a stable sort keeps the transport's first at the same message.
+    this_match = [*report.problems[before:], *rule_problems(record)]
+    report.problems[before:] = sorted(this_match, key=lambda problem: problem.at)
+    return record
 
 
 def run_scenario(
@@ -448,20 +457,7 @@ def run_scenario(
     process = SubprocessParticipant(
         command, cwd, participant_env(CHECKED_SEAT, setup.names[0], {}), sandbox=sandbox
     )
-    clocks = [SeatClock.of(limits) for _ in setup.names]
-    numbering = _Numbering()
-    checked = _Checked(process, scenario, clocks[CHECKED_SEAT], report, numbering)
-    # The other seats: the built-in random bot, in-process (seeded by its own hand).
-    opponents = [InProcessParticipant(BOTS["random"]().handle) for _ in setup.names[1:]]
-    record = play_match(
-        setup,
-        [checked, *opponents],
-        limits,
-        clocks=clocks,
-        observer=numbering,
-        should_stop=lambda: checked.gone_before_the_end,
-        close_grace=EXIT_GRACE,
-    )
+    record = _play_checked(process, scenario, limits, report)
     if process.start_fault is not None:
         report.problems.append(Problem("start-failed", process.start_fault.detail, "init", 0))
     if record.unsent is not None:
@@ -506,7 +502,6 @@ class _Checked(Wrapped):
         self.scenario = scenario
         self.clock = clock
         self.report = report
-        self.seats = len(scenario.setup.names)
         self.spawned = time.monotonic()
         self.ended = False  # it was sent `match-end`: its match is over, whatever it does now
 
@@ -551,7 +546,7 @@ class _Checked(Wrapped):
             if QUIT_AT_MATCH_END not in report.warnings:
                 report.warnings.append(QUIT_AT_MATCH_END)
             answer = answer._replace(fault=None)
-        problems = answer_problems(message, answer, self.numbering.index, self.seats)
+        problems = answer_problems(message, answer, self.numbering.index)
         report.problems.extend(replace(problem, notes=answer.notes) for problem in problems)
 
 
