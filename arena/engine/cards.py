@@ -11,6 +11,7 @@ from typing import TypedDict
 
 SUITS = ("spades", "hearts", "diamonds", "clubs")
 RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "C", "Q", "K")
+SUIT_SIGNS = "♠♥♦♣"  # by `suit`: spades, hearts, diamonds, clubs
 KNIGHT = 11
 ALL_RANKS = tuple(range(14))
 RANKS_WITHOUT_KNIGHTS = tuple(r for r in ALL_RANKS if r != KNIGHT)
@@ -58,6 +59,12 @@ def shuffled_pack(rng: random.Random, number_of_decks: int, knights: bool) -> li
     return pack
 
 
+def rank_sign(rank: int) -> str:
+    """`7`, `Q`: the rank as a card shows it (`rank 99` for one no pack holds, in an edited
+    replay)."""
+    return RANK_NAMES[rank] if 0 <= rank < len(RANK_NAMES) else f"rank {rank}"
+
+
 def describe(card: Card) -> str:
     """A short human name such as `Q♥` (which deck it came from is not shown)."""
-    return f"{RANK_NAMES[card['rank']]}{'♠♥♦♣'[card['suit']]}"
+    return rank_sign(card["rank"]) + SUIT_SIGNS[card["suit"] % 4]

@@ -24,7 +24,7 @@ from typing import Any
 
 from arena.base.errors import ReplayError
 from arena.base.words import ordinal
-from arena.engine.cards import RANK_NAMES, Card
+from arena.engine.cards import Card, describe, rank_sign
 from arena.engine.events import (
     Asked,
     AskRefused,
@@ -41,8 +41,6 @@ from arena.engine.rules import NextPlayer, RefillWhen, Rules, Table
 from arena.referee.loop import replay_transcript
 from arena.replays.replay import Replay, deck_problem, setup_of
 from arena.seats.replies import Exchange, FaultKind, SeatFault
-
-SUIT_SIGNS = "♠♥♦♣"
 
 
 class StepKind(StrEnum):
@@ -100,11 +98,7 @@ def rank_name(rank: int, plural: bool = False) -> str:
     """`7`, `Q` (on a card), or `7s`, `Queens` (in a sentence)."""
     if plural:
         return _PLURALS.get(rank) or f"{rank_name(rank)}s"
-    return RANK_NAMES[rank] if 0 <= rank < len(RANK_NAMES) else f"rank {rank}"
-
-
-def card_name(card: Card) -> str:
-    return rank_name(card["rank"]) + SUIT_SIGNS[card["suit"] % 4]
+    return rank_sign(rank)
 
 
 def _cut(text: str, limit: int = 120) -> str:
@@ -216,7 +210,7 @@ class TimelineBuilder:
         if self.table.pond[index]["id"] != event.card_id:
             raise ValueError(f"pond card {index} is not card {event.card_id}")
         card = self.table.draw(seat, index)
-        name = card_name(card)
+        name = describe(card)
         if isinstance(event, WentFishing):
             asked_for = self.last_ask.get(seat)
             lucky = asked_for == card["rank"]
@@ -234,7 +228,7 @@ class TimelineBuilder:
 
     def _lucky(self, event: LuckyDraw) -> Step:
         seat, card = event.seat, self.cards[event.card_id]
-        line: Line = (Who(seat), f" shows {card_name(card)}, the rank asked for, and asks again")
+        line: Line = (Who(seat), f" shows {describe(card)}, the rank asked for, and asks again")
         return self._add(StepKind.LUCKY_DRAW, event.at, seat, line, (line,) * self.seats, ())
 
     def _no_one_to_ask(self, event: NoOneToAsk) -> Step:
@@ -279,7 +273,7 @@ class TimelineBuilder:
         return tuple(line if s == seat else None for s in range(self.seats))
 
     def _names(self, cards: Iterable[Card]) -> str:
-        return " ".join(card_name(card) for card in cards) or "no cards"
+        return " ".join(describe(card) for card in cards) or "no cards"
 
     def _add(
         self,

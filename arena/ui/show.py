@@ -14,7 +14,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from arena.base.errors import ReplayError
-from arena.engine.cards import Card, ranks
+from arena.engine.cards import Card, describe, ranks
 from arena.engine.match import MatchSetup
 from arena.replays.replay import ForkOrigin, Replay
 from arena.replays.timeline import (
@@ -23,7 +23,6 @@ from arena.replays.timeline import (
     StepKind,
     Who,
     build,
-    card_name,
     rank_name,
     rules_summary,
     turn_starts,
@@ -84,7 +83,7 @@ def hand_text(cards: Sequence[Card]) -> Text:
         if index:
             text.append("  ")
         text.append(f"[{rank_name(rank)}]", style="bold")
-        text.append(" " + " ".join(card_name(card) for card in groups[rank]))
+        text.append(" " + " ".join(describe(card) for card in groups[rank]))
     return text if groups else Text("(no cards)", style="dim")
 
 

@@ -22,10 +22,10 @@ from typing import Any
 
 from arena.base import files
 from arena.base.errors import ConfigError
-from arena.engine.cards import RANK_NAMES, ranks
+from arena.engine.cards import RANK_NAMES, SUIT_SIGNS, ranks
 from arena.replays.coach import Decision
 from arena.replays.replay import Replay
-from arena.replays.timeline import SUIT_SIGNS, Line, Step, Who, build, rank_name, rules_summary
+from arena.replays.timeline import Line, Step, Who, build, rank_name, rules_summary
 
 _PLACEHOLDERS = ("__CSP__", "__STYLE__", "__SCRIPT__", "__DATA__", "__TITLE__")
 
