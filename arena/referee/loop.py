@@ -250,15 +250,16 @@ def rule_fault(judged: Judged) -> SeatFault:
     if isinstance(judged, AskRefused):
         detail = f"{judged.reason}: {judged.detail}"
         return SeatFault(judged.seat, judged.at, Fault(FaultKind.REFUSED_ASK, detail))
-    shown = _json_text(judged.reply)[:80]
+    shown = json_text(judged.reply)[:80]
     detail = (
         f"a {judged.message} reply must be a pond index (a number), got {shown}: it counts as 0"
     )
     return SeatFault(judged.seat, judged.at, Fault(FaultKind.BAD_POND_INDEX, detail))
 
 
-def _json_text(reply: Any) -> str:
-    """A reply as JSON text, whatever it holds (a bot may send a lone surrogate, written `\\udXXX`)."""
+def json_text(reply: Any) -> str:
+    """A reply as JSON text, whatever it holds (a bot may send a lone surrogate, written `\\udXXX`;
+    an integer beyond 64 bits). `arena.replays.export` writes its rows with it too."""
     try:
         return orjson.dumps(reply).decode()
     except (orjson.JSONEncodeError, TypeError):

@@ -21,6 +21,7 @@ from arena.base.errors import ReplayError
 from arena.base.files import streamed_new
 from arena.engine.match import NO_REPLY
 from arena.engine.rules import Ask, is_pond_number, verify_ask
+from arena.referee.loop import json_text
 from arena.replays.replay import NotAReplay, Replay, read
 
 DECISIONS: Final = ("ask", "go-fish", "pick-up")
@@ -140,7 +141,7 @@ def _write_jsonl(found: Iterator[dict[str, Any]], file: IO[bytes]) -> None:
         try:
             file.write(dumps(row, option=option))
         except (orjson.JSONEncodeError, TypeError):  # a reply orjson cannot write (see below)
-            file.write(_json_text(row).encode() + b"\n")
+            file.write(json_text(row).encode() + b"\n")
 
 
 JSON_COLUMNS: Final = ("view", "legal", "action")
@@ -176,19 +177,10 @@ def _write_parquet(found: Iterator[dict[str, Any]], file: IO[bytes]) -> None:
         batch: list[dict[str, Any]] = []
         for row in found:
             for column in JSON_COLUMNS:
-                row[column] = _json_text(row[column])
+                row[column] = json_text(row[column])
             batch.append(row)
             if len(batch) == BATCH:
                 writer.write_table(pa.Table.from_pylist(batch, schema=schema))
                 batch = []
         if batch:
             writer.write_table(pa.Table.from_pylist(batch, schema=schema))
-
-
-def _json_text(value: Any) -> str:
-    try:
-        return orjson.dumps(value).decode()
-    except (orjson.JSONEncodeError, TypeError):  # a lone surrogate, an integer beyond 64 bits
-        import json
-
-        return json.dumps(value)
