@@ -38,18 +38,20 @@ def review_json(path: Path, *options: str) -> dict[str, Any]:
 
 def with_other_hidden_cards(path: Path, seat: int, out: Path) -> Path:
     """The same replay for `seat`'s eyes, with the cards it never saw changed: the pond order
-    after the deal reversed, and every other seat's hands and drawn cards emptied."""
+    after the deal reversed, and every card in another seat's hands and draws replaced by one
+    stand-in card (the replay stays valid: the same number of cards, all of them wrong)."""
     document = json.loads(path.read_text(encoding="utf-8"))
     dealt = document["config"]["rules"]["startingHandSize"] * len(document["players"])
     deck = document["deck"]
     document["deck"] = deck[:dealt] + deck[dealt:][::-1]
+    stand_in = deck[-1]
     for entry in document["transcript"]:
         if entry["seat"] != seat:
             message = entry["message"]
             if "hand" in message:
-                message["hand"] = []
+                message["hand"] = [stand_in] * len(message["hand"])
             if message["type"] in ("go-fish-result", "pick-up-result"):
-                message["card"] = []
+                message["card"] = [stand_in] * len(message["card"])
     out.write_text(json.dumps(document), encoding="utf-8")
     return out
 
