@@ -280,3 +280,42 @@ def test_a_run_shows_raw_and_adjusted_shares_side_by_side(tmp_path: Path, browse
     at = heads.index("luck-adjusted")
     for cell in cells:
         assert cell[at].endswith(" %") and " – " in cell[at + 1]
+
+
+def test_arena_standings_rates_on_adjusted_shares_when_asked(tmp_path: Path) -> None:
+    """A real run (two copies of `hard` and `medium`, 2 seats): `arena standings
+    --luck-adjusted` fits the ratings on the adjusted win shares: other ratings than the
+    finishing orders', narrower intervals for every participant (less luck in them), and the
+    identical bots still not told apart."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from arena.ui.cli import app
+
+    (tmp_path / "config.toml").write_text(
+        'seed = 11\ngames = 180\n[tournament]\nseats = 2\n[[participants]]\nname = "h1"\nbot = "hard"\n'
+        '[[participants]]\nname = "h2"\nbot = "hard"\n[[participants]]\nname = "m"\nbot = "medium"\n',
+        encoding="utf-8",
+    )
+    runner = CliRunner()
+    assert runner.invoke(app, ["run", str(tmp_path / "config.toml"), "-q"]).exit_code == 0
+    folder = str(tmp_path / "replays")
+    documents = {}
+    for options in ([], ["--luck-adjusted"]):
+        shown = runner.invoke(app, ["standings", folder, "--json", *options])
+        assert shown.exit_code == 0, shown.output
+        documents[bool(options)] = json.loads(shown.output)
+    raw, adjusted = documents[False], documents[True]
+    assert "luckAdjusted" not in raw["rating"] and adjusted["rating"]["luckAdjusted"] is True
+    raw_rows = {row["name"]: row["rating"] for row in raw["participants"]}
+    rows = {row["name"]: row["rating"] for row in adjusted["participants"]}
+    assert any(abs(rows[n]["elo"] - raw_rows[n]["elo"]) > 1 for n in rows)
+    for name, rating in rows.items():
+        assert rating["plusMinus"] < raw_rows[name]["plusMinus"], name
+    position = {row["name"]: p + 1 for p, row in enumerate(adjusted["participants"])}
+    for first, second in (("h1", "h2"), ("h2", "h1")):
+        low, high = rows[first]["places"]
+        assert low <= position[second] <= high  # not told apart
+    table = runner.invoke(app, ["standings", folder, "--luck-adjusted"])
+    assert table.exit_code == 0 and "rated on luck-adjusted win shares" in table.output

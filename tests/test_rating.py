@@ -1,6 +1,7 @@
 """The batch rating fit (arena/tournaments/rating.py) against an independent fit, and its
 promises: order of matches irrelevant, consistent with head-to-head at two seats, deals as the
-unit of its intervals, finite for a bot that always wins."""
+unit of its intervals, finite for a bot that always wins; on win shares (`Finish.shares`, the
+fit on luck-adjusted shares) the first place's likelihood, the finishing order's at two seats."""
 
 from __future__ import annotations
 
@@ -199,3 +200,119 @@ def test_a_participant_without_matches_is_rated_at_the_prior() -> None:
     fitted = fit([Finish({"a": 1, "b": 2}, 0)], names=["idle"])
     assert fitted["idle"].matches == 0
     assert math.isfinite(fitted["idle"].rating)
+
+
+# --- win shares (`Finish.shares`): the first place only, shared out ---
+
+
+def _first_place(shares: Mapping[str, float], theta: Mapping[str, float]) -> float:
+    """Σ x θ − log Σ w over the table: each seat's log-probability of the first place, weighted
+    by its share of it."""
+    return sum(x * theta[n] for n, x in shares.items()) - math.log(
+        sum(math.exp(theta[n]) for n in shares)
+    )
+
+
+def _independent_share_fit(finishes: Sequence[Finish]) -> dict[str, float]:
+    names = sorted({n for f in finishes for n in f.places})
+    theta = dict.fromkeys(names, 0.0)
+
+    def penalised(theta: Mapping[str, float]) -> float:
+        prior = sum(t - 2 * math.log(1 + math.exp(t)) for t in theta.values())
+        return prior + sum(_first_place(f.shares or {}, theta) for f in finishes)
+
+    step = 1.0
+    while step > 1e-7:
+        moved = False
+        for name in names:
+            for delta in (step, -step):
+                trial = {**theta, name: theta[name] + delta}
+                if penalised(trial) > penalised(theta):
+                    theta, moved = trial, True
+                    break
+        if not moved:
+            step /= 2
+    return theta
+
+
+def _noisy_shares(finishes: Sequence[Finish], seed: int, spread: float) -> list[Finish]:
+    """Each finish with shares like luck-adjusted ones: its win shares plus zero-sum noise,
+    some outside [0, 1]."""
+    rng = random.Random(seed)
+    noisy = []
+    for finish in finishes:
+        best = min(finish.places.values())
+        first = [n for n, p in finish.places.items() if p == best]
+        noise = {n: rng.gauss(0, spread) for n in finish.places}
+        mean = math.fsum(noise.values()) / len(noise)
+        shares = {
+            n: (1 / len(first) if n in first else 0.0) + noise[n] - mean for n in finish.places
+        }
+        noisy.append(Finish(finish.places, finish.group, shares))
+    return noisy
+
+
+def test_win_shares_are_the_first_places_likelihood_written_independently() -> None:
+    plain = _simulated({"a": 1.0, "b": 2.0, "c": 3.5, "d": 0.5}, 90, 3, seed=8)
+    finishes = _noisy_shares(plain, seed=1, spread=0.3)
+    assert any(not 0 <= x <= 1 for f in finishes for x in (f.shares or {}).values())
+    fitted = fit(finishes, reference="a")
+    independent = _independent_share_fit(finishes)
+    for row in fitted.rated:
+        assert row.rating == pytest.approx(
+            ELO * (independent[row.name] - independent["a"]), abs=0.01
+        )
+    # they are not the finishing orders' ratings: the places after the first are not used
+    by_order = fit(plain, reference="a")
+    assert any(abs(by_order[n].rating - fitted[n].rating) > 1 for n in "bcd")
+
+
+def test_at_two_seats_win_shares_are_the_finishing_order() -> None:
+    finishes = _simulated({"a": 1.0, "b": 2.0, "c": 0.7}, 200, 2, seed=4, ties=True)
+    assert any(len(set(f.places.values())) == 1 for f in finishes)  # a shared first place
+    shared = [
+        Finish(
+            f.places,
+            f.group,
+            {
+                n: 1 / list(f.places.values()).count(1) if p == 1 else 0.0
+                for n, p in f.places.items()
+            },
+        )
+        for f in finishes
+    ]
+    by_order, by_shares = fit(finishes), fit(shared)
+    for row in by_order.rated:
+        assert by_shares[row.name].rating == pytest.approx(row.rating, abs=1e-6)
+        assert by_shares[row.name].plus_minus == pytest.approx(row.plus_minus, abs=1e-6)
+
+
+def test_shares_with_less_spread_give_the_same_ratings_with_narrower_intervals() -> None:
+    """The intervals measure the shares' spread: shares pulled towards their expectation (as
+    the luck correction does) give the same ratings within them, and narrower intervals."""
+    strengths = {"a": 1.0, "b": 2.0, "c": 2.0}
+    rng = random.Random(9)
+    names = sorted(strengths)
+    sharp, blurred = [], []
+    for group in range(600):
+        table = rng.sample(names, 2)
+        total = sum(strengths[n] for n in table)
+        expected = {n: strengths[n] / total for n in table}
+        winner = rng.choices(table, [strengths[n] for n in table])[0]
+        raw = {n: float(n == winner) for n in table}
+        places = {n: 1 if n == winner else 2 for n in table}
+        blurred.append(Finish(places, group, raw))
+        # the luck half taken out: halfway between the outcome and its expectation
+        sharp.append(Finish(places, group, {n: (raw[n] + expected[n]) / 2 for n in table}))
+    raw_fit, sharp_fit = fit(blurred), fit(sharp)
+    for name in names:
+        assert sharp_fit[name].plus_minus < 0.75 * raw_fit[name].plus_minus
+        assert abs(sharp_fit[name].rating - raw_fit[name].rating) < raw_fit[name].plus_minus
+    assert not sharp_fit.apart("b", "c") and sharp_fit.apart("b", "a")
+
+
+def test_shares_must_name_the_same_participants() -> None:
+    with pytest.raises(ValueError, match="shares must"):
+        Finish({"a": 1, "b": 2}, 0, {"a": 1.0})
+    with pytest.raises(ValueError, match="shares must"):
+        Finish({"a": 1, "b": 2}, 0, {"a": math.nan, "b": 1.0})

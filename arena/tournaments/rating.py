@@ -2,6 +2,7 @@
 
     finishes = [Finish({"ann": 1, "bob": 2, "cy": 2}, group=deal_seed), ...]
     fit = rating.fit(finishes)                    # or reference="random": ratings against it
+    Finish({"ann": 1, "bob": 2}, group=7, shares={"ann": 0.83, "bob": 0.17})  # win shares
     for row in fit.rated:                         # best first
         row.name, row.rating, row.plus_minus, row.matches, row.places, row.place, row.los_below
     fit.los("ann", "bob")                         # likelihood that ann is the stronger
@@ -23,6 +24,18 @@ group D of d players, with R unplaced before it, contributes each member's w as 
 the d denominators Σ_{R∖D} w + (1 − k/d)·Σ_D w, k = 0…d−1. When D is everyone left (a shared
 last place) its final step is exact: one of them is left, each with weight 1/d. So at two seats
 a shared place counts as half a win each, as in chess.
+
+**Win shares** (`Finish.shares`; `arena standings --luck-adjusted` gives each match its
+luck-adjusted win shares, docs/luck.md). Only the first place is modelled, and it is shared
+out: a match at table T where i took a share x_i of the first place contributes
+Σ_T x_i θ_i − log Σ_T w — the log-probability of the first place under the model, each
+participant's term weighted by its share. At two seats, with win shares (a shared first place
+half each), this is the finishing-order likelihood itself. It is concave whatever the shares,
+and its score, Σ over matches of (x_i − w_i / Σ_T w), has mean zero wherever the shares have
+the mean the model gives the first place: so shares with the luck taken out, which keep the
+raw shares' expectation, estimate the same θ, and the intervals (the sandwich below) measure
+their spread, not the model's. Places after the first are not used: at three seats and more
+these ratings rest on less than the finishing order's.
 
 **Prior.** Each participant is credited with one virtual win and one virtual loss against an
 imaginary player of strength 1 (θ = 0): a bot that always wins or always loses gets a large but
@@ -95,14 +108,24 @@ Term = tuple[tuple[int, float], ...]
 @dataclass(frozen=True)
 class Finish:
     """One match's finishing order: each participant's place, 1 best, ties sharing a place;
-    `group` is its deal (a duplicate group), the unit of the intervals."""
+    `group` is its deal (a duplicate group), the unit of the intervals.
+
+    With `shares` (each participant's share of the first place, summing to 1: its win share,
+    or its luck-adjusted win share, which may leave [0, 1]) only the first place is modelled,
+    shared out as `shares` say (the module docstring, "Win shares")."""
 
     places: Mapping[str, int]
     group: Hashable
+    shares: Mapping[str, float] | None = None
 
     def __post_init__(self) -> None:
         if any(type(place) is not int or place < 1 for place in self.places.values()):
             raise ValueError(f"places must be integers from 1: {dict(self.places)}")
+        if self.shares is not None and (
+            set(self.shares) != set(self.places)
+            or not all(math.isfinite(share) for share in self.shares.values())
+        ):
+            raise ValueError(f"shares must be a number for each participant: {self.shares}")
 
 
 @dataclass(frozen=True)
@@ -260,7 +283,13 @@ def _decompose(
     numerators: defaultdict[int, list[float]],
     counts: Counter[Term],
 ) -> None:
-    """Add one finish's numerators and denominators (the tie model of the module docstring)."""
+    """Add one finish's numerators and denominators (the tie model of the module docstring;
+    with shares, its first place only)."""
+    if finish.shares is not None:
+        for name, share in finish.shares.items():
+            numerators[index[name]].append(share)
+        counts[tuple(sorted((index[name], 1.0) for name in finish.places))] += 1
+        return
     by_place: dict[int, list[int]] = defaultdict(list)
     for name, place in finish.places.items():
         by_place[place].append(index[name])

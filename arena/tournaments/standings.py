@@ -12,7 +12,9 @@ the order in which parallel workers finished.
 - **rating** is the batch Plackett–Luce fit over every match (`arena.tournaments.rating`):
   Elo-like points against the field's mean with a 95 % interval counting each deal as the unit,
   the range of places of those it cannot be told apart from, and the likelihood that it is
-  stronger than the next one. The final order is the fit's (`ranked`);
+  stronger than the next one. The final order is the fit's (`ranked`). With `adjusted`
+  (`arena standings --luck-adjusted`) it is fitted on each match's luck-adjusted win shares
+  (the raw ones for a line without) instead of its finishing order (`rating.Finish.shares`);
 - **live** is OpenSkill's Plackett–Luce estimate (mu, sigma) updated match by match, in match
   order: cheap enough to redraw a live table at every match (`ranked(live=True)`, by
   mu - 3 sigma), but it depends on the order of the matches, so it never makes the final order;
@@ -186,7 +188,8 @@ class Pair:
 class Standings:
     """Figures for a fixed list of participants, updated one match at a time."""
 
-    def __init__(self, names: Iterable[str]) -> None:
+    def __init__(self, names: Iterable[str], *, adjusted: bool = False) -> None:
+        self.adjusted = adjusted  # the batch fit on luck-adjusted win shares
         self.model = PlackettLuce()
         self.rows = {name: Row(name) for name in names}
         self.ratings = {name: self.model.rating(name=name) for name in self.rows}
@@ -198,9 +201,11 @@ class Standings:
         self._fit: Fit | None = None
 
     @classmethod
-    def of(cls, names: Iterable[str], lines: Iterable[ResultLine]) -> Standings:
+    def of(
+        cls, names: Iterable[str], lines: Iterable[ResultLine], *, adjusted: bool = False
+    ) -> Standings:
         """The standings of these matches, taken in match order whatever order they came in."""
-        standings = cls(names)
+        standings = cls(names, adjusted=adjusted)
         for line in sorted(lines, key=lambda line: line.match):
             standings.add(line)
         return standings
@@ -209,11 +214,18 @@ class Standings:
         self.matches += 1
         # Its deal (the same cards, whichever run played them): the unit of the intervals.
         deal = ("deal", result.deal_seed)
-        self.finishes.append(Finish(dict(zip(result.seating, result.places)), deal))
-        self._fit = None
         shares = win_shares(result.places)
         luck = result.luck_adjusted
         adjusted = luck.winShare if luck is not None else []
+        fitted = (adjusted or shares) if self.adjusted else None
+        self.finishes.append(
+            Finish(
+                dict(zip(result.seating, result.places)),
+                deal,
+                None if fitted is None else dict(zip(result.seating, fitted)),
+            )
+        )
+        self._fit = None
         for seat, name in enumerate(result.seating):
             row = self.rows.setdefault(name, Row(name))
             row.matches += 1
@@ -282,6 +294,7 @@ class Standings:
                 "against": "field mean" if fit.reference is None else fit.reference,
                 "deals": fit.groups,
                 "level": 0.95,
+                **({"luckAdjusted": True} if self.adjusted else {}),
             },
             "participants": [row.as_json() for row in ranked],
             "pairwise": [

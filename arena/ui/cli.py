@@ -841,6 +841,13 @@ def standings(
             help="Leave out every match NAME played, as if it had not been played (a disqualified bot).",
         ),
     ] = None,
+    luck_adjusted: Annotated[
+        bool,
+        typer.Option(
+            "--luck-adjusted",
+            help="Fit the ratings on each match's luck-adjusted win shares instead of its finishing order (docs/luck.md).",
+        ),
+    ] = False,
 ) -> None:
     """The standings of a results folder (every run of its tournament, merged folders too)."""
     from arena.ui import standings_command
@@ -853,7 +860,7 @@ def standings(
         fail(str(error), 2)
     except ArenaError as error:
         fail(f"arena error: {error}", 1)
-    table = standings_command.standings_of(chosen)
+    table = standings_command.standings_of(chosen, adjusted=luck_adjusted)
     if not out.is_terminal and "COLUMNS" not in os.environ:
         out.console.width = PIPED_WIDTH  # a file or a pipe: rich's 80 columns would cut the cells
     if json_output:
@@ -878,6 +885,8 @@ def _print_folder_standings(chosen: Any, table: Any) -> None:
     title = f"standings of tournament {chosen.tournament}: {table.matches} matches" + (
         f", {runs} runs merged" if runs > 1 else ""
     )
+    if table.adjusted:
+        title += ", rated on luck-adjusted win shares"
     out.print(standings_table(table, title=title))
     for extra in (pairwise_table(table), faults_table(table)):
         if extra is not None:

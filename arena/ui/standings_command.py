@@ -88,9 +88,10 @@ def _without(tournament: str, selection: Selection, name: str | None, unread: in
     )
 
 
-def standings_of(chosen: Chosen) -> Standings:
-    """Every figure of the chosen matches; the dropped participant is not among its rows."""
-    return Standings.of((), chosen.entries)
+def standings_of(chosen: Chosen, *, adjusted: bool = False) -> Standings:
+    """Every figure of the chosen matches; the dropped participant is not among its rows.
+    `adjusted`: the ratings fitted on luck-adjusted win shares (`Standings.adjusted`)."""
+    return Standings.of((), chosen.entries, adjusted=adjusted)
 
 
 def as_json(chosen: Chosen, standings: Standings) -> dict[str, Any]:
