@@ -17,7 +17,8 @@ The built-in bots play in-process on the arena's engine, default rules, seeds 20
    matches to a decision as played; and the error rates with the outcomes moved to share0 (H0
    true) and share1 (H1 true): tilted for raw (bench/sprt.py's way), shifted for adjusted.
 4. **Cost**: `play_task` (the worker's whole match, in-process bots) timed with the correction,
-   and the correction alone: its share of a match's time in the worker.
+   and the correction alone: its share of a match's time in the worker, in wall-clock and in CPU
+   time (on a shared machine the wall clock counts the waits for a core). `--cost N`: only this.
 """
 
 from __future__ import annotations
@@ -151,26 +152,29 @@ def cost(matches: int) -> None:
         )
         config, seated = load(path)
     seats = tuple(seated)
-    spent = [0.0]
+    spent = [0.0, 0.0]  # wall, CPU
     original = runner.measure
 
     def timed(*args: object) -> object:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         try:
             return original(*args)  # type: ignore[arg-type]
         finally:
             spent[0] += time.perf_counter() - started
+            spent[1] += time.process_time() - cpu
 
     runner.measure = timed  # type: ignore[assignment]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     for i in range(matches):
         runner.play_task(runner.MatchTask(config, seats, i, i, i, in_process_bots=True))
-    whole = time.perf_counter() - started
+    whole, whole_cpu = time.perf_counter() - started, time.process_time() - cpu
     runner.measure = original
     print(
         f"\ncost: {matches} matches hard vs hard in the worker (play_task, in-process bots): "
         f"{1000 * whole / matches:.2f} ms each, of which the correction {1000 * spent[0] / matches:.2f} ms "
-        f"= {100 * spent[0] / (whole - spent[0]):.0f}% of the match without it"
+        f"= {100 * spent[0] / (whole - spent[0]):.0f}% of the match without it; in CPU time "
+        f"(what a loaded machine does not inflate) {1000 * whole_cpu / matches:.2f} ms and "
+        f"{1000 * spent[1] / matches:.2f} ms = {100 * spent[1] / (whole_cpu - spent[1]):.0f}%"
     )
 
 
@@ -180,8 +184,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--groups", type=int, default=600, help="duplicate groups per pair")
     parser.add_argument("--runs", type=int, default=40, help="simulated tests per cell")
     parser.add_argument("--cap", type=int, default=20000)
+    parser.add_argument("--cost", type=int, metavar="N", help="only the cost, over N matches")
     args = parser.parse_args(argv)
     print("command: python bench/luck.py " + " ".join(argv if argv is not None else sys.argv[1:]))
+    if args.cost:
+        cost(args.cost)
+        return 0
     started = time.perf_counter()
     print("\n1. identical bots (hard): each seat's mean adjusted share, raw beside it")
     for seats in (2, 3, 4):

@@ -17,7 +17,6 @@ seat's win share (or books), leaves its expectation unchanged (docs/luck.md).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -33,7 +32,7 @@ from arena.engine.events import (
 )
 from arena.engine.match import MatchSetup
 from arena.engine.rules import Table
-from arena.luck.value import BITS, CURRENT, Valuer, valuer
+from arena.luck.value import BITS, CURRENT, Valuer, state_of, valuer
 
 
 @dataclass(frozen=True)
@@ -73,11 +72,18 @@ class Tracker:
         self.codes = [card["rank"] << 2 | card["suit"] for card in setup.deck]  # beside the pond
         self.known = [0] * seats  # per seat: a bit per rank it is known to hold
         self.mover = setup.starting_player
+        # per rank: what V reads of it (`value.state_of`), kept as the masks and bits change
+        self.states = [state_of(self.masks, self.known, rank) for rank in range(14)]
+
+    def _restate(self, rank: int) -> None:
+        self.states[rank] = state_of(self.masks, self.known, rank)
 
     def draw(self, seat: int, index: int) -> int:
         card = self.table.draw(seat, index)
         del self.codes[index]
-        self.masks[seat][card["rank"]] |= 1 << card["suit"]
+        rank = card["rank"]
+        self.masks[seat][rank] |= 1 << card["suit"]
+        self._restate(rank)
         return card["id"]
 
     def apply(self, event: Event) -> None:
@@ -91,6 +97,7 @@ class Tracker:
             self.masks[event.asked][event.rank] = 0
             self.known[event.seat] |= bit
             self.known[event.asked] &= ~bit
+            self._restate(event.rank)
             self.mover = (
                 event.seat
                 if event.moved
@@ -107,6 +114,7 @@ class Tracker:
             self.masks[event.seat][event.rank] = mask
             if not mask:
                 self.known[event.seat] &= ~(1 << event.rank)
+            self._restate(event.rank)
         elif kind is AskRefused or kind is NoOneToAsk:
             assert isinstance(event, AskRefused | NoOneToAsk)
             self.mover = (event.seat + 1) % seats
@@ -123,34 +131,28 @@ class Tracker:
         a few classes (the rank, and the suits of it held after) and E changes in one rank.
         """
         pond, seats = self.table.pond, range(self.table.seats)
-        masks, mover = self.masks, self.mover
-        expected, by_rank = v.expected_by_rank(
-            masks, self.left, self.table.books, mover, self.known
-        )
+        masks, mover, states = self.masks, self.mover, self.states
+        expected = v.expected_in(states, self.left, self.table.books, mover)
         beta = v.beta(sum(self.table.books), self.total)
         mine = masks[seat]
         codes = self.codes
-        counted = Counter(codes) if len(could) == len(codes) else Counter(codes[i] for i in could)
-        classes: dict[tuple[int, int], int] = {}
-        for code, times in counted.items():
+        classes: dict[tuple[int, int], int] = {}  # (rank, suits of it held after): candidates
+        for code in codes if len(could) == len(codes) else (codes[i] for i in could):
             rank = code >> 2
             key = (rank, BITS[mine[rank] | 1 << (code & 3)])
-            classes[key] = classes.get(key, 0) + times
+            classes[key] = classes.get(key, 0) + 1
         card = pond[index]
         actual = (card["rank"], BITS[mine[card["rank"]] | 1 << card["suit"]])
         mean = [0.0 for _ in seats]
         change: list[float] | None = None
-        left, known, whole = self.left, self.known, len(could)
+        left, whole = self.left, len(could)
         for (rank, after), times in classes.items():
             q = left[rank]
-            if q:  # a rank with no book left to lay (a rigged pack) changes nothing
-                before = by_rank[rank]
-                counts = [BITS[held[rank]] for held in masks]
-                counts[seat] = after
-                now = v.chances(counts, mover, [bits >> rank & 1 for bits in known])
-                delta = [q * (b - a) for a, b in zip(before, now)]
-            else:
-                delta = [0.0 for _ in seats]
+            if not q:  # a rank with no book left to lay (a rigged pack) changes nothing
+                if (rank, after) == actual:
+                    change = [0.0 for _ in seats]
+                continue
+            delta = v.change(states[rank], mover, seat, after, q)
             if (rank, after) == actual:
                 change = delta
             weight = times / whole

@@ -89,20 +89,38 @@ class Valuer:
             ]
             for c in range(5)
         ]
-        self._chances: dict[tuple[int, ...], list[float]] = {}
+        self._chances: dict[tuple[tuple[int, ...], int], list[float]] = {}
+        self._books: dict[tuple[tuple[int, ...], int, int], list[float]] = {}
+        self._changes: dict[tuple[tuple[int, ...], int, int, int, int], list[float]] = {}
 
     def chances(self, counts: Sequence[int], mover: int, public: Sequence[int]) -> list[float]:
-        """Each seat's chance of one rank's book: `counts` suits held, `public` 0/1 by seat.
+        """Each seat's chance of one rank's book: `counts` suits held, `public` 0/1 by seat."""
+        return self.chances_in((*counts, *public), mover)
 
-        Remembered: a match meets few distinct (counts, mover, public) patterns.
-        """
-        key = (*counts, mover, *public)
-        known = self._chances.get(key)
+    def chances_in(self, state: tuple[int, ...], mover: int) -> list[float]:
+        """`chances` of a rank's `state`: each seat's suits held, then each seat's public bit
+        (`state_of`). Remembered: a match meets few distinct states."""
+        known = self._chances.get((state, mover))
         if known is None:
-            weight = self.weight
-            weights = [weight[c][s == mover][public[s]] for s, c in enumerate(counts)]
+            weight, seats = self.weight, len(state) // 2
+            weights = [weight[state[s]][s == mover][state[seats + s]] for s in range(seats)]
             total = sum(weights)
-            known = self._chances[key] = [x / total for x in weights]
+            known = self._chances[state, mover] = [x / total for x in weights]
+        return known
+
+    def change(
+        self, state: tuple[int, ...], mover: int, seat: int, held: int, books: int
+    ) -> list[float]:
+        """Each seat's change in its expected books from a rank of `books` books left when
+        `seat` comes to hold `held` suits of it (a draw: nothing else changes). Remembered, as
+        `chances_in`."""
+        key = (state, mover, seat, held, books)
+        known = self._changes.get(key)
+        if known is None:
+            after = list(state)
+            after[seat] = held
+            before, now = self.chances_in(state, mover), self.chances_in(tuple(after), mover)
+            known = self._changes[key] = [books * (b - a) for a, b in zip(before, now)]
         return known
 
     def expected(
@@ -114,28 +132,32 @@ class Valuer:
         known: Sequence[int],
     ) -> list[float]:
         """Each seat's expected final books (`known[s]`: a bit per rank s is known to hold)."""
-        return self.expected_by_rank(masks, left, books, mover, known)[0]
+        states = [state_of(masks, known, rank) for rank in range(len(left))]
+        return self.expected_in(states, left, books, mover)
 
-    def expected_by_rank(
+    def expected_in(
         self,
-        masks: Sequence[Sequence[int]],
+        states: Sequence[tuple[int, ...]],
         left: Sequence[int],
         books: Sequence[int],
         mover: int,
-        known: Sequence[int],
-    ) -> tuple[list[float], dict[int, list[float]]]:
-        """`expected`, and each rank's chances by seat (the ranks still in play)."""
-        expected = [float(b) for b in books]
-        by_rank = {}
-        for rank, q in enumerate(left):
-            if q:
-                chances = by_rank[rank] = self.chances(
-                    [BITS[held[rank]] for held in masks],
-                    mover,
-                    [bits >> rank & 1 for bits in known],
-                )
-                expected = [e + q * c for e, c in zip(expected, chances)]
-        return expected, by_rank
+    ) -> list[float]:
+        """`expected` from each rank's state (`state_of`)."""
+        parts = [self.books_in(states[rank], mover, q) for rank, q in enumerate(left) if q]
+        # each seat's books, plus the ranks' parts in rank order
+        return (
+            [sum(column, float(b)) for b, column in zip(books, zip(*parts))]
+            if parts
+            else [float(b) for b in books]
+        )
+
+    def books_in(self, state: tuple[int, ...], mover: int, books: int) -> list[float]:
+        """Each seat's expected books from a rank of `books` books left in `state`."""
+        key = (state, mover, books)
+        known = self._books.get(key)
+        if known is None:
+            known = self._books[key] = [books * c for c in self.chances_in(state, mover)]
+        return known
 
     def beta(self, laid: int, total: int) -> float:
         return self.p.b0 + self.p.b1 * laid / total
@@ -154,6 +176,12 @@ class Valuer:
         return [
             [beta * ws * ((s == t) - wt) for t, wt in enumerate(win)] for s, ws in enumerate(win)
         ]
+
+
+def state_of(masks: Sequence[Sequence[int]], known: Sequence[int], rank: int) -> tuple[int, ...]:
+    """What V reads of one rank: each seat's suits of it held (from its suit masks), then
+    whether each seat's holding of it is public (`known[s]`: a bit per rank)."""
+    return (*(BITS[held[rank]] for held in masks), *(bits >> rank & 1 for bits in known))
 
 
 def valuer(version: str = CURRENT) -> Valuer:
