@@ -66,6 +66,7 @@ class SeatClock:
     startup: float
     bank: float
     spent: list[float] = field(default_factory=list)
+    replies: list[float] = field(default_factory=list)  # each reply's time (`came_back`), not init
 
     @classmethod
     def of(cls, limits: LimitsSection) -> SeatClock:
@@ -88,6 +89,19 @@ class SeatClock:
         if message_type != "init":
             self.bank = max(0.0, self.bank - max(0.0, seconds - self.reply))
 
+    def note(self, message_type: str, answer: Answer) -> None:
+        """Charge a delivered answer's time, and keep it as a reply time when a reply came back
+        (start-up, the `init` reply, is a figure of its own)."""
+        if not answer.delivered:
+            return
+        self.charge(message_type, answer.seconds)
+        if message_type != "init" and came_back(answer):
+            self.replies.append(answer.seconds)
+
+    def reply_times(self) -> ReplyTimes | None:
+        """This seat's reply times against its reply limit; None when it made no reply."""
+        return ReplyTimes.of(self.replies, self.reply)
+
     def summary(self) -> dict[str, Any]:
         if not self.spent:
             return {"replies": 0}
@@ -98,6 +112,69 @@ class SeatClock:
             "meanMs": round(statistics.fmean(ordered) * 1000, 3),
             "p95Ms": round(p95 * 1000, 3),
             "maxMs": round(ordered[-1] * 1000, 3),
+        }
+
+
+def came_back(answer: Answer) -> bool:
+    """Whether a reply line came back within the time allowed (even one that is not JSON): its
+    time is a reply time. A timeout's time is the limit, a crash's is no reply's."""
+    return answer.delivered and (answer.fault is None or answer.fault.kind is FaultKind.NOT_JSON)
+
+
+@dataclass(frozen=True)
+class ReplyTimes:
+    """How fast a participant replied: the one definition `arena run`'s summary, the standings,
+    the report and `arena check` share.
+
+    A reply's time runs from writing the message to reading the reply line (`came_back`);
+    `init`'s (start-up) is not one. `limit_share` is the slowest reply over the reply limit
+    (`limits.replyTimeout`): above 1, it drew on its time bank. Over many matches (`combined`)
+    the median is the median of each match's median, weighted by its replies, and the slowest
+    and its share are the largest.
+    """
+
+    replies: int
+    median: float  # seconds
+    slowest: float  # seconds
+    limit_share: float  # slowest / the reply limit
+
+    @classmethod
+    def of(cls, seconds: Sequence[float], limit: float) -> ReplyTimes | None:
+        """The times of one seat's replies, against its reply limit; None for no reply."""
+        if not seconds:
+            return None
+        slowest = max(seconds)
+        share = slowest / limit if limit > 0 else 0.0
+        return cls(len(seconds), statistics.median(seconds), slowest, share)
+
+    @classmethod
+    def combined(cls, parts: Sequence[ReplyTimes]) -> ReplyTimes | None:
+        """The figures of many matches (or scenarios) together; None for none."""
+        counted = sorted((part for part in parts if part.replies), key=lambda part: part.median)
+        if not counted:
+            return None
+        replies = sum(part.replies for part in counted)
+        # The weighted median: the first median at which half the replies are reached.
+        reached, median = 0, counted[-1].median
+        for part in counted:
+            reached += part.replies
+            if 2 * reached >= replies:
+                median = part.median
+                break
+        return cls(
+            replies,
+            median,
+            max(part.slowest for part in counted),
+            max(part.limit_share for part in counted),
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        """The figures as a results line and standings.json write them (docs/tournaments.md)."""
+        return {
+            "replies": self.replies,
+            "median": round(self.median, 6),
+            "slowest": round(self.slowest, 6),
+            "limitShare": round(self.limit_share, 4),
         }
 
 
@@ -119,6 +196,7 @@ class MatchRecord:
     # The replies the engine refused or reinterpreted (`Match.judged`): each is one fault.
     judged: list[Judged] = field(default_factory=list)
     timings: list[dict[str, Any]] = field(default_factory=list)
+    reply_times: list[ReplyTimes | None] = field(default_factory=list)  # by seat
     logs: list[str] = field(default_factory=list)
     started_at: str = ""
     seconds: float = 0.0
@@ -229,6 +307,7 @@ def play_match(
         record.seconds = time.monotonic() - began
         record.events, record.judged = match.events, match.judged
         record.timings = [clock.summary() for clock in clocks]
+        record.reply_times = [clock.reply_times() for clock in clocks]
         record.logs = [p.stderr_text() for p in participants]
     if interrupted:
         # The interrupt may have landed inside the engine, between two messages: the
@@ -320,8 +399,7 @@ def _exchanges(
                 return delivery
             if answer.fault is not None and answer.fault.kind is FaultKind.TIMEOUT:
                 answer = _explained_timeout(answer, kind, clock)
-            if answer.delivered:
-                clock.charge(kind, answer.seconds)
+            clock.note(kind, answer)
             if answer.unsolicited is not None:
                 faults.append(SeatFault(seat, index, answer.unsolicited))
             if answer.fault is not None and not quit_at_match_end(kind, answer.fault):
@@ -380,8 +458,10 @@ __all__ = [
     "MatchInterrupted",
     "MatchObserver",
     "MatchRecord",
+    "ReplyTimes",
     "SeatClock",
     "Unobserved",
+    "came_back",
     "play_match",
     "replay_transcript",
 ]

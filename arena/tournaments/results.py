@@ -28,11 +28,12 @@ from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from arena.base import files
 from arena.base.errors import ArenaError, ConfigError, WriteError
 from arena.engine.match import Outcome
+from arena.referee.loop import ReplyTimes
 
 RESULTS = "results.jsonl"
 LOCK = ".results.lock"
@@ -63,6 +64,20 @@ class LuckAdjusted(BaseModel):
     winShare: list[Annotated[float, Field(ge=-1e6, le=1e6)]]  # the file's key
     books: list[Annotated[float, Field(ge=-1e6, le=1e6)]]
     v: Annotated[str, Field(min_length=1, max_length=16)]
+
+
+class SeatReplyTimes(BaseModel):
+    """One seat's entry in a results line's `replyTimes` (`ReplyTimes.as_json`; seconds)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
+
+    replies: Annotated[int, Field(ge=1, le=MOST_COUNT)]
+    median: Annotated[float, Field(ge=0, le=1e6)]
+    slowest: Annotated[float, Field(ge=0, le=1e6)]
+    limitShare: Annotated[float, Field(ge=0, le=1e9)]  # the file's key
+
+    def times(self) -> ReplyTimes:
+        return ReplyTimes(self.replies, self.median, self.slowest, self.limitShare)
 
 
 class ResultLine(BaseModel):
@@ -123,6 +138,18 @@ class ResultLine(BaseModel):
             return prints
         return None
 
+    @property
+    def reply_times(self) -> list[ReplyTimes | None] | None:
+        """Each seat's reply times (`ReplyTimes`; None: the seat made no reply), when the line
+        records them (the extra key `replyTimes`, kept so that a line without one reads and
+        dumps as before); None when it does not. Checked by `problem`."""
+        times = (self.model_extra or {}).get("replyTimes")
+        if times is None:
+            return None
+        return [
+            None if seat is None else seat.times() for seat in _SEAT_TIMES.validate_python(times)
+        ]
+
     def problem(self) -> str | None:
         """What makes the line inconsistent in itself, or None."""
         seats = len(self.seating)
@@ -142,10 +169,19 @@ class ResultLine(BaseModel):
             return "luckAdjusted must be {winShare: [numbers], books: [numbers], v: a version}"
         if luck is not None and not len(luck.winShare) == len(luck.books) == seats:
             return "luckAdjusted must have one entry per seat"
+        try:
+            times = self.reply_times
+        except ValidationError:
+            return "replyTimes must be [{replies, median, slowest, limitShare} or null], by seat"
+        if times is not None and len(times) != seats:
+            return "replyTimes must have one entry per seat"
         places = [1 + sum(other > score for other in self.scores) for score in self.scores]
         if self.outcome is not Outcome.INTERRUPTED and self.places != places:
             return f"ranks {self.places} do not follow from scores {self.scores}"
         return None
+
+
+_SEAT_TIMES = TypeAdapter(list[SeatReplyTimes | None], config=ConfigDict(strict=True))
 
 
 def win_shares(places: Sequence[int]) -> list[float]:

@@ -315,6 +315,10 @@ def _played(task: MatchTask, record: MatchRecord) -> MatchPlayed:
     more: dict[str, Any] = _luck_adjusted(luck, result.scores, result.places)
     if task.fingerprints:
         more["fingerprints"] = list(task.fingerprints)
+    # How fast each seat replied (`ReplyTimes`; docs/tournaments.md).
+    more["replyTimes"] = [
+        None if times is None else times.as_json() for times in record.reply_times
+    ]
     # The arena's own values, built here and nowhere else: `results.read` checks a line read back.
     line = ResultLine.model_construct(
         tournament=header.tournament,

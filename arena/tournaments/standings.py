@@ -23,6 +23,9 @@ the order in which parallel workers finished.
 - **faults**: per kind as the replays record them, and `invalidAsks` from the `invalid-ask`
   events; `crashes` counts the kinds that are one (`FaultKind.is_crash`: `exited`, `crashed` and
   `start-failed`).
+- **reply times**: the median reply, the slowest and its share of the reply limit
+  (`arena.referee.loop.ReplyTimes`, one definition with `arena check`), over the matches whose
+  line records them.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from typing import Any
 from openskill.models import PlackettLuce
 
 from arena.engine.match import Outcome
+from arena.referee.loop import ReplyTimes
 from arena.seats.replies import FaultKind
 from arena.tournaments import rating as batch
 from arena.tournaments.rating import Finish, Fit, Rated
@@ -85,6 +89,12 @@ class Row:
     adjusted_matches: int = 0
     adjusted_sum: float = 0.0
     adjusted_squares: float = 0.0
+    reply_parts: list[ReplyTimes] = field(default_factory=list, repr=False)  # one per match
+
+    @property
+    def reply_times(self) -> ReplyTimes | None:
+        """Its reply times over its matches (None: no line recorded a reply of it)."""
+        return ReplyTimes.combined(self.reply_parts)
 
     @property
     def adjusted_share(self) -> float | None:
@@ -140,6 +150,7 @@ class Row:
             "meanBooks": round(self.mean_books, 6),
             "meanPlace": round(self.mean_place, 6),
             "adjudicated": self.adjudicated,
+            "replyTimes": None if (times := self.reply_times) is None else times.as_json(),
             "rating": None if self.fit is None else _rating_json(self.fit),
             "live": {
                 "mu": round(self.mu, 6),
@@ -226,6 +237,7 @@ class Standings:
             )
         )
         self._fit = None
+        reply_times = result.reply_times or []
         for seat, name in enumerate(result.seating):
             row = self.rows.setdefault(name, Row(name))
             row.matches += 1
@@ -237,6 +249,8 @@ class Standings:
                 row.adjusted_matches += 1
                 row.adjusted_sum += adjusted[seat]
                 row.adjusted_squares += adjusted[seat] ** 2
+            if seat < len(reply_times) and (times := reply_times[seat]) is not None:
+                row.reply_parts.append(times)
             if seat < len(result.invalid_asks):
                 row.invalid_asks += result.invalid_asks[seat]
             if seat < len(result.faults):

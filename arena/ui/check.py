@@ -40,7 +40,15 @@ from arena.engine.rules import (
     StartingPlayer,
 )
 from arena.engine.views import Message
-from arena.referee.loop import MatchRecord, SeatClock, Unobserved, play_match, rule_fault
+from arena.referee.loop import (
+    MatchRecord,
+    ReplyTimes,
+    SeatClock,
+    Unobserved,
+    came_back,
+    play_match,
+    rule_fault,
+)
 from arena.referee.seating import participant_env
 from arena.seats.replies import (
     Answer,
@@ -55,6 +63,7 @@ from arena.seats.sandbox import Confinement
 from arena.seats.transport import SubprocessParticipant
 from arena.ui.seat_faults import sandbox_hints, stderr_tail
 from arena.ui.terminal import inert
+from arena.ui.tournament_view import seconds_text
 
 CHECKED_SEAT: Final = 0
 UNKNOWN_MESSAGE: Final = {
@@ -119,6 +128,7 @@ class CheckReport:
     command: list[str]
     scenarios: list[ScenarioReport]
     sandbox: str = "none"  # how the program was confined: "bwrap" or "none"
+    reply_limit: float = 0.0  # limits.replyTimeout (`--timeout`): what the slowest is held to
 
     @property
     def passed(self) -> bool:
@@ -131,6 +141,11 @@ class CheckReport:
     @property
     def latencies(self) -> list[float]:
         return [seconds for s in self.scenarios for seconds in s.latencies]
+
+    @property
+    def reply_times(self) -> ReplyTimes | None:
+        """Median, slowest and its share of the reply limit, as `arena run` reports them."""
+        return ReplyTimes.of(self.latencies, self.reply_limit)
 
 
 # -- the command ---------------------------------------------------------------------------
@@ -303,7 +318,7 @@ def run_checks(
         reused = run_reuse(command, cwd, limits, sandbox)
         if reused is not None:
             reports.append(reused)
-    return CheckReport(list(command), reports, sandbox)
+    return CheckReport(list(command), reports, sandbox, limits.reply_timeout)
 
 
 REUSE_ABOUT: Final = (
@@ -534,10 +549,7 @@ class _Checked(Wrapped):
         report = self.report
         kind = message["type"]
         report.messages += 1
-        replied = answer.delivered and (
-            answer.fault is None or answer.fault.kind is FaultKind.NOT_JSON
-        )
-        if replied:  # a line came back, even one that is not JSON: it has started and answers
+        if came_back(answer):  # a line came back, even one not JSON: it has started and answers
             if kind == "init":
                 report.startup = time.monotonic() - self.spawned
             else:
@@ -584,11 +596,7 @@ def _note_exit(participant: SubprocessParticipant, report: ScenarioReport) -> No
 
 
 def _ms(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    if seconds < 0.001:
-        return f"{seconds * 1e6:.0f} µs"
-    return f"{seconds * 1000:.1f} ms" if seconds < 10 else f"{seconds:.1f} s"
+    return "-" if seconds is None else seconds_text(seconds)
 
 
 def _median(values: list[float]) -> float | None:
@@ -645,12 +653,19 @@ def render(report: CheckReport) -> list[RenderableType]:
             happened,
         )
     parts.append(checks)
-    latencies = report.latencies
+    times = report.reply_times
+    replies = 0 if times is None else times.replies
+    slowest = (
+        "-"
+        if times is None
+        else f"{_ms(times.slowest)} ({100 * times.limit_share:.0f}% of the "
+        f"{report.reply_limit:g} s reply limit)"
+    )
     parts.append(
         Text(
             f"start-up (spawn to init reply): {_ms(report.startup)}   "
-            f"reply latency: median {_ms(_median(latencies))}, max {_ms(max(latencies, default=None))} "
-            f"over {len(latencies)} repl{'y' if len(latencies) == 1 else 'ies'}"
+            f"reply latency: median {_ms(None if times is None else times.median)}, slowest "
+            f"{slowest} over {replies} repl{'y' if replies == 1 else 'ies'}"
         )
     )
     problems = _problem_table(report)

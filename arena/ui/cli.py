@@ -700,6 +700,7 @@ def _print_standings(
         adjudicated_note,
         faults_table,
         pairwise_table,
+        reply_times_table,
         standings_table,
     )
 
@@ -711,7 +712,7 @@ def _print_standings(
     note = adjudicated_note(standings)
     if note is not None:
         out.print(note)
-    for table in (pairwise_table(standings), faults_table(standings)):
+    for table in (pairwise_table(standings), faults_table(standings), reply_times_table(standings)):
         if table is not None:
             out.print(table)
     if plan.candidate is not None:  # a gauntlet: the candidate and its test

@@ -185,3 +185,40 @@ def adjudicated_note(standings: Standings) -> Text | None:
         f"adjudicated (a limit ended the match, scored on the books so far): {each}",
         style="yellow",
     )
+
+
+def seconds_text(seconds: float) -> str:
+    """A reply's time, in the unit that reads best (µs, ms, s)."""
+    if seconds < 0.001:
+        return f"{seconds * 1e6:.0f} µs"
+    return f"{seconds * 1000:.1f} ms" if seconds < 10 else f"{seconds:.1f} s"
+
+
+def reply_times_table(standings: Standings) -> Table | None:
+    """Each participant's median and slowest reply, and the share of the reply limit the
+    slowest used (`ReplyTimes`); None when no match recorded a reply time."""
+    rows = [(row, times) for row in standings.ranked() if (times := row.reply_times) is not None]
+    if not rows:
+        return None
+    table = Table(
+        title="reply times",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+        show_edge=False,
+        caption="from message to reply line; limit: limits.replyTimeout (over 100%: time bank)",
+    )
+    table.add_column("participant")
+    for column in ("replies", "median", "slowest", "of the limit"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for row, times in rows:
+        share = times.limit_share
+        table.add_row(
+            inert(row.name, 32),
+            str(times.replies),
+            seconds_text(times.median),
+            seconds_text(times.slowest),
+            Text(f"{100 * share:.0f}%", style="bold red" if share >= 0.8 else ""),
+        )
+    return table

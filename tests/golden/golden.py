@@ -41,6 +41,7 @@ TIMING_KEYS = {
     "detail",
     "stderrTail",
     "logs",
+    "replyTimes",  # how fast each seat replied: the clock
     "notes",  # what a bot wrote to stderr meanwhile: prose, and when a crash's traceback lands is timing
 }
 

@@ -222,6 +222,32 @@
     });
   })();
 
+  // -- reply times ------------------------------------------------------------------------------------
+  (function () {
+    var timed = ranked.filter(function (i) { return rows[i].replyTimes; });
+    if (!timed.length) {
+      $("replies-table").hidden = true;
+      return el("p", $("replies"), "No reply time recorded" + (N ? " (results lines from before reply times)." : " yet."), "note");
+    }
+    function seconds(s) { return s < 0.001 ? (s * 1e6).toFixed(0) + " µs" : s < 10 ? (s * 1000).toFixed(1) + " ms" : s.toFixed(1) + " s"; }
+    var table = $("replies-table"), tr = el("tr", el("thead", table));
+    ["participant", "replies", "median", "slowest", "of the limit", ""].forEach(function (h, i) { el("th", tr, h, i === 0 ? "name" : ""); });
+    var body = el("tbody", table);
+    timed.forEach(function (i) {
+      var t = rows[i].replyTimes, cells = el("tr", body, null, "reply-times");
+      el("td", cells, names[i], "name");
+      el("td", cells, t.replies);
+      el("td", cells, seconds(t.median), "median");
+      el("td", cells, seconds(t.slowest), "slowest");
+      el("td", cells, pct0(t.limitShare), "share" + (t.limitShare >= 0.8 ? " bad" : ""));
+      var bar = svg("svg", { width: 120, height: 10, class: "limit-bar" }, el("td", cells));
+      svg("rect", { x: 0, y: 1, width: 100, height: 8, fill: "#eeeae2" }, bar);
+      svg("rect", { x: 0, y: 1, width: Math.max(1, Math.min(120, 100 * t.limitShare)), height: 8,
+        fill: t.limitShare >= 0.8 ? "#b91c1c" : "#0e7490" }, bar);
+      svg("line", { x1: 100, x2: 100, y1: 0, y2: 10, stroke: "#1d2330" }, bar);
+    });
+  })();
+
   // -- books per match ----------------------------------------------------------------------------------
   (function () {
     if (!N) return nothing("books", "No match yet.");
