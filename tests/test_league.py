@@ -392,21 +392,18 @@ def test_disk_is_reported_and_retired_versions_pruned(
     )
 
 
-@pytest.mark.skipif(
-    Path(__file__).resolve().is_relative_to("/tmp"),
-    reason="known bug, open in issue 26: with the arena's checkout under /tmp, arena check "
-    "of a built version runs it from its private /tmp and cannot find the built file",
-)
 def test_a_build_runs_in_the_sandbox_and_its_children_die_with_it(
     server: Server, league: tuple[Path, dict[str, str]]
 ) -> None:
     # The build writes the bot from a source file, prints to its log, and leaves a child
-    # behind that would touch a file outside its folder if it ever could.
+    # behind that would touch a file outside its folder if it ever could. (Only the child in
+    # the background: `a && b && c &` would put the copy there too, and the build's result is
+    # the folder as it stands when its command exits.)
     folder, tokens = league
     outside = folder.parent / "touched-by-a-build"
     build = (
         'build = ["sh", "-c", "cp src.py bot.py && echo built-it && '
-        f'(sleep 3; touch {outside}) > /dev/null 2>&1 &"]\n'
+        f'{{ (sleep 3; touch {outside}) > /dev/null 2>&1 & }}"]\n'
     )
     archive = tar_of(
         {"bot.toml": b'command = ["python3", "bot.py"]\n' + build.encode(), "src.py": GOOD}
@@ -581,3 +578,124 @@ def test_an_owner_reads_their_bots_notes_beside_each_decision_and_no_rivals(
     # Signed out, the owner's view of a match is not there to open.
     signed_out = httpx.get(f"{server.url}/me/matches/{link}", timeout=60, follow_redirects=False)
     assert signed_out.status_code == 303
+
+
+def test_a_session_survives_kill_9_and_a_forged_or_expired_one_does_not(
+    league: tuple[Path, dict[str, str]],
+) -> None:
+    folder, tokens = league
+    arena("pause", str(folder))  # (no matches needed here)
+    first = Server(folder)
+    try:
+        client, _ = signed_in(first, tokens["ann"])
+        cookie = client.cookies["league_session"]
+        client.close()
+    finally:
+        first.kill(signal.SIGKILL)
+    with contextlib.closing(sqlite3.connect(folder / "league.db")) as db:
+        stored = db.execute("SELECT id_hash, expires FROM sessions").fetchall()
+    assert stored and all(cookie not in row[0] for row in stored)  # only its hash is kept
+    second = Server(folder)
+    try:
+
+        def me(value: str) -> httpx.Response:
+            return httpx.get(second.url + "/me", cookies={"league_session": value}, timeout=60)
+
+        page = me(cookie)
+        assert page.status_code == 200 and "<h1>ann" in page.text  # still signed in
+        forged = cookie[:-4] + ("AAAA" if not cookie.endswith("AAAA") else "BBBB")
+        assert me(forged).status_code == 303  # to the sign-in page
+        assert me("").status_code == 303
+        with contextlib.closing(sqlite3.connect(folder / "league.db")) as db:
+            db.execute("UPDATE sessions SET expires = 1.0")
+            db.commit()
+        assert me(cookie).status_code == 303  # expired
+    finally:
+        second.kill()
+
+
+def test_a_version_carries_the_fingerprint_arena_run_records(
+    server: Server, league: tuple[Path, dict[str, str]]
+) -> None:
+    # A bot of two files: its own folder is its, whole (the helper is read in the sandbox).
+    folder, tokens = league
+    helper = b"MOVE = 'fine'\n"
+    future = b"from __future__ import annotations\n"
+    source = GOOD.replace(future, future + b"import helper\n")
+    archive = tar_of(
+        {"bot.toml": b'command = ["python3", "bot.py"]\n', "bot.py": source, "helper.py": helper}
+    )
+    accepted = upload(server, "twofiles", archive, tokens["ann"])
+    assert accepted.status_code == 201, accepted.text
+    print_of_league = accepted.json()["fingerprint"]
+    (place,) = (folder / "versions").glob("twofiles-*")
+    # The same program as `arena run` runs it, from a config beside the bot's folder.
+    (place / "config.toml").write_text(
+        'replays = "replays"\ngames = 1\n[tournament]\nseats = 2\n'
+        '[[participants]]\nname = "twofiles"\ncommand = ["python3", "source/bot.py"]\n'
+        '[[participants]]\nname = "house"\nbot = "random"\n'
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "arena", "run", str(place / "config.toml")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    results = (place / "replays" / "results.jsonl").read_text().splitlines()
+    (line,) = [json.loads(text) for text in results]
+    seat = line["seating"].index("twofiles")
+    assert line["fingerprints"][seat] == print_of_league
+    # And the built-in bots: the level's, as `arena run` records it.
+    house = line["fingerprints"][1 - seat]
+    with contextlib.closing(sqlite3.connect(folder / "league.db")) as db:
+        prints = dict(
+            db.execute(
+                "SELECT b.name, v.fingerprint FROM versions v JOIN bots b ON b.id = v.bot_id"
+            ).fetchall()
+        )
+    assert prints["rando"] == house
+    assert prints["twofiles"] == print_of_league
+
+
+def test_stderr_is_kept_once_beside_the_replay_not_in_the_database(
+    server: Server, league: tuple[Path, dict[str, str]]
+) -> None:
+    folder, tokens = league
+    assert upload(server, "annbot", noting_bot("ann"), tokens["ann"]).status_code == 201
+    client, _ = signed_in(server, tokens["ann"])
+    with contextlib.closing(client):
+        wait_for(lambda: "note-of-ann" in client.get("/me").text, "ann's stderr on her page")
+    logs = list((folder / "replays").glob("*.stderr.log"))
+    assert any(b"note-of-ann" in log.read_bytes() for log in logs)
+    stored = b"".join(path.read_bytes() for path in folder.glob("league.db*") if path.is_file())
+    assert b"note-of-ann" not in stored
+    with contextlib.closing(sqlite3.connect(folder / "league.db")) as db:
+        columns = {row[1] for row in db.execute("PRAGMA table_info(matches)")}
+    assert "logs" not in columns
+
+
+def test_an_old_league_is_migrated_keeping_its_matches(tmp_path: Path) -> None:
+    from arena.league.store import MIGRATIONS, Store
+
+    folder = tmp_path / "old"
+    folder.mkdir()
+    with contextlib.closing(sqlite3.connect(folder / "league.db")) as db:
+        db.executescript(MIGRATIONS[0] + "PRAGMA user_version = 1;")
+        db.execute(
+            "INSERT INTO matches (deal_seed, rotation, versions, places, scores, outcome, "
+            "faults, replay, logs, played) VALUES (7, 0, '[1,2]', '[1,2]', '[5,3]', 'finished', "
+            "'[{},{}]', 'r.json', '[\"x\",\"\"]', 1.0)"
+        )
+        db.commit()
+    store = Store.open(folder)
+    try:
+        assert store.schema_version == len(MIGRATIONS) >= 3
+        (match,) = store.matches()
+        assert (match.deal_seed, match.places, match.replay) == (7, (1, 2), "r.json")
+        assert store.session("anything") is None
+        session, csrf, _ = store.new_session(None)
+        assert store.session(session) == (None, csrf)
+    finally:
+        store.close()

@@ -3,7 +3,9 @@
     version = intake.submit(store, "ann-bot", owner, data, check, limits)
 
 `check(command, folder) -> (passed, report)` is `arena check`'s judgement, handed in by the
-command line's layer (`arena.ui.league_command`), run in the sandbox as a match would be. A
+command line's layer (`arena.ui.league_command`), run in the sandbox as a match would be: the
+version's seat (`season.seat_for`), whose fingerprint (`arena.seats.fingerprint`, what `arena
+run` records) the version carries. A
 refused archive leaves nothing behind and the bot's current version keeps playing.
 """
 
@@ -15,8 +17,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from arena.league.build import BuildFailed, BuildSettings, build
+from arena.league.season import fingerprint_of, seat_for
 from arena.league.store import VERSIONS, Owner, Store, Version
-from arena.league.submission import Refused, UnpackLimits, fingerprint, read_manifest, unpack
+from arena.league.submission import Refused, UnpackLimits, read_manifest, unpack
 
 Check = Callable[[Sequence[str], Path], tuple[bool, str]]
 DEFAULT_BUILD = BuildSettings()
@@ -74,7 +77,9 @@ def submit(
             except BuildFailed as error:
                 raise Failed(f"refused by its build: {error}", error.log) from None
             manifest = read_manifest(root)
-        passed, report = check(manifest.command, root)
+        folder = str(root.relative_to(store.folder))
+        seat = seat_for(bot, manifest.command, None, folder, store.folder)
+        passed, report = check(seat.command, seat.cwd)  # as it will sit at a table
         if not passed:
             raise Failed("refused by arena check", report)
         return store.add_version(
@@ -82,8 +87,8 @@ def submit(
             owner.id,
             command=manifest.command,
             level=None,
-            folder=str(root.relative_to(store.folder)),
-            fingerprint=fingerprint(root),
+            folder=folder,
+            fingerprint=fingerprint_of(seat),
             check_report=report,
             build_log=log,
         )

@@ -13,18 +13,20 @@ once or, when the server dies before its row, not at all — its table is chosen
 from __future__ import annotations
 
 import contextlib
+import os
 import random
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.base.config import Config, Seat, bot_command
+from arena.base.config import Config, Seat, bot_command, named_files
 from arena.league.matchmaking import Entry, next_table
 from arena.league.store import REPLAYS, Store, Version
+from arena.seats import fingerprint
 from arena.seats.replies import FaultKind
 from arena.tournaments import rating
 from arena.tournaments.executors import MatchExecutor
@@ -50,18 +52,33 @@ class Row:
 
 
 def seat_of(version: Version, folder: Path) -> Seat:
-    """How a version sits at a table: a built-in level in the arena, else its own folder."""
-    if version.level is not None:
-        return Seat(
-            name=version.name,
-            command=bot_command(version.level),
-            cwd=folder,
-            env={},
-            bot=version.level,
-        )
-    assert version.folder is not None
-    cwd = folder / version.folder
-    return Seat(name=version.name, command=version.command, cwd=cwd, env={})
+    """How a version sits at a table (`folder`: the league's)."""
+    return seat_for(version.name, version.command, version.level, version.folder, folder)
+
+
+def seat_for(
+    name: str, command: Sequence[str], level: str | None, place: str | None, league: Path
+) -> Seat:
+    """A seat as `arena run` would make it of a config in the league's folder: a built-in
+    level in the arena, else `command` run from its own folder `place` (relative to the
+    league's), the files its command names made absolute. So its own folder is its, whole
+    (a bot of several files reads them all), the league's folder is the organiser's, and
+    its fingerprint is the one `arena run` records for the same program (`seats.fingerprint`)."""
+    league = league.resolve()
+    if level is not None:
+        return Seat(name=name, command=bot_command(level), cwd=league, env={}, bot=level)
+    assert place is not None
+    own = Path(os.path.abspath(league / place))
+    named = {str(path) for path in named_files(command, own)}
+    absolute = tuple(
+        path if (path := os.path.abspath(own / part)) in named else part for part in command
+    )
+    return Seat(name=name, command=absolute, cwd=league, env={})
+
+
+def fingerprint_of(seat: Seat) -> str:
+    """The version's fingerprint: the standings' participant fingerprint of its seat."""
+    return fingerprint.of(seat)
 
 
 def standings(store: Store) -> list[Row]:
@@ -225,8 +242,7 @@ class Season:
             scores=tuple(line.scores),
             outcome=str(line.outcome),
             faults=tuple(line.faults),
-            replay=path.name,
-            logs=played.logs,
+            replay=path.name,  # (its seats' stderr logs are beside it)
             start_failed=start_failed,
         )
 

@@ -5,7 +5,10 @@ version folders are files beside it. The schema carries its version (`PRAGMA use
 is brought up to date by `MIGRATIONS`, in order, each in one transaction.
 
 Tokens are 32 random bytes shown once; only their SHA-256 is stored, and a token is compared
-with `hmac.compare_digest`. A match is written in one transaction after its replay file is on
+with `hmac.compare_digest`. A seat's stderr is not in the database: it is the `.stderr.log` file
+beside its match's replay (`Store.stderr`). A session (a browser signed in, or about to) is kept the same way:
+the SHA-256 of its random id, with its CSRF token and its expiry, so a restart signs nobody
+out. A match is written in one transaction after its replay file is on
 disk, so a match is counted once or not at all (one played when the server died is played
 again).
 """
@@ -59,9 +62,22 @@ MIGRATIONS: tuple[str, ...] = (
         at REAL NOT NULL);
     CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     """,
+    # 2: owners' sessions survive a restart (only the SHA-256 of a session id is kept)
+    """
+    CREATE TABLE sessions (
+        id_hash TEXT PRIMARY KEY, owner_id INTEGER REFERENCES owners(id) ON DELETE CASCADE,
+        csrf TEXT NOT NULL, expires REAL NOT NULL);
+    CREATE INDEX sessions_by_expiry ON sessions (expires);
+    """,
+    # 3: a seat's stderr is kept once, in the `.stderr.log` file beside the match's replay
+    """
+    ALTER TABLE matches DROP COLUMN logs;
+    """,
 )
 
 ACTIVE, PAUSED, RETIRED, DISQUALIFIED = "active", "paused", "retired", "disqualified"
+SIGNED_IN_SECONDS = 14 * 86400.0  # a signed-in session lasts this long
+ANONYMOUS_SECONDS = 86400.0  # a session that has not signed in (the sign-in form's CSRF token)
 STATES = (ACTIVE, PAUSED, RETIRED, DISQUALIFIED)
 
 
@@ -115,7 +131,6 @@ class MatchRow:
     outcome: str
     faults: tuple[dict[str, int], ...]
     replay: str
-    logs: tuple[str, ...]
     played: float
 
 
@@ -212,13 +227,19 @@ class Store:
     # -- owners -------------------------------------------------------------------------
 
     def add_owner(self, name: str, *, organiser: bool = False) -> str:
-        """A new owner (or a new token for an existing one); the token, shown once."""
+        """A new owner (or a new token for an existing one, which signs out their sessions);
+        the token, shown once."""
         token = new_token()
         with self._transaction() as db:
             db.execute(
                 "INSERT INTO owners (name, token_hash, organiser, created) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT(name) DO UPDATE SET token_hash = excluded.token_hash",
                 (name, token_hash(token), int(organiser), time.time()),
+            )
+            # A new token signs out the sessions the old one opened.
+            db.execute(
+                "DELETE FROM sessions WHERE owner_id = (SELECT id FROM owners WHERE name = ?)",
+                (name,),
             )
         return token
 
@@ -236,6 +257,36 @@ class Store:
     def owner(self, ident: int) -> Owner | None:
         rows = self._all("SELECT id, name, organiser FROM owners WHERE id = ?", (ident,))
         return Owner(rows[0][0], rows[0][1], bool(rows[0][2])) if rows else None
+
+    # -- sessions -----------------------------------------------------------------------
+
+    def new_session(self, owner_id: int | None) -> tuple[str, str, float]:
+        """A new session for `owner_id` (None: not signed in): its id (for the cookie), its
+        CSRF token and how many seconds it lasts. Expired sessions are dropped on the way."""
+        session, csrf = new_token(), new_token()
+        seconds = ANONYMOUS_SECONDS if owner_id is None else SIGNED_IN_SECONDS
+        now = time.time()
+        with self._transaction() as db:
+            db.execute("DELETE FROM sessions WHERE expires <= ?", (now,))
+            db.execute(
+                "INSERT INTO sessions (id_hash, owner_id, csrf, expires) VALUES (?, ?, ?, ?)",
+                (token_hash(session), owner_id, csrf, now + seconds),
+            )
+        return session, csrf, seconds
+
+    def session(self, session: str | None) -> tuple[int | None, str] | None:
+        """(owner id or None, CSRF token) of a live session, or None: unknown or expired."""
+        if not session:
+            return None
+        rows = self._all(
+            "SELECT owner_id, csrf FROM sessions WHERE id_hash = ? AND expires > ?",
+            (token_hash(session), time.time()),
+        )
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    def end_session(self, session: str) -> None:
+        with self._transaction() as db:
+            db.execute("DELETE FROM sessions WHERE id_hash = ?", (token_hash(session),))
 
     # -- bots and versions --------------------------------------------------------------
 
@@ -402,7 +453,6 @@ class Store:
         outcome: str,
         faults: Sequence[dict[str, int]],
         replay: str,
-        logs: Sequence[str],
         start_failed: Sequence[int] = (),
         failures_to_pause: int = 3,
     ) -> int | None:
@@ -412,7 +462,7 @@ class Store:
             try:
                 ident = db.execute(
                     "INSERT INTO matches (deal_seed, rotation, versions, places, scores, "
-                    "outcome, faults, replay, logs, played) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "outcome, faults, replay, played) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         deal_seed,
                         rotation,
@@ -422,7 +472,6 @@ class Store:
                         outcome,
                         orjson.dumps(list(faults)).decode(),
                         replay,
-                        orjson.dumps(list(logs)).decode(),
                         time.time(),
                     ),
                 ).lastrowid
@@ -452,7 +501,7 @@ class Store:
 
     _MATCH_SQL = (
         "SELECT id, deal_seed, rotation, versions, places, scores, outcome, faults, replay, "
-        "logs, played FROM matches"
+        "played FROM matches"
     )
 
     @staticmethod
@@ -467,8 +516,7 @@ class Store:
             row[6],
             tuple(orjson.loads(row[7])),
             row[8],
-            tuple(orjson.loads(row[9])),
-            row[10],
+            row[9],
         )
 
     def matches(self, *, after: int = 0) -> list[MatchRow]:
@@ -480,6 +528,19 @@ class Store:
     def match(self, ident: int) -> MatchRow | None:
         rows = self._all(self._MATCH_SQL + " WHERE id = ?", (ident,))
         return self._match(rows[0]) if rows else None
+
+    def stderr(self, match: MatchRow, seat: int, tail: int = 4000) -> str:
+        """The end of what `seat` wrote to stderr in `match` ("" for nothing): the log file
+        `write_replay` keeps beside the replay, the one copy (not in the database)."""
+        stem = match.replay.removesuffix(".json")
+        path = self.folder / REPLAYS / f"{stem}.seat{seat}.stderr.log"
+        try:
+            with path.open("rb") as stream:
+                size = stream.seek(0, 2)
+                stream.seek(max(0, size - 4 * tail))
+                return stream.read().decode("utf-8", "replace")[-tail:]
+        except OSError:
+            return ""
 
     def match_count(self) -> int:
         return int(self._all("SELECT COUNT(*) FROM matches")[0][0])

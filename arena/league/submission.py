@@ -2,7 +2,6 @@
 
     folder = unpack(data, target, limits)    # raises Refused (one line) for anything unsafe
     manifest = read_manifest(folder)         # command = [...], build = [...] (optional)
-    fingerprint(folder)                      # sha256 over every file's path, mode and bytes
 
 Nothing of an archive is trusted: a member with an absolute path or `..`, a link, a device or a
 FIFO is refused (not skipped), and so are too many members and more unpacked bytes than
@@ -11,7 +10,6 @@ allowed (an archive bomb is stopped by counting what is written, not what the he
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 import stat
@@ -185,22 +183,6 @@ def read_manifest(folder: Path) -> Manifest:
         if part.startswith("/") or ".." in PurePosixPath(part).parts:
             raise Refused(f"{MANIFEST}: {part!r}: a program inside the folder or on PATH")
     return Manifest(tuple(command), tuple(build) if isinstance(build, list) else None)
-
-
-def fingerprint(folder: Path) -> str:
-    """The version's identity: sha256 over each file's relative path, executable bit and bytes,
-    in path order. (The one place this is computed; the standings' participant fingerprint
-    replaces it when it lands.)"""
-    digest = hashlib.sha256(b"gofish-arena-league-folder/1\0")
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
-        relative = path.relative_to(folder).as_posix()
-        digest.update(relative.encode("utf-8", "surrogateescape") + b"\0")
-        digest.update(b"x" if os.stat(path).st_mode & 0o111 else b"-")
-        with path.open("rb") as stream:
-            while chunk := stream.read(_CHUNK):
-                digest.update(chunk)
-        digest.update(b"\0")
-    return digest.hexdigest()
 
 
 def folder_bytes(folder: Path) -> int:

@@ -4,7 +4,8 @@
 
 Every page is rendered by jinja2 with autoescape; scripts and styles come from this server only
 (`/static/…`) under a Content-Security-Policy that allows nothing else. Owners sign in with
-their token (a session cookie, HttpOnly and SameSite=Strict, holding a random session id);
+their token (a session cookie, HttpOnly and SameSite=Strict, holding a random session id whose
+SHA-256, CSRF token and expiry are in the league's database: a restart signs nobody out);
 every form carries a CSRF token tied to the session. Requests are size-capped and rate-limited
 per client address.
 """
@@ -12,7 +13,6 @@ per client address.
 from __future__ import annotations
 
 import hmac
-import secrets
 import threading
 import time
 from collections import defaultdict, deque
@@ -156,20 +156,11 @@ TEMPLATES = {
 }
 
 
-class _Sessions:
-    def __init__(self) -> None:
-        self.owners: dict[str, tuple[int | None, str]] = {}  # session id -> (owner id, csrf)
-        self.lock = threading.Lock()
-
-    def new(self, owner: int | None) -> tuple[str, str]:
-        session, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
-        with self.lock:
-            self.owners[session] = (owner, csrf)
-        return session, csrf
-
-    def get(self, session: str | None) -> tuple[int | None, str] | None:
-        with self.lock:
-            return self.owners.get(session or "")
+def set_cookie(response: Response, session: str, seconds: float) -> None:
+    """The session's cookie: HttpOnly, SameSite=Strict, kept as long as the session lasts."""
+    response.set_cookie(
+        COOKIE, session, max_age=int(seconds), httponly=True, samesite="strict", path="/"
+    )
 
 
 class _RateLimit:
@@ -214,7 +205,7 @@ class Site:
         self.env = Environment(
             loader=DictLoader(TEMPLATES), autoescape=select_autoescape(default=True)
         )
-        self.sessions, self.rates = _Sessions(), _RateLimit()
+        self.rates = _RateLimit()
 
     def page(self, template: str, status: int = 200, **values: Any) -> HTMLResponse:
         return HTMLResponse(self.env.get_template(template).render(**values), status_code=status)
@@ -228,7 +219,7 @@ class Site:
 
     def session_of(self, request: Request) -> tuple[Owner | None, str]:
         """The signed-in owner and the session's CSRF token (a session is made if none)."""
-        found = self.sessions.get(request.cookies.get(COOKIE))
+        found = self.store.session(request.cookies.get(COOKIE))
         if found is None:
             return None, ""
         owner = self.store.owner(found[0]) if found[0] is not None else None
@@ -239,7 +230,7 @@ class Site:
         if int(request.headers.get("content-length") or cap + 1) > cap:
             return JSONResponse({"error": f"request over {cap} bytes"}, status_code=413)
         form = await request.form(max_files=1, max_fields=10, max_part_size=cap)
-        found = self.sessions.get(request.cookies.get(COOKIE))
+        found = self.store.session(request.cookies.get(COOKIE))
         sent = str(form.get("csrf", ""))
         if found is None or not hmac.compare_digest(found[1], sent):
             return JSONResponse({"error": "missing or wrong CSRF token"}, status_code=403)
@@ -247,11 +238,11 @@ class Site:
         return values
 
     def with_session(self, response: Response, request: Request) -> tuple[Response, str]:
-        found = self.sessions.get(request.cookies.get(COOKIE))
+        found = self.store.session(request.cookies.get(COOKIE))
         if found is not None:
             return response, found[1]
-        session, csrf = self.sessions.new(None)
-        response.set_cookie(COOKIE, session, httponly=True, samesite="strict", path="/")
+        session, csrf, seconds = self.store.new_session(None)
+        set_cookie(response, session, seconds)
         return response, csrf
 
     def leaderboard_json(self) -> dict[str, Any]:
@@ -426,9 +417,12 @@ class Site:
             return self.page(
                 "login.html", 401, title="Sign in", csrf=csrf, error="That token is not valid."
             )
-        session, _ = self.sessions.new(owner.id)
+        old = request.cookies.get(COOKIE)
+        if old:
+            self.store.end_session(old)  # a new session id on signing in (no fixation)
+        session, _, seconds = self.store.new_session(owner.id)
         response = RedirectResponse("/organiser" if owner.organiser else "/me", status_code=303)
-        response.set_cookie(COOKIE, session, httponly=True, samesite="strict", path="/")
+        set_cookie(response, session, seconds)
         return response
 
     async def me(self, request: Request) -> Response:
@@ -441,11 +435,12 @@ class Site:
         versions = [v for v in self.store.versions() if v.owner_id == owner.id]
         ids = {v.id for v in versions}
         logs: dict[int, list[str]] = {v.id: [] for v in versions}
-        for match in self.store.matches()[-200:]:
-            for version, log in zip(match.versions, match.logs, strict=False):
-                if version in ids and log:
-                    logs[version].append(log[-4000:])
-        played = [m for m in self.store.matches()[-200:] if ids & set(m.versions)][-10:][::-1]
+        recent = self.store.matches()[-200:]
+        for match in recent:
+            for seat, version in enumerate(match.versions):
+                if version in ids and (log := self.store.stderr(match, seat)):
+                    logs[version].append(log)
+        played = [m for m in recent if ids & set(m.versions)][-10:][::-1]
         reports = {v.id: self.store.reports(v.id) for v in versions}
         return self.page(
             "me.html",

@@ -133,6 +133,7 @@ def add(
 ) -> None:
     """Add a bot owned by the organiser: a built-in level, or -- COMMAND (run in DIR)."""
     from arena.league.intake import valid_name
+    from arena.league.season import fingerprint_of, seat_for
 
     store = _store(folder)
     command = list(ctx.args)
@@ -145,21 +146,17 @@ def add(
         _fail(f"--bot: {bot!r} is not one of {', '.join(level.value for level in Level)}")
     if store.bot_owner(name)[0]:
         _fail(f"bot {name!r} exists already")
+    place = None if bot else "."
+    seat = seat_for(name, command, bot, place, folder)
     store.add_version(
         name,
         None,
         command=command,
         level=bot,
-        folder=None if bot else ".",
-        fingerprint=_print(bot, command),
+        folder=place,
+        fingerprint=fingerprint_of(seat),
     )
     print(f"added {name}")
-
-
-def _print(bot: str | None, command: Sequence[str]) -> str:
-    import hashlib
-
-    return hashlib.sha256(repr((bot, list(command))).encode()).hexdigest()
 
 
 @league_app.command()
