@@ -6,7 +6,6 @@ stdout that could not take the output), 128 + the signal when stopped by one (13
 143 for SIGTERM, 129 for SIGHUP; see `arena.base.shutdown` and docs/stopping.md).
 """
 
-import gc
 import math
 import os
 import shlex
@@ -20,7 +19,6 @@ import typer
 
 from arena.base import shutdown
 from arena.base.errors import ArenaError, ConfigError, ReplayError
-from arena.ui import plugins
 
 # Start-up: `arena --help` imports typer and nothing else of weight. Rich, pydantic, orjson and
 # the rooms below are imported by the commands that use them (bench/startup.py measures it).
@@ -88,20 +86,6 @@ def _arena(
     ] = False,
 ) -> None:
     """gofish-arena: run Go Fish matches between bots written in any language."""
-
-
-def _plain_arguments() -> None:
-    """Help shows an argument as its metavar: typer 0.29 adds its Python type ("CONFIG <path>",
-    "COMMAND <list[str]>") and braces in the usage line ("{CONFIG}"), which read as syntax."""
-    argument: Any = getattr(typer.core, "TyperArgument", None)
-    if argument is None or not hasattr(argument, "_usage_display_name"):
-        return  # another typer: its own help, unpatched
-    argument.display_type_rich = lambda self, ctx: None
-    shown = argument._usage_display_name
-    argument._usage_display_name = lambda self: shown(self).replace("{", "").replace("}", "")
-
-
-_plain_arguments()
 
 
 class _Console:
@@ -412,7 +396,6 @@ def _run_loaded(
         scheduler=scheduler,
     )
     shutdown.install_graceful()  # SIGINT, SIGTERM, SIGHUP: stop the matches, keep every finished one
-    _playing()
     missing = plan.matches - len(plan.done)
     workers = max(1, min(jobs or default_jobs(), missing))
     executor: Callable[[], MatchExecutor] = lambda: make_executor(workers)
@@ -1208,7 +1191,6 @@ def replay_fork(
     from arena.replays.replay import program_name
     from arena.ui.terminal import inert
 
-    _playing()
     try:
         path, forked = fork.fork_file(file, at, seat or [], output, cwd=Path.cwd())
     except (ReplayError, ConfigError) as error:
@@ -1387,7 +1369,6 @@ def play(
         rules=chosen,
         rules_choice=rules,
     )
-    _playing()
     try:
         status = play_module.play(options, out.console)
     except ArenaError as error:
@@ -1524,7 +1505,6 @@ def check(
     if warning is not None:
         err.print(warning, markup=False, highlight=False, soft_wrap=True)
     limits = config_module.LimitsSection(reply_timeout=timeout, startup_timeout=startup_timeout)
-    _playing()
     report = check_module.run_checks(resolved, cwd, limits, confinement)  # a stop: `main`
     if not out.is_terminal and "COLUMNS" not in os.environ:
         out.console.width = PIPED_WIDTH  # a file or a pipe: rich's 80 columns would cut the cells
@@ -1533,26 +1513,10 @@ def check(
     raise typer.Exit(0 if report.passed else 1)
 
 
-# Start-up builds tens of thousands of objects (modules, classes, validators) and frees few:
-# the cycle collector's passes over them are wasted time (about a tenth of `arena replay
-# verify`). It waits for this many new objects until a command is about to play matches.
-START_UP_COLLECTION = 100_000
-_USUAL_COLLECTION = gc.get_threshold()
-
-
-def _playing() -> None:
-    """From here on, collect cycles as usual, and never again look at start-up's objects: a
-    pass over 100,000 objects between two replies would count against the seat waiting."""
-    gc.freeze()
-    gc.set_threshold(*_USUAL_COLLECTION)
-
-
 def main() -> None:
-    gc.set_threshold(START_UP_COLLECTION, *_USUAL_COLLECTION[1:])
     # The arena uses no pydantic plugin: looking for some reads every installed package's
-    # metadata, a third of the start-up of `arena replay verify`.
+    # metadata (pydantic's documented switch).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    plugins.find_none()
     # A lone surrogate a bot wrote (kept in its replay) is printed as `\udXXX`, not a crash.
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
