@@ -11,7 +11,8 @@ import os
 import shlex
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -124,6 +125,34 @@ def fail(message: str, status: int) -> NoReturn:
     else:  # plain: a mistake in a file or an option is told without loading rich
         _say(message, error=True)
     raise typer.Exit(status)
+
+
+@contextmanager
+def user_errors(
+    *,
+    usage: tuple[type[Exception], ...] = (ConfigError,),
+    told: Callable[[str], str] = str,
+    arena: Callable[[str], str] | None = "arena error: {}".format,
+) -> Iterator[None]:
+    """An error out of the block as one line and an exit status (`fail`): one of `usage` (a
+    bad config, option or file of the user's) in the words `told(message)`, exit 2; any other
+    ArenaError, the arena's own failure, in the words `arena(message)`, exit 1 (`arena=None`:
+    it goes on up)."""
+    try:
+        yield
+    except usage as error:
+        fail(told(str(error)), 2)
+    except ArenaError as error:
+        if arena is None:
+            raise
+        fail(arena(str(error)), 1)
+
+
+def _cannot_write_schemas(folder: Path) -> Callable[[str], str]:
+    def words(message: str) -> str:
+        return f"cannot write schemas to {folder}: {message.removeprefix('cannot write ')}"
+
+    return words
 
 
 def _say(line: str, *, error: bool = False) -> None:
@@ -276,12 +305,8 @@ def run(
     _in_range("--jobs", jobs, 1, JOBS_LIMIT)
     sandbox.probe_soon()  # whether bwrap works here, found while the config is read
 
-    try:
+    with user_errors():
         settings, seats = config_module.load(config, seed=seed, matches=games)
-    except ConfigError as error:
-        fail(str(error), 2)
-    except ArenaError as error:
-        fail(f"arena error: {error}", 1)
     _run_loaded(
         ctx,
         config,
@@ -319,7 +344,7 @@ def _prepared(
     from arena.seats import fingerprint
     from arena.tournaments import tournament
 
-    try:
+    with user_errors(arena=None):
         for warning in config_module.rule_warnings(settings):
             err.print(f"warning: {config}: {warning}", markup=False, soft_wrap=True)
         # Matches on a Dask cluster; an empty --scheduler is a mistake, not "play here".
@@ -333,11 +358,9 @@ def _prepared(
                 "--jobs and --scheduler: give one (a cluster plays as many matches at once as it has worker threads)"
             )
         settings = _decide_sandbox(config, settings)
-    except ConfigError as error:
-        fail(str(error), 2)
     # Matches on a Dask cluster (arena/tournaments/cluster.py, docs/cluster.md).
     cluster = _open_cluster(ctx, address, settings, seats) if address is not None else None
-    try:
+    with user_errors():
         plan = tournament.prepare(
             config,
             settings,
@@ -347,10 +370,6 @@ def _prepared(
             replace_standings=replace_standings,
             fingerprints={seat.name: fingerprint.of(seat) for seat in seats},
         )
-    except ConfigError as error:
-        fail(str(error), 2)
-    except ArenaError as error:
-        fail(f"arena error: {error}", 1)
     if plan.replaces is not None:
         err.print(
             f"note: {plan.folder}: this test's standings replace those of the earlier one "
@@ -436,15 +455,11 @@ def _run_loaded(
         if stops is not None:
             stops.add(played)
 
-    try:
+    with user_errors():
         report = _run_with_progress(plan, workers, quiet, executor, recorded)
         standings = plan.standings()  # once, for the file and the terminal
         path = plan.write_standings(standings)
         page.finish()
-    except ConfigError as error:  # a worker that joined the cluster mid-run, and failed its check
-        fail(str(error), 2)
-    except ArenaError as error:
-        fail(f"arena error: {error}", 1)
     if not quiet:
         _print_standings(plan, standings, report, path, cwd, stops)
     if finished is not None:
@@ -471,17 +486,13 @@ def _run_single(
     from arena.tournaments.executors import InlineExecutor
 
     shown: list[tuple[MatchPlayed, Path]] = []
-    try:
+    with user_errors():
         report = tournament.run(
             plan,
             executor or InlineExecutor,
             window=1,
             on_played=lambda played: shown.append((played, plan.folder / played.line.replay)),
         )
-    except ConfigError as error:  # a worker that failed its check
-        fail(str(error), 2)
-    except ArenaError as error:
-        fail(f"arena error: {error}", 1)
     for played, path in shown:
         if not quiet:
             _print_game(played, path, cwd)
@@ -523,7 +534,7 @@ def _open_cluster(ctx: typer.Context, address: str, settings: Any, seats: Any) -
     """Connect to and check the cluster, closed with the command. Exit 2 if it cannot run."""
     from arena.tournaments.cluster import ClusterError, open_cluster
 
-    try:
+    with user_errors(usage=(ClusterError,), arena=None):
         cluster: Cluster = ctx.with_resource(
             open_cluster(
                 address,
@@ -532,8 +543,6 @@ def _open_cluster(ctx: typer.Context, address: str, settings: Any, seats: Any) -
                 sandbox=settings.limits.sandbox,
             )
         )
-    except ClusterError as error:
-        fail(str(error), 2)
     return cluster
 
 
@@ -767,7 +776,7 @@ def report(
 
     for game in view or ():
         _in_range("--view", game, 0, 10**9)  # a game number, as `arena run` numbers them (from 0)
-    try:
+    with user_errors():
         built = report_module.build(
             folder,
             output,
@@ -776,10 +785,6 @@ def report(
             folder_arg=str(folder),
             without=without,
         )
-    except ConfigError as error:
-        fail(str(error), 2)
-    except ArenaError as error:
-        fail(f"arena error: {error}", 1)
     for page in built.views:
         out.print(Text(f"wrote {page}"))
     out.print(
@@ -838,12 +843,8 @@ def standings(
 
     if json_output and csv_output:
         fail("--json and --csv: give one", 2)
-    try:
+    with user_errors():
         chosen = standings_command.folder_matches(folder, tournament=tournament_id, without=without)
-    except ConfigError as error:
-        fail(str(error), 2)
-    except ArenaError as error:
-        fail(f"arena error: {error}", 1)
     table = standings_command.standings_of(chosen, adjusted=luck_adjusted)
     if not out.is_terminal and "COLUMNS" not in os.environ:
         out.console.width = PIPED_WIDTH  # a file or a pipe: rich's 80 columns would cut the cells
@@ -1007,7 +1008,7 @@ def sprt(
     _in_range("--min-groups", min_groups, 1, config_module.GAMES_LIMIT)
     _in_range("--seed", seed, 0, 2**63 - 1)
 
-    try:
+    with user_errors(told=sprt_command.in_options):
         data = sprt_command.config_data(
             command,
             vs,
@@ -1026,10 +1027,6 @@ def sprt(
         )
         # As if from a config file in the current folder: the base of relative paths.
         settings, participants = config_module.validate(Path("arena sprt"), data)
-    except ConfigError as error:
-        fail(sprt_command.in_options(str(error)), 2)
-    except ArenaError as error:
-        fail(f"arena error: {error}", 1)
     options = (
         sys.argv[1 : sys.argv.index("--")]
         if "--" in sys.argv
@@ -1147,16 +1144,12 @@ def replay_show(
     from arena.replays import replay as replay_module
     from arena.ui import show
 
-    try:
+    with user_errors(usage=(ReplayError,), arena=None):
         data = replay_module.read(file)
-    except ReplayError as error:
-        fail(str(error), 2)
     if seat is not None and not 0 <= seat < len(data.players):
         fail(f"--seat {seat}: the replay has seats 0..{len(data.players) - 1}", 2)
-    try:
+    with user_errors(usage=(ReplayError,), told=f"{file}: {{}}".format, arena=None):
         out.print(show.render(data, seat, notes=notes))
-    except ReplayError as error:
-        fail(f"{file}: {error}", 2)
 
 
 @replay_app.command("fork")
@@ -1192,11 +1185,8 @@ def replay_fork(
     from arena.ui.terminal import inert
 
     try:
-        path, forked = fork.fork_file(file, at, seat or [], output, cwd=Path.cwd())
-    except (ReplayError, ConfigError) as error:
-        fail(str(error), 2)
-    except ArenaError as error:
-        fail(str(error), 1)
+        with user_errors(usage=(ReplayError, ConfigError), arena=str):
+            path, forked = fork.fork_file(file, at, seat or [], output, cwd=Path.cwd())
     except KeyboardInterrupt:  # (a MatchInterrupted too) every participant is stopped already
         err.print(f"interrupted: the fork was not finished; nothing written to {output}")
         raise typer.Exit(shutdown.exit_status()) from None
@@ -1247,27 +1237,21 @@ def replay_html(
 
     if level not in BOTS:
         fail(f"--level {level}: not one of {', '.join(BOTS)}", 2)
-    try:
+    with user_errors(usage=(ReplayError,), arena=None):
         data = replay_module.read(file)  # its errors name the file already
-    except ReplayError as error:
-        fail(str(error), 2)
     if review is not None and not 0 <= review < len(data.players):
         fail(f"--review {review}: the replay has seats 0..{len(data.players) - 1}", 2)
-    try:
+    with user_errors(
+        usage=(ReplayError, coach.CoachError), told=f"{file}: {{}}".format, arena=None
+    ):
         marks = None
         if review is not None:
             decisions = coach.review(coach.view_of(data, review), level=level, seed=data.seed or 0)
             marks = viewer.review_marks(data, review, level, decisions)
         page = viewer.render(data, title=f"Go Fish replay: {file.name}", review=marks)
-    except (ReplayError, coach.CoachError) as error:
-        fail(f"{file}: {error}", 2)
-    try:
+    with user_errors(arena=str):
         # A complete new file or none: a previous page stays whole until the new one is.
         viewer.write_page(output, page)
-    except ConfigError as error:
-        fail(str(error), 2)
-    except ArenaError as error:
-        fail(str(error), 1)
     out.print(Text(f"wrote {output}"))
 
 
@@ -1297,18 +1281,14 @@ def replay_review(
         fail(f"--level {level}: not one of {', '.join(BOTS)}", 2)
     if not 2 <= worlds <= 100_000:
         fail(f"--worlds {worlds}: give 2 to 100000", 2)
-    try:
+    with user_errors(usage=(ReplayError,), arena=None):
         data = replay_module.read(file)
-    except ReplayError as error:
-        fail(str(error), 2)
     if not 0 <= seat < len(data.players):
         fail(f"--seat {seat}: the replay has seats 0..{len(data.players) - 1}", 2)
     view = coach.view_of(data, seat)
     asks = sum(1 for _, message, _ in view if message.get("type") == "ask")
-    try:
+    with user_errors(usage=(coach.CoachError,), told=f"{file}: {{}}".format, arena=None):
         decisions = coach.review(view, level=level, worlds=worlds, seed=data.seed or 0)
-    except coach.CoachError as error:
-        fail(f"{file}: {error}", 2)
     if as_json:
         out.print(orjson.dumps(review.as_json(seat, level, decisions, asks)).decode(), markup=False)
     else:
@@ -1349,16 +1329,13 @@ def play(
     _in_range("--delay", delay, 0, 60)
     _in_range("--seed", seed, 0, 2**63 - 1)
     _check_name(name)
-    try:  # before the game, not after it: a game played is never lost for want of a folder
+    # Before the game, not after it: a game played is never lost for want of a folder.
+    with user_errors(usage=(ConfigError, WriteError), told="--replays: {}".format, arena=None):
         check_writable(replays.absolute())
-    except (ConfigError, WriteError) as error:
-        fail(f"--replays: {error}", 2)
     if level not in play_module.LEVELS:
         fail(f"--level: {level!r} is not one of {', '.join(play_module.LEVELS)}", 2)
-    try:
+    with user_errors(arena=None):
         chosen = play_module.chosen_rules(rules, opponents + 1)
-    except ConfigError as error:
-        fail(str(error), 2)
     options = play_module.PlayOptions(
         opponents=opponents,
         level=level,
@@ -1369,10 +1346,8 @@ def play(
         rules=chosen,
         rules_choice=rules,
     )
-    try:
+    with user_errors(usage=()):
         status = play_module.play(options, out.console)
-    except ArenaError as error:
-        fail(f"arena error: {error}", 1)
     raise typer.Exit(status)
 
 
@@ -1407,17 +1382,13 @@ def schema(
     from arena.base.files import check_replaceable, replace
 
     files = schema_module.files()
-    try:
+    with user_errors(told="--out: {}".format, arena=_cannot_write_schemas(out_dir)):
         for name in files:  # a folder or a FIFO in a schema's place: refused before any write
             check_replaceable(out_dir / name)
         for name, document in files.items():
             # Each file whole or not at all; a link in its place is replaced, never written through.
             data = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
             replace(out_dir / name, data.encode("utf-8"))
-    except ConfigError as error:
-        fail(f"--out: {error}", 2)
-    except ArenaError as error:
-        fail(f"cannot write schemas to {out_dir}: {str(error).removeprefix('cannot write ')}", 1)
     out.print(Text(f"wrote {len(files)} schemas to {out_dir}"))
 
 
@@ -1433,7 +1404,6 @@ def export(
 ) -> None:
     """Write one row per decision of the replays (view, legal actions, action, valid, books,
     place) to a JSON lines or Parquet file (docs/research.md)."""
-    from arena.base.errors import WriteError
     from arena.replays import export as export_module
 
     if not folder.exists():
@@ -1448,12 +1418,8 @@ def export(
         except ImportError:
             fail("-o: a .parquet file needs pyarrow: pip install 'gofish-arena[parquet]'", 2)
     began = time.monotonic()
-    try:
+    with user_errors(usage=(ReplayError,), arena=str):
         done = export_module.export(folder, output)
-    except ReplayError as error:
-        fail(str(error), 2)
-    except WriteError as error:
-        fail(str(error), 1)
     took = time.monotonic() - began
     _say(
         f"{_count(done.rows, 'decision')} from {_count(done.replays, 'replay')} to {output}"
@@ -1490,18 +1456,14 @@ def check(
     _in_range("--timeout", timeout, 0, WEEK, above=True)
     _in_range("--startup-timeout", startup_timeout, 0, WEEK, above=True)
     cwd = Path.cwd()
-    try:
+    with user_errors(arena=None):
         resolved = check_module.resolve_command(command, cwd)
-    except ConfigError as error:
-        fail(str(error), 2)
     from arena.seats import sandbox as sandbox_module
 
     if sandbox not in ("auto", "bwrap", "none"):
         fail(f"--sandbox: {sandbox!r} is not one of auto, bwrap, none", 2)
-    try:
+    with user_errors(told="--sandbox: {}".format, arena=None):
         confinement, warning = sandbox_module.decide(sandbox)
-    except ConfigError as error:
-        fail(f"--sandbox: {error}", 2)
     if warning is not None:
         err.print(warning, markup=False, highlight=False, soft_wrap=True)
     limits = config_module.LimitsSection(reply_timeout=timeout, startup_timeout=startup_timeout)
