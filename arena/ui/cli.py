@@ -69,6 +69,43 @@ from arena.ui.league_command import league_app
 app.add_typer(league_app, name="league")
 
 
+# What several commands take, said once.
+ResultsFolder = Annotated[
+    Path,
+    typer.Argument(
+        metavar="FOLDER", help="A tournament's replays folder (the one with results.jsonl)."
+    ),
+]
+TournamentId = Annotated[
+    str | None,
+    typer.Option(
+        "--tournament",
+        metavar="ID",
+        help="The tournament when the folder holds several [default: the last one written].",
+    ),
+]
+Without = Annotated[
+    str | None,
+    typer.Option(
+        "--without",
+        metavar="NAME",
+        help="Leave out every match NAME played, as if it had not been played (a disqualified bot).",
+    ),
+]
+NewRun = Annotated[
+    bool,
+    typer.Option(
+        "--new-run",
+        help="Start a new run even where --resume finds a participant's program changed, or the folder holds another tournament's standings (replaced).",
+    ),
+]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress or tables; errors only.")]
+ReplayFile = Annotated[Path, typer.Argument(metavar="FILE", help="A replay JSON file.")]
+ReplyTimeout = Annotated[
+    float, typer.Option(metavar="SECONDS", help="Seconds allowed for each reply.")
+]
+
+
 def _print_version(asked: bool) -> None:
     if asked:
         from arena import __version__
@@ -277,16 +314,8 @@ def run(
             help="Continue the last run of this tournament: play only its missing matches.",
         ),
     ] = False,
-    new_run: Annotated[
-        bool,
-        typer.Option(
-            "--new-run",
-            help="Start a new run even where --resume finds a participant's program changed, or the folder holds another tournament's standings (replaced).",
-        ),
-    ] = False,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress or tables; errors only.")
-    ] = False,
+    new_run: NewRun = False,
+    quiet: Quiet = False,
     scheduler: Annotated[
         str | None,
         typer.Option(
@@ -729,12 +758,7 @@ def _print_standings(
 
 @app.command()
 def report(
-    folder: Annotated[
-        Path,
-        typer.Argument(
-            metavar="FOLDER", help="A tournament's replays folder (the one with results.jsonl)."
-        ),
-    ],
+    folder: ResultsFolder,
     output: Annotated[
         Path | None,
         typer.Option(
@@ -752,22 +776,8 @@ def report(
             help="Also build the viewer page of game GAME (as `arena run` numbers them), beside its replay, and link it; repeatable.",
         ),
     ] = None,
-    tournament_id: Annotated[
-        str | None,
-        typer.Option(
-            "--tournament",
-            metavar="ID",
-            help="The tournament to report when the folder holds several [default: the last one written].",
-        ),
-    ] = None,
-    without: Annotated[
-        str | None,
-        typer.Option(
-            "--without",
-            metavar="NAME",
-            help="Leave out every match NAME played, as if it had not been played (a disqualified bot).",
-        ),
-    ] = None,
+    tournament_id: TournamentId = None,
+    without: Without = None,
 ) -> None:
     """One self-contained page of a tournament: standings, plots, every match linked to its replay."""
     from rich.text import Text
@@ -802,34 +812,15 @@ def _dropped(name: str, count: int) -> str:
 
 @app.command()
 def standings(
-    folder: Annotated[
-        Path,
-        typer.Argument(
-            metavar="FOLDER", help="A tournament's replays folder (the one with results.jsonl)."
-        ),
-    ],
+    folder: ResultsFolder,
     json_output: Annotated[
         bool, typer.Option("--json", help="The standings as JSON (standings.json's format).")
     ] = False,
     csv_output: Annotated[
         bool, typer.Option("--csv", help="One CSV line per participant, best first.")
     ] = False,
-    tournament_id: Annotated[
-        str | None,
-        typer.Option(
-            "--tournament",
-            metavar="ID",
-            help="The tournament when the folder holds several [default: the last one written].",
-        ),
-    ] = None,
-    without: Annotated[
-        str | None,
-        typer.Option(
-            "--without",
-            metavar="NAME",
-            help="Leave out every match NAME played, as if it had not been played (a disqualified bot).",
-        ),
-    ] = None,
+    tournament_id: TournamentId = None,
+    without: Without = None,
     luck_adjusted: Annotated[
         bool,
         typer.Option(
@@ -960,9 +951,7 @@ def sprt(
         str,
         typer.Option(metavar="DIR", help="Folder for replays, results.jsonl and standings.json."),
     ] = "replays",
-    timeout: Annotated[
-        float, typer.Option(metavar="SECONDS", help="Seconds allowed for each reply.")
-    ] = 2.0,
+    timeout: ReplyTimeout = 2.0,
     jobs: Annotated[
         int | None,
         typer.Option(
@@ -975,16 +964,8 @@ def sprt(
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue the last run of this same test.")
     ] = False,
-    new_run: Annotated[
-        bool,
-        typer.Option(
-            "--new-run",
-            help="Start a new run even where --resume finds a participant's program changed, or the folder holds another tournament's standings (replaced).",
-        ),
-    ] = False,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress or tables; errors only.")
-    ] = False,
+    new_run: NewRun = False,
+    quiet: Quiet = False,
     json_line: Annotated[
         bool,
         typer.Option(
@@ -1129,7 +1110,7 @@ def replay_verify(
 
 @replay_app.command("show")
 def replay_show(
-    file: Annotated[Path, typer.Argument(metavar="FILE", help="A replay JSON file.")],
+    file: ReplayFile,
     seat: Annotated[
         int | None, typer.Option(metavar="K", help="Show only what this seat saw.")
     ] = None,
@@ -1214,7 +1195,7 @@ def replay_fork(
 
 @replay_app.command("html")
 def replay_html(
-    file: Annotated[Path, typer.Argument(metavar="FILE", help="A replay JSON file.")],
+    file: ReplayFile,
     output: Annotated[
         Path, typer.Option("--output", "-o", metavar="OUT.html", help="The page to write.")
     ],
@@ -1257,7 +1238,7 @@ def replay_html(
 
 @replay_app.command("review")
 def replay_review(
-    file: Annotated[Path, typer.Argument(metavar="FILE", help="A replay JSON file.")],
+    file: ReplayFile,
     seat: Annotated[int, typer.Option(metavar="K", help="The seat whose asks to review.")],
     level: Annotated[
         str, typer.Option(metavar="LEVEL", help="The policy to compare with (a built-in level).")
@@ -1435,9 +1416,7 @@ def check(
             metavar="COMMAND", help="The participant's program and its arguments, after `--`."
         ),
     ],
-    timeout: Annotated[
-        float, typer.Option(metavar="SECONDS", help="Seconds allowed for each reply.")
-    ] = 2.0,
+    timeout: ReplyTimeout = 2.0,
     startup_timeout: Annotated[
         float, typer.Option(metavar="SECONDS", help="Seconds from start to the init reply.")
     ] = 10.0,
