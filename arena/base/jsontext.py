@@ -1,7 +1,8 @@
-"""JSON text read exactly as Python's standard module reads it, at orjson's speed.
+"""JSON text read exactly as Python's standard module reads it, at orjson's speed; and written.
 
     jsontext.loads(raw)   # a reply line, a replay file: raises ValueError (RecursionError
                           # when it nests deeper than the standard module can follow)
+    jsontext.dumps(value) # a reply as compact JSON text, whatever it holds
 
 orjson reads the same value as the standard module from every text it accepts but one holding
 an integer beyond 64 bits, which it makes a float. So a text with a run of 19 digits (maybe such
@@ -44,3 +45,12 @@ def loads(raw: bytes) -> Any:
         except orjson.JSONDecodeError:
             pass
     return _DECODER.decode(raw.decode("utf-8"))
+
+
+def dumps(value: Any) -> str:
+    """A reply as compact JSON text, whatever it holds (a bot may send a lone surrogate, written
+    `\\udXXX`; an integer beyond 64 bits). `arena.replays.export` writes its rows with it."""
+    try:
+        return orjson.dumps(value).decode()
+    except (orjson.JSONEncodeError, TypeError):
+        return json.dumps(value, default=repr)

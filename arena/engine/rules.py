@@ -276,7 +276,7 @@ def verify_ask(reply: Any, asker: int, seats: int, hand: Sequence[Card]) -> Ask 
     if type(reply) is not dict:
         return Refusal(
             "ask-not-an-object",
-            f'an ask reply is an object {{"player": seat, "cardId": id}}, got {_shown(reply)}',
+            f'an ask reply is an object {{"player": seat, "cardId": id}}, got {shown(reply)}',
         )
     if "player" not in reply:
         keys = ", ".join(map(str, reply)) or "none"
@@ -284,7 +284,7 @@ def verify_ask(reply: Any, asker: int, seats: int, hand: Sequence[Card]) -> Ask 
     player = whole_number(reply["player"])
     if player is None:
         return Refusal(
-            "ask-player-not-a-seat", f"player must be a seat number, got {_shown(reply['player'])}"
+            "ask-player-not-a-seat", f"player must be a seat number, got {shown(reply['player'])}"
         )
     if not 0 <= player < seats:
         return Refusal(
@@ -301,7 +301,7 @@ def verify_ask(reply: Any, asker: int, seats: int, hand: Sequence[Card]) -> Ask 
     if number is None:
         return Refusal(
             "ask-card-id-not-a-number",
-            f"cardId must be the id (a number) of a card in your hand, got {_shown(card_id)}",
+            f"cardId must be the id (a number) of a card in your hand, got {shown(card_id)}",
         )
     for card in hand:
         if card["id"] == number:
@@ -313,17 +313,20 @@ def verify_ask(reply: Any, asker: int, seats: int, hand: Sequence[Card]) -> Ask 
         card = same_rank[0]
         return Refusal(
             "ask-card-not-in-hand",
-            f"cardId {_shown(card_id)} is not the id of a card in your hand; it is the rank of your "
+            f"cardId {shown(card_id)} is not the id of a card in your hand; it is the rank of your "
             f"{describe(card)}: to ask for that rank, send its id {card['id']}",
         )
     ids = ", ".join(str(card["id"]) for card in hand[:8]) + (", …" if len(hand) > 8 else "")
     return Refusal(
         "ask-card-not-in-hand",
-        f"cardId {_shown(card_id)} is not the id of a card in your hand (ids: {ids})",
+        f"cardId {shown(card_id)} is not the id of a card in your hand (ids: {ids})",
     )
 
 
-def _shown(value: Any, limit: int = 80) -> str:
+def shown(value: Any, limit: int = 80) -> str:
+    """A reply (or part of one) as compact JSON text in a sentence, cut to `limit` characters
+    (the last an ellipsis); a value that is no JSON as its repr. The one preview of a reply:
+    the engine's refusals, the match loop's faults, `arena check` and the timeline use it."""
     try:
         text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     except (TypeError, ValueError):

@@ -19,7 +19,6 @@ and the match ends the same way.
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
 from collections import Counter
@@ -34,6 +33,7 @@ from arena.base import shutdown
 from arena.base.config import LimitsSection
 from arena.engine.events import AskRefused, Event, Judged
 from arena.engine.match import Delivery, Match, MatchSetup, Outcome, Result
+from arena.engine.rules import shown
 from arena.engine.views import Message
 from arena.seats.recorded import Recording
 from arena.seats.replies import (
@@ -329,20 +329,11 @@ def rule_fault(judged: Judged) -> SeatFault:
     if isinstance(judged, AskRefused):
         detail = f"{judged.reason}: {judged.detail}"
         return SeatFault(judged.seat, judged.at, Fault(FaultKind.REFUSED_ASK, detail))
-    shown = json_text(judged.reply)[:80]
     detail = (
-        f"a {judged.message} reply must be a pond index (a number), got {shown}: it counts as 0"
+        f"a {judged.message} reply must be a pond index (a number), got {shown(judged.reply)}: "
+        "it counts as 0"
     )
     return SeatFault(judged.seat, judged.at, Fault(FaultKind.BAD_POND_INDEX, detail))
-
-
-def json_text(reply: Any) -> str:
-    """A reply as JSON text, whatever it holds (a bot may send a lone surrogate, written `\\udXXX`;
-    an integer beyond 64 bits). `arena.replays.export` writes its rows with it too."""
-    try:
-        return orjson.dumps(reply).decode()
-    except (orjson.JSONEncodeError, TypeError):
-        return json.dumps(reply, default=repr)
 
 
 def replay_transcript(

@@ -19,9 +19,9 @@ import orjson
 
 from arena.base.errors import ReplayError
 from arena.base.files import streamed_new
+from arena.base.jsontext import dumps as json_text
 from arena.engine.match import NO_REPLY
 from arena.engine.rules import Ask, is_pond_number, verify_ask
-from arena.referee.loop import json_text
 from arena.replays.replay import NotAReplay, Replay, read
 
 DECISIONS: Final = ("ask", "go-fish", "pick-up")

@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 from arena.base.errors import ReplayError
 from arena.base.words import ordinal
@@ -37,7 +36,7 @@ from arena.engine.events import (
     WentFishing,
 )
 from arena.engine.match import MatchSetup, Outcome, Result
-from arena.engine.rules import NextPlayer, RefillWhen, Rules, Table
+from arena.engine.rules import NextPlayer, RefillWhen, Rules, Table, shown
 from arena.referee.loop import replay_transcript
 from arena.replays.replay import Replay, deck_problem, setup_of
 from arena.seats.replies import Exchange, FaultKind, SeatFault
@@ -259,7 +258,7 @@ class TimelineBuilder:
             why = f"gave no reply ({answer.fault.kind})"
         else:
             reply = None if answer is None else answer.value
-            why = "asked " + _cut(_json_text(reply), 60)
+            why = "asked " + shown(reply, 60)
             if event.detail:
                 why += f": {event.detail}"
         line = (Who(seat), f" made an invalid ask: {why}; the turn passes")
@@ -330,15 +329,6 @@ def _books(count: int) -> str:
 
 def _place(place: object) -> str:
     return ordinal(place) if isinstance(place, int) else str(place)
-
-
-def _json_text(value: Any) -> str:
-    import json
-
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(value)
 
 
 def build(replay: Replay) -> tuple[MatchSetup, list[Step]]:

@@ -38,6 +38,7 @@ from arena.engine.rules import (
     NextPlayer,
     Rules,
     StartingPlayer,
+    shown,
 )
 from arena.engine.views import Message
 from arena.referee.loop import (
@@ -56,7 +57,6 @@ from arena.seats.replies import (
     InProcessParticipant,
     Wrapped,
     close_all,
-    cut,
     quit_at_match_end,
 )
 from arena.seats.sandbox import Confinement
@@ -213,13 +213,6 @@ def scenarios(limits: LimitsSection) -> list[Scenario]:
 # -- judging one reply ---------------------------------------------------------------------
 
 
-def _show(value: Any) -> str:
-    try:
-        return cut(orjson.dumps(value).decode(), 80)
-    except (orjson.JSONEncodeError, TypeError):
-        return cut(repr(value), 80)
-
-
 # Message types a bot written from the reference arena's protocol alone has never seen.
 NEWER_TYPES: Final = ("lucky-draw", "future-message")
 
@@ -288,7 +281,7 @@ def rule_problems(record: MatchRecord) -> list[Problem]:
                 rule_fault(judged).fault.detail,
                 judged.message,
             )
-        found.append(Problem(kind, why, message, judged.at, _show(answer.value), answer.notes))
+        found.append(Problem(kind, why, message, judged.at, shown(answer.value), answer.notes))
     return found
 
 
@@ -413,15 +406,15 @@ def _first_difference(reused: MatchRecord, fresh: MatchRecord) -> Problem | None
     for at, (one, other) in enumerate(zip(reused.transcript, fresh.transcript, strict=False)):
         if one.seat != CHECKED_SEAT or one.message != other.message:
             continue
-        if _show(one.reply) != _show(other.reply):
+        if shown(one.reply) != shown(other.reply):
             return Problem(
                 "kept-state",
-                f"in the same process after a first match it answered {_show(one.reply)}, a fresh "
-                f"process {_show(other.reply)}: something was kept from the first match (the hand, "
+                f"in the same process after a first match it answered {shown(one.reply)}, a fresh "
+                f"process {shown(other.reply)}: something was kept from the first match (the hand, "
                 "a random generator, the memory of asks); start afresh at every `init`",
                 str(one.message["type"]),
                 at,
-                _show(one.reply),
+                shown(one.reply),
             )
     return None
 
