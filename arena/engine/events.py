@@ -12,7 +12,25 @@ times as much, a tenth of a whole match); the two draws, alike in shape, compare
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
+
+_Event = TypeVar("_Event", bound=tuple[Any, ...])
+
+
+def _own_kind(event: type[_Event]) -> type[_Event]:
+    """An event equal only to one of its own kind: a named tuple is equal to any tuple of the
+    same values, so a `WentFishing` would equal the `PickedUp` of the same draw."""
+
+    def equal(self: _Event, other: object) -> bool:
+        return type(other) is event and tuple.__eq__(self, other)
+
+    def unequal(self: _Event, other: object) -> bool:
+        return not equal(self, other)
+
+    event.__eq__ = equal  # type: ignore[assignment,method-assign]
+    event.__ne__ = unequal  # type: ignore[assignment,method-assign]
+    event.__hash__ = tuple.__hash__  # type: ignore[method-assign]
+    return event
 
 
 class Asked(NamedTuple):
@@ -70,6 +88,7 @@ class PondReplyRead(NamedTuple):
 Judged = AskRefused | PondReplyRead
 
 
+@_own_kind
 class WentFishing(NamedTuple):
     """`seat` drew pond card `place` (its index in the pond) after a miss (`go-fish`)."""
 
@@ -82,16 +101,8 @@ class WentFishing(NamedTuple):
     def as_json(self) -> dict[str, Any]:
         return _drew("go-fish", self.at, self.seat, self.place, self.card_id, self.rank)
 
-    def __eq__(self, other: object) -> bool:
-        return type(other) is WentFishing and tuple.__eq__(self, other)
 
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    def __hash__(self) -> int:
-        return tuple.__hash__(self)
-
-
+@_own_kind
 class PickedUp(NamedTuple):
     """`seat` drew pond card `place` (its index in the pond) to fill its hand (`pick-up`)."""
 
@@ -103,15 +114,6 @@ class PickedUp(NamedTuple):
 
     def as_json(self) -> dict[str, Any]:
         return _drew("pick-up", self.at, self.seat, self.place, self.card_id, self.rank)
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is PickedUp and tuple.__eq__(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    def __hash__(self) -> int:
-        return tuple.__hash__(self)
 
 
 class BookLaid(NamedTuple):
