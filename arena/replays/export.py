@@ -17,9 +17,9 @@ from typing import IO, Any, Final
 
 import orjson
 
+from arena.base import jsontext
 from arena.base.errors import ReplayError
 from arena.base.files import streamed_new
-from arena.base.jsontext import dumps as json_text
 from arena.engine.match import NO_REPLY
 from arena.engine.rules import Ask, is_pond_number, verify_ask
 from arena.replays.replay import NotAReplay, Replay, read
@@ -141,7 +141,7 @@ def _write_jsonl(found: Iterator[dict[str, Any]], file: IO[bytes]) -> None:
         try:
             file.write(dumps(row, option=option))
         except (orjson.JSONEncodeError, TypeError):  # a reply orjson cannot write (see below)
-            file.write(json_text(row).encode() + b"\n")
+            file.write(jsontext.dumps(row).encode() + b"\n")
 
 
 JSON_COLUMNS: Final = ("view", "legal", "action")
@@ -177,7 +177,7 @@ def _write_parquet(found: Iterator[dict[str, Any]], file: IO[bytes]) -> None:
         batch: list[dict[str, Any]] = []
         for row in found:
             for column in JSON_COLUMNS:
-                row[column] = json_text(row[column])
+                row[column] = jsontext.dumps(row[column])
             batch.append(row)
             if len(batch) == BATCH:
                 writer.write_table(pa.Table.from_pylist(batch, schema=schema))
