@@ -94,9 +94,15 @@ class SeatClock:
         (start-up, the `init` reply, is a figure of its own)."""
         if not answer.delivered:
             return
-        self.charge(message_type, answer.seconds)
-        if message_type != "init" and came_back(answer):
-            self.replies.append(answer.seconds)
+        seconds = answer.seconds
+        self.spent.append(seconds)
+        if message_type == "init":
+            return
+        if seconds > self.reply:
+            self.bank = max(0.0, self.bank - (seconds - self.reply))
+        fault = answer.fault
+        if fault is None or fault.kind is FaultKind.NOT_JSON:  # `came_back`, inlined: hot
+            self.replies.append(seconds)
 
     def reply_times(self) -> ReplyTimes | None:
         """This seat's reply times against its reply limit; None when it made no reply."""

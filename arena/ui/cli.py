@@ -797,6 +797,12 @@ def report(
         )
     for page in built.views:
         out.print(Text(f"wrote {page}"))
+    if built.pages:
+        out.print(
+            Text(f"built the viewer pages of {built.pages} more matches beside their replays")
+        )
+    for why in built.unviewable[:3]:
+        err.print(Text(f"no viewer page for {why}"))
     out.print(
         Text(f"wrote {built.path} ({built.matches} {'match' if built.matches == 1 else 'matches'})")
     )

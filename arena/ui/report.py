@@ -11,7 +11,9 @@ SVG: no library, no network, the page works from `file://` years later.
                            results line (a `results.ResultLine`), rewritten at most every REFRESH_SECONDS; `finish()`
     build(folder, ...)     the page for any replays folder, finished or merged (`arena report`)
 
-Every match links to its replay; a viewer page is built only for the matches asked for.
+Every match links to its replay and to its viewer page (`viewer.render`), built beside the
+replay as the run records the match (`LiveReport.played`), or by `build` for a match that has
+none yet (a folder from before, a merged copy): one click from the list to the match.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -107,6 +109,8 @@ class Built:
     matches: int
     views: list[Path]  # viewer pages written for the picked matches
     dropped: int = 0  # matches left out by `without`
+    pages: int = 0  # viewer pages built for matches that had none (beyond `views`)
+    unviewable: list[str] = field(default_factory=list)  # why a match has no page, one a line
 
 
 def build(
@@ -132,6 +136,7 @@ def build(
     output = output if output is not None else folder / REPORT
     document = _standings_document(folder / STANDINGS)
     built_views = _views(folder, chosen.entries, views)
+    fresh, unviewable = _missing_pages(folder, chosen.entries)
     summary = Summary.of(chosen.entries)
     data = summary.as_json(
         sprt=summary_module.sprt_of(document) if _header(document, tournament) else None,
@@ -145,10 +150,11 @@ def build(
         else {"name": chosen.without, "droppedMatches": chosen.dropped},
         live=False,
     )
-    data["pages"] = _pages(folder, summary, chosen.entries)
+    data["pages"] = _pages(folder, summary)
     if len(data["runs"]) > 1:
         data.pop("complete", None)  # of the last run only: says nothing of the merge
-    return Built(_write(output, render(data)), summary.matches, built_views, chosen.dropped)
+    path = _write(output, render(data))
+    return Built(path, summary.matches, built_views, chosen.dropped, fresh, unviewable)
 
 
 def _page_facts(folder: Path, output: Path, folder_arg: str) -> dict[str, Any]:
@@ -165,24 +171,57 @@ def _views(folder: Path, entries: Sequence[ResultLine], games: Sequence[int]) ->
         if number not in wanted or not summary_module.linkable(item.replay):
             continue
         found.add(number)
-        source = folder / item.replay
         try:
-            page = viewer.render(replay_module.read(source), title=f"Go Fish replay: {item.replay}")
-        except ReplayError as error:
-            raise ConfigError(f"--view {number}: {error}") from None
-        target = source.with_suffix(".html")
-        try:
-            viewer.write_page(target, page)
+            written.append(view_page(folder, item.replay))
         except ConfigError as error:
             raise ConfigError(f"--view {number}: {error}") from None
-        written.append(target)
     missing = sorted(wanted - found)
     if missing:
         raise ConfigError(f"--view {missing[0]}: no such game in {folder / RESULTS}")
     return written
 
 
-def _pages(folder: Path, summary: Summary, entries: Sequence[ResultLine]) -> list[int]:
+def view_page(folder: Path, replay: str) -> Path:
+    """Build the viewer page of the replay `folder/replay` beside it (`….html`); its path.
+    Raises ConfigError (the replay cannot be read as one, or a file not the arena's is in the
+    page's place) or WriteError."""
+    source = folder / replay
+    try:
+        page = viewer.render(replay_module.read(source), title=f"Go Fish replay: {replay}")
+    except ReplayError as error:
+        raise ConfigError(str(error)) from None
+    target = source.with_suffix(".html")
+    viewer.write_page(target, page)
+    return target
+
+
+def _missing_pages(folder: Path, entries: Sequence[ResultLine]) -> tuple[int, list[str]]:
+    """Build the viewer page of every match whose replay is there and has no page, or an older
+    one; how many were built, and why the others could not be (one line each)."""
+    built, failed = 0, []
+    for item in entries:
+        if not summary_module.linkable(item.replay):
+            continue
+        source = folder / item.replay
+        try:
+            written = os.stat(source).st_mtime_ns
+        except OSError:
+            continue  # no replay (a copy of results.jsonl alone): nothing to view
+        try:
+            if os.stat(source.with_suffix(".html")).st_mtime_ns >= written:
+                continue
+        except OSError:
+            pass  # no page yet
+        try:
+            view_page(folder, item.replay)
+        except ArenaError as error:
+            failed.append(f"game {item.match}: {error}")
+            continue
+        built += 1
+    return built, failed
+
+
+def _pages(folder: Path, summary: Summary) -> list[int]:
     """The matches (list positions) whose replay has a viewer page beside it."""
     try:
         pages = {entry.name for entry in os.scandir(folder) if entry.name.endswith(".html")}
@@ -190,11 +229,17 @@ def _pages(folder: Path, summary: Summary, entries: Sequence[ResultLine]) -> lis
         return []
     if not pages:
         return []
-    return [
-        m
-        for m, item in enumerate(entries)
-        if item.replay[:-5] + ".html" in pages and summary.files[m]
-    ]
+    stamps = [stamp for _, stamp in summary.runs.values()]
+    return [m for m in range(summary.matches) if _stem(summary, stamps, m) + ".html" in pages]
+
+
+def _stem(summary: Summary, stamps: Sequence[str], m: int) -> str:
+    """Match `m`'s replay name without `.json`, as the page rebuilds it (`summary.files`); ""
+    for a replay the page does not link to."""
+    part = summary.files[m]
+    if not part:
+        return ""
+    return part[1:] if part.startswith("/") else stamps[summary.run_of[m]] + part
 
 
 # -- the report of a running tournament --------------------------------------------------------
@@ -227,6 +272,11 @@ class LiveReport:
 
     def played(self, line: ResultLine) -> None:
         self.summary.add(line)
+        if summary_module.linkable(line.replay):
+            try:  # one click from the list to the match (about 56 KB and 30 ms a match)
+                view_page(self.plan.folder, line.replay)
+            except ArenaError:
+                pass  # the run matters more: `arena report` builds a page that is missing
         if time.monotonic() - self.written >= self.pause:
             began = time.monotonic()
             try:
@@ -261,7 +311,7 @@ class LiveReport:
             **_page_facts(plan.folder, self.path, str(plan.folder)),
             live=live,
         )
-        data["pages"] = []
+        data["pages"] = _pages(plan.folder, self.summary)
         files.replace(self.path, render(data).encode("utf-8"))
         self.written = time.monotonic()
         return self.path

@@ -394,11 +394,11 @@
         var ended = (list.adjudicated || [])[m];
         el("td", row, ended ? ended + " (adjudicated)" : "", ended ? "adjudicated" : "");
         var links = el("td", row), json = file(m, ".json");
-        if (json) { var a1 = el("a", links, "json"); a1.setAttribute("href", json); }
         if (json && pages.has(m)) {
-          links.appendChild(document.createTextNode(" "));
           var a2 = el("a", links, "view"); a2.setAttribute("href", file(m, ".html")); a2.className = "view";
+          links.appendChild(document.createTextNode(" "));
         }
+        if (json) { var a1 = el("a", links, "json"); a1.setAttribute("href", json); }
         var box = el("input", el("td", row));
         box.type = "checkbox";
         box.checked = picked.has(list.game[m]);
