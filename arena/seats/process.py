@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypedDict
 
 from arena.base import shutdown
 from arena.seats import cgroups, seccomp
@@ -47,6 +48,17 @@ class ResourceLimits:
 
     memory_bytes: int | None = None  # RLIMIT_AS
     cpu_seconds: int | None = None  # RLIMIT_CPU (the kernel sends SIGXCPU, then SIGKILL)
+
+
+class Spawn(TypedDict, total=False):
+    """How a `ParticipantProcess` is started, as its keyword arguments (what
+    `arena.seats.transport.SubprocessParticipant` hands on)."""
+
+    limits: ResourceLimits
+    sandbox: Confinement
+    bot: bool
+    read_only: Sequence[str]
+    hidden: Sequence[str]
 
 
 _LIBC = ctypes.CDLL(None, use_errno=True)  # loaded in the parent: nothing to look up after fork

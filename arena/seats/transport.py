@@ -12,24 +12,23 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Unpack
 
 from arena.seats.channel import LineChannel
 from arena.seats.process import (
     ParticipantProcess,
     ResourceLimits,
+    Spawn,
     wait_for_exits,
     wait_for_removals,
 )
 from arena.seats.replies import GONE, Answer, BoundedLog, Ending, Fault
-from arena.seats.sandbox import Confinement
 
 
 class SubprocessParticipant:
-    """A participant program run as a subprocess, speaking JSON lines.
-
-    With `sandbox="bwrap"` it runs inside a bubblewrap sandbox (`arena.seats.sandbox`): `bot`,
-    `read_only` and `hidden` say what it may and may not see there. Unsandboxed, it still gets
-    a temporary folder of its own (TMPDIR), removed when it is stopped.
+    """A participant program run as a subprocess, speaking JSON lines: the caps are its
+    channel's, and `spawn` (`limits`, `sandbox`, `bot`, `read_only`, `hidden`) says how its
+    `ParticipantProcess` is started.
     """
 
     def __init__(
@@ -41,22 +40,9 @@ class SubprocessParticipant:
         line_cap: int = 1 << 20,
         stderr_cap: int = 1 << 20,
         reply_cap: int = 8 << 20,
-        limits: ResourceLimits | None = None,
-        sandbox: Confinement = "none",
-        bot: bool = False,
-        read_only: Sequence[str] = (),
-        hidden: Sequence[str] = (),
+        **spawn: Unpack[Spawn],
     ) -> None:
-        self.process = ParticipantProcess(
-            command,
-            cwd,
-            env,
-            limits=limits or ResourceLimits(),
-            sandbox=sandbox,
-            bot=bot,
-            read_only=read_only,
-            hidden=hidden,
-        )
+        self.process = ParticipantProcess(command, cwd, env, **spawn)
         self.channel = LineChannel(
             self.process, line_cap=line_cap, stderr_cap=stderr_cap, reply_cap=reply_cap
         )
