@@ -479,20 +479,21 @@ def from_json(data: Any, where: str = "replay") -> Replay:
             try:
                 adapter.validate_python(entry.message)
             except ValidationError as error:
-                raise ReplayError(_problem(error, where, f"transcript[{index}].message")) from None
+                problem = _problem(error, f"transcript[{index}].message")
+                raise ReplayError(f"{where}: {problem}") from None
         return Replay.of(model)
     except ValidationError as error:
-        raise ReplayError(_problem(error, where)) from None
+        raise ReplayError(f"{where}: {_problem(error)}") from None
     except RecursionError:
         raise ReplayError(f"{where}: not a JSON replay: nested too deeply") from None
 
 
-def _problem(error: ValidationError, where: str, within: str = "") -> str:
-    """The first problem pydantic found, as one line naming `where` and the key."""
+def _problem(error: ValidationError, within: str = "") -> str:
+    """The first problem pydantic found, as one line naming its key (below `within`)."""
     problem = error.errors(include_url=False)[0]
     key = ".".join([*filter(None, [within]), *(str(part) for part in problem["loc"])])
     message = str(problem["msg"]).removeprefix("Value error, ")
-    return f"{where}: {key + ': ' if key else ''}{message}"
+    return f"{key}: {message}" if key else message
 
 
 def setup_of(replay: Replay) -> MatchSetup:
@@ -519,13 +520,7 @@ def _table(replay: Replay, name: str, section: type[_Table]) -> _Table:
     try:
         return section.read(replay.settings[name])
     except ValidationError as error:
-        raise ReplayError(_first_problem(error, f"config.{name}")) from None
-
-
-def _first_problem(error: ValidationError, table: str) -> str:
-    problem = error.errors(include_url=False)[0]
-    key = ".".join([table, *(str(part) for part in problem["loc"])])
-    return f"{key}: {str(problem['msg']).removeprefix('Value error, ')}"
+        raise ReplayError(_problem(error, f"config.{name}")) from None
 
 
 def verify(replay: Replay) -> str | None:
