@@ -1,4 +1,5 @@
-"""The `arena` command line: the only module that prints.
+"""The `arena` command line: it prints what every command says, but the screen `arena play`
+draws (`arena.ui.play`) and `arena league`'s lines (`arena.ui.league_command`).
 
 Exit status: 0 when the matches were played (whatever the participants did), 2 for a bad
 config or usage, 1 for a failure of the arena itself (e.g. a replay it could not write, or a
