@@ -36,6 +36,7 @@ from arena.base.files import UnreadableFile, read_capped, safe_part, write_new
 from arena.engine import cards
 from arena.engine.cards import new_pack
 from arena.engine.match import NO_REPLY, MatchSetup, Outcome, Result
+from arena.engine.rules import shown
 from arena.engine.views import Message
 from arena.referee.loop import MatchRecord, Unobserved, play_match
 from arena.seats.recorded import Recording
@@ -465,7 +466,7 @@ def from_json(data: Any, where: str = "replay") -> Replay:
     kind = data.get("format") if isinstance(data, dict) else None
     if not (isinstance(kind, str) and kind.startswith(FORMAT.split("/")[0] + "/")):
         # A run's standings.json, say: `replays/*.json` names it too.
-        what = f'its "format" is {_json(kind, 80)}' if isinstance(kind, str) else 'no "format"'
+        what = f'its "format" is {shown(kind, 80)}' if isinstance(kind, str) else 'no "format"'
         raise NotAReplay(f'{where}: not a replay ({what}; a replay\'s is "{FORMAT}")', kind)
     # The contract's models import this module's: imported here, not at the top.
     from arena.replays.schema import MESSAGE, MESSAGES
@@ -529,7 +530,7 @@ def verify(replay: Replay) -> str | None:
     Values are compared as JSON, so `1`, `1.0` and `true` are three different values.
     """
     if replay.format != FORMAT:
-        return f"format: {_json(replay.format)} is not {FORMAT!r}"
+        return f"format: {shown(replay.format, 240)} is not {FORMAT!r}"
     try:
         setup = setup_of(replay)
     except ReplayError as error:
@@ -564,7 +565,7 @@ def verify(replay: Replay) -> str | None:
     elif index != len(transcript):
         return f"transcript[{index}]: recorded, but the match is over by then"
     if record.result != replay.result:
-        recorded, engine = _json(replay.result.as_json()), _json(record.result.as_json())
+        recorded, engine = shown(replay.result.as_json(), 240), shown(record.result.as_json(), 240)
         return f"result: recorded {recorded}, the engine gives {engine}"
     return None
 
@@ -605,9 +606,4 @@ def _same(value: Any) -> bytes:
 
 def _show(delivery: tuple[int, Any]) -> str:
     seat, message = delivery
-    return f"seat {seat} ← {_json(message, 160)}"
-
-
-def _json(value: Any, limit: int = 240) -> str:
-    text = _dump(value).decode()
-    return text if len(text) <= limit else text[:limit] + "…"
+    return f"seat {seat} ← {shown(message, 160)}"
