@@ -14,6 +14,7 @@ import multiprocessing.resource_tracker
 import multiprocessing.util
 import os
 import signal
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
@@ -33,6 +34,7 @@ class LocalExecutor(ProcessPoolExecutor):
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["arena.tournaments.runner", "arena.tournaments.pool"])
         with shutdown.helpers_deaf():
+            _start_tracker_unheard()  # before the pool makes its first semaphore
             super().__init__(
                 max_workers=jobs,
                 mp_context=context,
@@ -80,6 +82,37 @@ class LocalExecutor(ProcessPoolExecutor):
         # The pool's own table of its processes: the only handle on them it offers.
         processes = getattr(self, "_processes", None) or {}
         return list(processes.values())
+
+
+def _start_tracker_unheard() -> None:
+    """Start multiprocessing's resource tracker with its stderr on /dev/null.
+
+    The tracker outlives an arena killed by SIGKILL (it is not the arena's child in a way the
+    kernel ends), unlinks the pool's named semaphores the arena could not, and says so: "There
+    appear to be N leaked semaphore objects to clean up at shutdown", a warning about its own
+    clean-up, printed on the terminal the user has moved on from. The clean-up is kept, the
+    warning is not heard. The tracker takes this process's stderr when it starts, so stderr
+    points at /dev/null for that moment (milliseconds, once a run); one already running is kept.
+    """
+    targets = {2}
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        targets.add(sys.stderr.fileno())  # (the descriptor the tracker is handed, if another)
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        sys.stderr.flush()
+    kept: dict[int, int] = {}
+    for fd in targets:
+        with contextlib.suppress(OSError):  # (a closed stderr: nothing to hide)
+            kept[fd] = os.dup(fd)
+    quiet = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        for fd in kept:
+            os.dup2(quiet, fd, inheritable=fd <= 2)
+        multiprocessing.resource_tracker.ensure_running()
+    finally:
+        for fd, copy in kept.items():
+            os.dup2(copy, fd, inheritable=fd <= 2)
+            os.close(copy)
+        os.close(quiet)
 
 
 def _signal(process: multiprocessing.process.BaseProcess, number: int) -> None:
