@@ -15,14 +15,19 @@ import multiprocessing.util
 import os
 import signal
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 
 from arena.base import shutdown
+from arena.base.errors import ConfigError
 from arena.seats import transport
 from arena.tournaments import runner
 
 END_SECONDS = 5.0  # how long a pool's shutdown waits for its workers before killing them
+SOCKET_PATH_MOST = 107  # bytes of an AF_UNIX socket's path on Linux (sun_path, less its NUL)
+SOCKET_NAME_ROOM = 32  # what multiprocessing adds to TMPDIR: /pymp-XXXXXXXX/listener-XXXXXXXX
+SHORT_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")  # where its sockets go when TMPDIR is too long
 
 
 class LocalExecutor(ProcessPoolExecutor):
@@ -33,6 +38,7 @@ class LocalExecutor(ProcessPoolExecutor):
         # (whose progress display runs a thread), and start fast with the arena preloaded.
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["arena.tournaments.runner", "arena.tournaments.pool"])
+        _short_socket_folder()  # before the forkserver makes its socket there
         with shutdown.helpers_deaf():
             _start_tracker_unheard()  # before the pool makes its first semaphore
             super().__init__(
@@ -41,7 +47,15 @@ class LocalExecutor(ProcessPoolExecutor):
                 initializer=_worker_started,
                 initargs=(os.getpid(),),
             )
-            multiprocessing.forkserver.ensure_running()
+            try:
+                multiprocessing.forkserver.ensure_running()
+            except OSError as error:  # its socket could not be made (no room in its folder…)
+                super().shutdown(wait=False)
+                raise ConfigError(
+                    f"cannot start the pool of workers for --jobs {jobs}: its socket in "
+                    f"{multiprocessing.util.get_temp_dir()}: {error.strerror or error}; "
+                    "give TMPDIR a short, writable folder, or run with --jobs 1"
+                ) from None
             multiprocessing.resource_tracker.ensure_running()
 
     keeps_participants = True
@@ -82,6 +96,29 @@ class LocalExecutor(ProcessPoolExecutor):
         # The pool's own table of its processes: the only handle on them it offers.
         processes = getattr(self, "_processes", None) or {}
         return list(processes.values())
+
+
+def _short_socket_folder() -> None:
+    """Have multiprocessing make its sockets in a folder whose path leaves room for them.
+
+    The forkserver listens on an AF_UNIX socket `TMPDIR/pymp-XXXXXXXX/listener-XXXXXXXX`, and a
+    socket's path is at most SOCKET_PATH_MOST bytes: with a long TMPDIR (a CI runner's, a
+    test's) it cannot be made. Then multiprocessing's folder is made in the first short, writable
+    one of SHORT_FOLDERS instead (it removes it at exit, as always); the rest of the arena keeps
+    TMPDIR. When none is usable the pool says so in one line (`LocalExecutor`).
+    """
+    base = tempfile.gettempdir()
+    if len(os.fsencode(base)) + SOCKET_NAME_ROOM <= SOCKET_PATH_MOST:
+        return
+    for folder in SHORT_FOLDERS:
+        if os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK):
+            kept = tempfile.tempdir
+            tempfile.tempdir = folder  # only while multiprocessing makes its folder
+            try:
+                multiprocessing.util.get_temp_dir()  # made once per process, then kept
+            finally:
+                tempfile.tempdir = kept
+            return
 
 
 def _start_tracker_unheard() -> None:
