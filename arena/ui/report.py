@@ -39,6 +39,7 @@ from arena.tournaments.tournament import REPORT, STANDINGS, Tournament
 from arena.ui import standings_command, viewer
 
 REFRESH_SECONDS = 5.0  # a running tournament's page is rewritten at most this often
+PAGE_SHARE = 0.2  # at most this share of a run's time goes to viewer pages while it plays
 MARKER = b'<meta name="generator" content="gofish-arena report">'  # a page this module wrote
 STANDINGS_LIMIT = 64 << 20  # bytes of standings.json read at most
 
@@ -251,6 +252,11 @@ class LiveReport:
     `played` is cheap (one match added to the summary); the page is rewritten at most every
     `every` seconds. A page that cannot be written during the run is skipped (the run goes on;
     the next write tries again); `finish` raises WriteError.
+
+    Each match's viewer page is built as it is recorded while that takes at most PAGE_SHARE of
+    the run's time so far (a match of programs costs far more than its page; one of in-process
+    bots about as much, and the run's process builds it while the workers wait for it); the
+    others are built by `finish` when the run is complete, or by `arena report` later.
     """
 
     def __init__(self, plan: Tournament, *, every: float = REFRESH_SECONDS) -> None:
@@ -260,6 +266,9 @@ class LiveReport:
         self.summary = self._fresh(plan.done)
         self.written = 0.0
         self.pause = every
+        self.started = time.monotonic()
+        self.paging = 0.0  # seconds spent building viewer pages
+        self.unpaged: list[str] = []  # replays whose page waits for `finish`
 
     def _fresh(self, done: Mapping[int, ResultLine]) -> Summary:
         """The summary of these lines in match order; matches beyond `games` do not count (as in
@@ -273,10 +282,12 @@ class LiveReport:
     def played(self, line: ResultLine) -> None:
         self.summary.add(line)
         if summary_module.linkable(line.replay):
-            try:  # one click from the list to the match (about 56 KB and 30 ms a match)
-                view_page(self.plan.folder, line.replay)
-            except ArenaError:
-                pass  # the run matters more: `arena report` builds a page that is missing
+            began = time.monotonic()
+            if self.paging > PAGE_SHARE * (began - self.started):
+                self.unpaged.append(line.replay)
+            else:
+                self._view(line.replay)
+                self.paging += time.monotonic() - began
         if time.monotonic() - self.written >= self.pause:
             began = time.monotonic()
             try:
@@ -289,10 +300,20 @@ class LiveReport:
 
     def finish(self) -> Path:
         """The page of every match of the run, in match order (as standings.json). Raises WriteError."""
+        if next(self.plan.missing(), None) is None:  # (a stopped run stops: `arena report`)
+            for replay in self.unpaged:
+                self._view(replay)
+        self.unpaged = []
         counted = sum(1 for match in self.plan.done if match < self.plan.matches)
         if not self.summary.in_match_order or self.summary.matches != counted:
             self.summary = self._fresh(self.plan.done)
         return self._write(live=False)
+
+    def _view(self, replay: str) -> None:
+        try:  # one click from the list to the match
+            view_page(self.plan.folder, replay)
+        except ArenaError:
+            pass  # the run matters more: `arena report` builds a page that is missing
 
     def _write(self, *, live: bool) -> Path:
         plan = self.plan
