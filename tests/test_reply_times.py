@@ -8,6 +8,8 @@ other one: its slowest reply is at least 0.3 s, its median far below it.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import subprocess
@@ -199,3 +201,19 @@ def test_check_names_the_slowest_reply_and_its_share_of_the_limit(tmp_path: Path
     assert SLOW * 1000 <= ms < LIMIT * 1000, line
     assert int(share) == round(ms / 1000 / LIMIT * 100), line
     assert f"of the {LIMIT:g} s reply limit" in line
+
+
+def test_arena_standings_shows_them_in_its_table_and_csv(tmp_path: Path) -> None:
+    config = _config(tmp_path / "run")
+    assert _arena(config.parent, "run", "config.toml", "--jobs", "1", "-q").returncode == 0
+    table = _arena(config.parent, "standings", "replays")
+    assert table.returncode == 0, table.stderr
+    assert "reply times" in table.stdout and "of the limit" in table.stdout
+    done = _arena(config.parent, "standings", "replays", "--csv")
+    assert done.returncode == 0, done.stderr
+    rows = {row["name"]: row for row in csv.DictReader(io.StringIO(done.stdout))}
+    times = _standing(config.parent, "slowpoke")["replyTimes"]
+    assert isinstance(times, dict)
+    assert float(rows["slowpoke"]["slowestReply"]) == times["slowest"] >= SLOW
+    assert float(rows["slowpoke"]["medianReply"]) == times["median"]
+    assert float(rows["slowpoke"]["limitShare"]) == times["limitShare"]

@@ -862,7 +862,12 @@ def standings(
 def _print_folder_standings(chosen: Any, table: Any) -> None:
     from rich.text import Text
 
-    from arena.ui.tournament_view import faults_table, pairwise_table, standings_table
+    from arena.ui.tournament_view import (
+        faults_table,
+        pairwise_table,
+        reply_times_table,
+        standings_table,
+    )
 
     runs = len({entry.run for entry in chosen.entries})
     title = f"standings of tournament {chosen.tournament}: {table.matches} matches" + (
@@ -871,7 +876,7 @@ def _print_folder_standings(chosen: Any, table: Any) -> None:
     if table.adjusted:
         title += ", rated on luck-adjusted win shares"
     out.print(standings_table(table, title=title))
-    for extra in (pairwise_table(table), faults_table(table)):
+    for extra in (pairwise_table(table), faults_table(table), reply_times_table(table)):
         if extra is not None:
             out.print(extra)
     if chosen.without is not None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.base.errors import ConfigError
+from arena.referee.loop import ReplyTimes
 from arena.tournaments import results as results_file
 from arena.tournaments import summary as summary_module
 from arena.tournaments.results import RESULTS, ResultLine
@@ -123,6 +124,9 @@ CSV_COLUMNS = (
     "timeouts",
     "invalidAsks",
     "crashes",
+    "medianReply",  # seconds (`ReplyTimes`); empty when no line recorded one
+    "slowestReply",
+    "limitShare",
 )
 
 
@@ -151,9 +155,16 @@ def as_csv(standings: Standings) -> str:
                 row.fault("timeout"),
                 row.invalid_asks,
                 row.crashes,
+                *_reply_cells(row.reply_times),
             ]
         )
     return buffer.getvalue()
+
+
+def _reply_cells(times: ReplyTimes | None) -> list[str]:
+    if times is None:
+        return ["", "", ""]
+    return [f"{times.median:.6f}", f"{times.slowest:.6f}", f"{times.limit_share:.4f}"]
 
 
 def _cell(text: str) -> str:
