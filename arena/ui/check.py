@@ -15,7 +15,6 @@ Nothing here prints or raises because of what the program did: `run_checks` retu
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -592,10 +591,6 @@ def _ms(seconds: float | None) -> str:
     return "-" if seconds is None else seconds_text(seconds)
 
 
-def _median(values: list[float]) -> float | None:
-    return statistics.median(values) if values else None
-
-
 _VERDICT_STYLE: Final = {
     Verdict.PASSED: "green",
     Verdict.FAILED: "bold red",
@@ -622,6 +617,7 @@ def render(report: CheckReport) -> list[RenderableType]:
             justify="right" if column in ("messages", "median reply", "max reply") else "left",
         )
     for scenario in report.scenarios:
+        times = ReplyTimes.of(scenario.latencies, report.reply_limit)
         if scenario.verdict is Verdict.SKIPPED:
             happened = Text(f"not run: {scenario.outcome}")
         elif scenario.outcome == STOPPED:
@@ -641,8 +637,8 @@ def render(report: CheckReport) -> list[RenderableType]:
             scenario.name,
             Text(str(scenario.verdict), style=_VERDICT_STYLE[scenario.verdict]),
             str(scenario.messages),
-            _ms(_median(scenario.latencies)),
-            _ms(max(scenario.latencies, default=None)),
+            _ms(None if times is None else times.median),
+            _ms(None if times is None else times.slowest),
             happened,
         )
     parts.append(checks)
