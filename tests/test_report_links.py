@@ -129,3 +129,31 @@ def test_arena_report_builds_the_pages_an_older_folder_lacks(run_folder: Path) -
     assert data["pages"] == [0, 1, 3]  # the match without a page has no view link
     again = _arena(run_folder.parent, "report", "replays")  # nothing left to build
     assert again.returncode == 0 and "built the viewer pages" not in again.stdout
+
+
+def test_pages_put_off_during_the_run_are_built_at_its_end(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text(
+        f"seed = 9\ngames = {GAMES}\n[rules]\nstartingHandSize = 4\n"
+        "[[participants]]\nname = 'ann'\nbot = 'easy'\n"
+        "[[participants]]\nname = 'bob'\nbot = 'random'\n",
+        encoding="utf-8",
+    )
+    # No time at all for pages while it plays: all but the first wait for the end of the run.
+    no_time = (
+        "import sys; from arena.ui import report; report.PAGE_SHARE = 0.0; "
+        "from arena.ui.cli import main; sys.argv[0] = 'arena'; sys.exit(main())"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", no_time, "run", "config.toml", "-q", "--jobs", "1"],
+        cwd=tmp_path,
+        capture_output=True,
+        check=False,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    folder = tmp_path / "replays"
+    assert len(_pages(folder)) == GAMES
+    text = (folder / "report.html").read_text(encoding="utf-8")
+    start = text.index('id="report-data">') + len('id="report-data">')
+    assert json.loads(text[start : text.index("</script>", start)])["pages"] == list(range(GAMES))
