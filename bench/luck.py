@@ -185,6 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=40, help="simulated tests per cell")
     parser.add_argument("--cap", type=int, default=20000)
     parser.add_argument("--cost", type=int, metavar="N", help="only the cost, over N matches")
+    parser.add_argument("--skip-identical", action="store_true", help="leave out section 1")
     args = parser.parse_args(argv)
     print("command: python bench/luck.py " + " ".join(argv if argv is not None else sys.argv[1:]))
     if args.cost:
@@ -192,7 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     started = time.perf_counter()
     print("\n1. identical bots (hard): each seat's mean adjusted share, raw beside it")
-    for seats in (2, 3, 4):
+    for seats in () if args.skip_identical else (2, 3, 4):
         n = args.matches
         per_seat_raw: list[list[float]] = [[] for _ in range(seats)]
         per_seat_adj: list[list[float]] = [[] for _ in range(seats)]
