@@ -44,7 +44,7 @@ from arena.engine.match import NO_REPLY, Match, MatchSetup, Result
 from arena.engine.rules import Rules
 from arena.luck import measure
 from arena.tournaments.sprt import Decision, Hypotheses, NormalTest, SequentialTest, match_point
-from arena.tournaments.standings import win_shares
+from arena.tournaments.standings import wilson, win_shares
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sprt import tilted  # bench/sprt.py, beside this file
@@ -122,6 +122,12 @@ def sprt_runs(
         h1 += decision is Decision.H1
         h0 += decision is Decision.H0
     return statistics.mean(used), h1 / runs, h0 / runs
+
+
+def rate(share: float, runs: int) -> str:
+    """An error rate with its 95 % Wilson interval."""
+    low, high = wilson(share * runs, runs)
+    return f"{share:.3f} [{low:.3f}, {high:.3f}]"
 
 
 def shifted(outcomes: Sequence[float], share: float) -> list[float]:
@@ -256,8 +262,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             h1 = sprt_runs(at1, hypotheses, k, args.runs, args.cap)  # type: ignore[arg-type]
             print(
                 f"    {name:8}: as played {played[name][0]:.0f} matches to a decision (H1 "
-                f"{played[name][1]:.2f}, H0 {played[name][2]:.2f}); H0 true: false H1 {h0[1]:.3f} "
-                f"({h0[0]:.0f} matches); H1 true: false H0 {h1[2]:.3f} ({h1[0]:.0f} matches)"
+                f"{played[name][1]:.2f}, H0 {played[name][2]:.2f}); H0 true: false H1 "
+                f"{rate(h0[1], args.runs)} ({h0[0]:.0f} matches); H1 true: false H0 "
+                f"{rate(h1[2], args.runs)} ({h1[0]:.0f} matches)"
             )
         print(
             f"    as played, adjusted needs {played['adjusted'][0] / played['raw'][0]:.2f}x the matches of raw "
