@@ -2,6 +2,7 @@
 
     nice python bench/luck_fit.py                    # the fit pinned as PARAMETERS["1"]
     nice python bench/luck_fit.py --matches 200      # quicker, rougher
+    nice python bench/luck_fit.py --objective variance --matches 600  # V for the least variance
 
 The built-in bots `random`, `easy`, `medium`, `hard` and `expert` play in-process, at 2, 3 and
 4 seats (a level drawn per seat), default rules, on seeds 900000 and up — a range no test and
@@ -34,7 +35,7 @@ from arena.engine.events import PickedUp, WentFishing
 from arena.engine.match import NO_REPLY, Match, MatchSetup, Result
 from arena.engine.rules import Rules
 from arena.luck.correction import Tracker, measure_with
-from arena.luck.value import BITS, Parameters, Valuer
+from arena.luck.value import BITS, CURRENT, PARAMETERS, Parameters, Valuer
 from arena.tournaments.standings import win_shares
 
 FIT_SEEDS = 900_000
@@ -155,15 +156,99 @@ def fit(data: Sequence[Sample], start: Sequence[float], books_weight: float) -> 
     return best
 
 
+PAIRS = (("master", "expert"), ("expert", "hard"), ("hard", "medium"), ("expert", "medium"))
+
+
+def variance_fit(matches: int) -> None:
+    """`--objective variance`: V's parameters chosen to leave the least variance in the
+    adjusted win share of 2-seat matches between the stronger levels (seeds 905000 and up,
+    each pair in both seatings), by the same coordinate descent; then, on matches it never saw
+    (bench/luck.py's duplicate groups, seeds 60000, 65000, 70000), the variance ratio of a
+    group's outcome with version 1's V and with this one."""
+    from arena.luck import measure
+
+    games = []
+    for i in range(matches):
+        a, b = PAIRS[i % len(PAIRS)]
+        levels = [a, b] if i // len(PAIRS) % 2 == 0 else [b, a]
+        match, result = play(FIT_SEEDS + 5_000 + i, levels, Rules())
+        games.append((match, win_shares(result.places)[0]))
+
+    def fitted(params: Sequence[float]) -> tuple[float, float]:
+        """The variance ratio left with the best scale, and that scale."""
+        v = valuer_of(params)
+        raw = [share for _, share in games]
+        luck = [measure_with(v, m.setup, m.events, "fit").share[0] for m, _ in games]
+        covariance = statistics.covariance(raw, luck)
+        ratio = 1 - covariance**2 / (statistics.variance(luck) * statistics.variance(raw))
+        return ratio, covariance / statistics.variance(luck)
+
+    current = PARAMETERS[CURRENT]
+    best = [*current.w, current.tau, current.pi, current.b0, current.b1]
+    value, step = fitted(best)[0], 0.4
+    print(f"  version {CURRENT}: variance ratio {value:.4f} on the fitting matches")
+    while step > 0.05:
+        improved = False
+        for i in range(len(best)):
+            for sign in (1, -1):
+                trial = list(best)
+                trial[i] += sign * step
+                if i == 5 and trial[i] <= 0:
+                    continue
+                trial_value = fitted(trial)[0]
+                if trial_value < value:
+                    best, value, improved = trial, trial_value, True
+                    break
+        if not improved:
+            step /= 2
+        print(f"  ratio {value:.4f} step {step:.3f} params {[round(p, 3) for p in best]}")
+    scale = fitted(best)[1]
+    v = valuer_of(best)
+    print(f"win scale at 2 seats {scale:.3f}; held out, 500 duplicate groups each:")
+    for number, levels in enumerate(PAIRS[:3]):
+        raw, first, this = [], [], []
+        for group in range(500):
+            r = a1 = a2 = 0.0
+            for at in range(2):
+                match, result = play(
+                    60_000 + 5_000 * number + group,
+                    [levels[(s - at) % 2] for s in range(2)],
+                    Rules(),
+                )
+                share = win_shares(result.places)[at]
+                r += share / 2
+                a1 += (share - measure(match.setup, match.events).share[at]) / 2
+                a2 += (
+                    share - scale * measure_with(v, match.setup, match.events, "fit").share[at]
+                ) / 2
+            raw.append(r)
+            first.append(a1)
+            this.append(a2)
+        whole = statistics.variance(raw)
+        print(
+            f"  {levels[0]} vs {levels[1]}: variance ratio, version {CURRENT} "
+            f"{statistics.variance(first) / whole:.3f}, this fit {statistics.variance(this) / whole:.3f}"
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--matches", type=int, default=600, help="matches per table size")
     parser.add_argument("--every", type=int, default=3, help="keep one table in this many")
     parser.add_argument("--books-weight", type=float, default=0.02)
+    parser.add_argument(
+        "--objective",
+        choices=("likelihood", "variance"),
+        default="likelihood",
+        help="variance: fit on the adjusted share's variance at 2 seats (`variance_fit`)",
+    )
     args = parser.parse_args(argv)
     print(
         "command: python bench/luck_fit.py " + " ".join(argv if argv is not None else sys.argv[1:])
     )
+    if args.objective == "variance":
+        variance_fit(args.matches)
+        return 0
     rng = random.Random(FIT_SEEDS)
     data: list[Sample] = []
     started = time.perf_counter()
