@@ -116,8 +116,8 @@ def throughput(matches: int) -> tuple[float, float]:
             store.add_version(
                 name, None, command=[], level=LEVELS[i % 4], folder=None, fingerprint=name
             )
-        config, _, _ = load_config(league)
-        season = Season(store, config, InlineExecutor(), jobs=1, seats=2)
+        config = load_config(league).config
+        season = Season(store, config, InlineExecutor(), jobs=1, sizes=(2,))
         stop = threading.Event()
         started = time.perf_counter()
         while store.match_count() < matches:

@@ -1,6 +1,7 @@
 """Which table to play next: the one whose outcome is least known. Pure.
 
-    table = next_table(field, seats, rng)   # field: Entry per active version
+    size = table_size(sizes, len(field), rng)   # how many seats, when the league varies it
+    table = next_table(field, size, rng)         # field: Entry per active version
 
 A version with fewer than `NEW_MATCHES` matches is seated first (a new version plays at once).
 Otherwise a table starts from two neighbours of the standings, drawn with weight 1/(z + ¼)²,
@@ -43,6 +44,13 @@ def _separation(a: Entry, b: Entry) -> float:
     """How surely the fit tells `a` and `b` apart: their gap in standard errors of the gap."""
     spread = math.hypot(a.plus_minus, b.plus_minus) / Z95 + 1e-9
     return abs(a.rating - b.rating) / spread
+
+
+def table_size(sizes: Sequence[int], available: int, rng: random.Random) -> int | None:
+    """The next table's size: one of `sizes` (`[league] seats`) that `available` versions can
+    fill, each as likely; None when none can."""
+    fitting = [size for size in sizes if size <= available]
+    return rng.choice(fitting) if fitting else None
 
 
 def next_table(field: Sequence[Entry], seats: int, rng: random.Random) -> tuple[int, ...] | None:

@@ -5,7 +5,8 @@
     season.standings()            # the latest fit, as leaderboard rows
 
 Each table is one duplicate group: one deal under every rotation of its seats, each rotation
-one `runner.play_task` on the executor. A finished match's replay is written first, then its
+one `runner.play_task` on the executor; its size is one of the league's (`[league] seats`),
+drawn per table. A finished match's replay is written first, then its
 row in one transaction (`Store.record_match`, unique per deal and rotation): a match is counted
 once or, when the server dies before its row, not at all — its table is chosen again later.
 """
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.base.config import Config, Seat, bot_command, named_files
-from arena.league.matchmaking import Entry, next_table
+from arena.league.matchmaking import Entry, next_table, table_size
 from arena.league.store import REPLAYS, Store, Version
 from arena.seats import fingerprint
 from arena.seats.replies import FaultKind
@@ -130,12 +131,12 @@ class Season:
         executor: MatchExecutor,
         *,
         jobs: int,
-        seats: int,
+        sizes: Sequence[int],
         on_change: Callable[[], None] = lambda: None,
         rng: random.Random | None = None,
     ) -> None:
         self.store, self.config, self.executor = store, config, executor
-        self.jobs, self.seats = max(1, jobs), seats
+        self.jobs, self.sizes = max(1, jobs), tuple(sizes)
         self.on_change = on_change
         self.rng = rng or random.Random(secrets.randbits(64))
         self.rows: list[Row] = standings(store)
@@ -173,15 +174,18 @@ class Season:
             )
             for version in active.values()
         ]
+        size = table_size(self.sizes, len(field), self.rng)
+        if size is None:
+            return []
         # Versions already at a table wait, when there are enough others.
         idle = [entry for entry in field if entry.id not in busy]
-        chosen = next_table(idle if len(idle) >= self.seats else field, self.seats, self.rng)
+        chosen = next_table(idle if len(idle) >= size else field, size, self.rng)
         if chosen is None:
             return []
         deal = secrets.randbits(62)
         tasks = []
-        for rotation in range(self.seats):
-            order = tuple(chosen[(seat - rotation) % self.seats] for seat in range(self.seats))
+        for rotation in range(size):
+            order = tuple(chosen[(seat - rotation) % size] for seat in range(size))
             seats = tuple(seat_of(active[v], self.store.folder) for v in order)
             task = MatchTask(
                 config=self.config,

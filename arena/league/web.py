@@ -17,6 +17,7 @@ import threading
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +42,6 @@ CSP = (
     "img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 )
 REQUEST_BYTES = 64 << 10  # any request but an upload
-RATE = 600  # requests per client per minute (the leaderboard polls once a second)
-UPLOADS = 10  # uploads per client per minute
 COOKIE = "league_session"
 DEFAULT_LIMITS = UnpackLimits()
 
@@ -163,6 +162,15 @@ def set_cookie(response: Response, session: str, seconds: float) -> None:
     )
 
 
+@dataclass(frozen=True)
+class SiteLimits:
+    """Requests per client address a minute (`[league] requestsPerMinute`, `uploadsPerMinute`).
+    The leaderboard polls once a second; a class behind one address shares both."""
+
+    requests: int = 600
+    uploads: int = 10
+
+
 class _RateLimit:
     def __init__(self) -> None:
         self.seen: dict[tuple[str, str], deque[float]] = defaultdict(deque)
@@ -192,9 +200,10 @@ class Site:
         viewer: Callable[[Path, frozenset[int]], str],
         limits: UnpackLimits = DEFAULT_LIMITS,
         build_settings: BuildSettings = DEFAULT_BUILD,
+        site_limits: SiteLimits = SiteLimits(),
         sandbox: str = "auto",
     ) -> None:
-        self.build_settings, self.sandbox = build_settings, sandbox
+        self.build_settings, self.sandbox, self.site_limits = build_settings, sandbox, site_limits
         self.store, self.season, self.check, self.viewer, self.limits = (
             store,
             season,
@@ -355,7 +364,7 @@ class Site:
 
     async def upload_api(self, request: Request) -> Response:
         client = request.client.host if request.client else "?"
-        if not self.rates.allow(client, "upload", UPLOADS):
+        if not self.rates.allow(client, "upload", self.site_limits.uploads):
             return JSONResponse({"error": "too many uploads: wait a minute"}, status_code=429)
         owner = self.bearer(request)
         if owner is None:
@@ -460,7 +469,7 @@ class Site:
         if owner is None:
             return RedirectResponse("/login", status_code=303)
         client = request.client.host if request.client else "?"
-        if not self.rates.allow(client, "upload", UPLOADS):
+        if not self.rates.allow(client, "upload", self.site_limits.uploads):
             return JSONResponse({"error": "too many uploads: wait a minute"}, status_code=429)
         form = await self.form_of(request, self.limits.archive_bytes + (64 << 10))
         if isinstance(form, Response):
@@ -523,7 +532,7 @@ class Site:
 
     async def guard(self, request: Request, call_next: Any) -> Response:
         client = request.client.host if request.client else "?"
-        if not self.rates.allow(client, "any", RATE):
+        if not self.rates.allow(client, "any", self.site_limits.requests):
             return JSONResponse({"error": "too many requests: wait a minute"}, status_code=429)
         response: Response = await call_next(request)
         if not request.url.path.startswith("/matches/"):
@@ -561,6 +570,7 @@ def make_app(
     viewer: Callable[[Path, frozenset[int]], str],
     limits: UnpackLimits = DEFAULT_LIMITS,
     build_settings: BuildSettings = DEFAULT_BUILD,
+    site_limits: SiteLimits = SiteLimits(),
     sandbox: str = "auto",
 ) -> Starlette:
     site = Site(
@@ -570,6 +580,7 @@ def make_app(
         viewer=viewer,
         limits=limits,
         build_settings=build_settings,
+        site_limits=site_limits,
         sandbox=sandbox,
     )
     return site.app()

@@ -19,7 +19,7 @@ import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, NamedTuple, NoReturn
 
 import typer
 
@@ -44,43 +44,100 @@ def _store(folder: Path) -> Any:
 
 
 LEAGUE_KEYS = {
-    "archiveBytes": "archive_bytes",
-    "unpackedBytes": "unpacked_bytes",
-    "files": "members",
-    "buildSeconds": "seconds",
-    "buildMemoryMiB": "memory_mib",
+    "archiveBytes": ("unpack", "archive_bytes"),
+    "unpackedBytes": ("unpack", "unpacked_bytes"),
+    "files": ("unpack", "members"),
+    "buildSeconds": ("build", "seconds"),
+    "buildMemoryMiB": ("build", "memory_mib"),
+    "requestsPerMinute": ("site", "requests"),
+    "uploadsPerMinute": ("site", "uploads"),
 }
 
 
-def load_config(folder: Path) -> tuple[Any, Any, Any]:
+class LeagueSettings(NamedTuple):
+    """What `league.toml` says: the match config, the upload, build and site limits, and the
+    table sizes matchmaking may choose from."""
+
+    config: Any  # arena.base.config.Config
+    unpack: Any  # arena.league.submission.UnpackLimits
+    build: Any  # arena.league.build.BuildSettings
+    site: Any  # arena.league.web.SiteLimits
+    sizes: tuple[int, ...]
+
+
+def _sizes(path: Path, value: Any) -> tuple[int, ...]:
+    """`league.seats`: a table size or a list of them. Raises ConfigError."""
+    from arena.base.config import MAX_SEATS
+
+    given = [value] if isinstance(value, int) and not isinstance(value, bool) else value
+    if (
+        not isinstance(given, list)
+        or not given
+        or not all(isinstance(n, int) and not isinstance(n, bool) for n in given)
+        or not all(2 <= n <= MAX_SEATS for n in given)
+    ):
+        raise ConfigError(
+            f"{path}: league.seats: a table size or a list of them, each 2 to {MAX_SEATS} "
+            "(e.g. seats = [2, 3, 4])"
+        )
+    return tuple(sorted(set(given)))
+
+
+def load_config(folder: Path) -> LeagueSettings:
     """The league's config (`league.toml`: a `config.toml` whose participants are optional,
-    with a `[league]` table of upload and build limits): the config, the unpack limits and
-    the build settings. Raises ConfigError (one line)."""
+    with a `[league]` table of limits and table sizes). Raises ConfigError (one line)."""
     from arena.base import config as config_module
     from arena.league.build import BuildSettings
     from arena.league.store import CONFIG
     from arena.league.submission import UnpackLimits
+    from arena.league.web import SiteLimits
 
     path = folder / CONFIG
     data = config_module._read_toml(path)
     league = data.pop("league", {})
     if not isinstance(league, dict):
         raise ConfigError(f"{path}: [league] must be a table")
-    settings: dict[str, dict[str, Any]] = {"unpack": {}, "build": {}}
+    settings: dict[str, dict[str, Any]] = {"unpack": {}, "build": {}, "site": {}}
+    sizes = None
     for key, value in league.items():
+        if key == "seats":
+            sizes = _sizes(path, value)
+            continue
         if key not in LEAGUE_KEYS:
-            raise ConfigError(f"{path}: league.{key}: unknown (one of {', '.join(LEAGUE_KEYS)})")
+            known = ", ".join(["seats", *LEAGUE_KEYS])
+            raise ConfigError(f"{path}: league.{key}: unknown (one of {known})")
         if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
             raise ConfigError(f"{path}: league.{key}: must be a positive number")
-        side = "build" if key.startswith("build") else "unpack"
-        settings[side][LEAGUE_KEYS[key]] = value if key == "buildSeconds" else int(value)
+        side, name = LEAGUE_KEYS[key]
+        settings[side][name] = value if key == "buildSeconds" else int(value)
+    tournament = data.setdefault("tournament", {})
+    if not isinstance(tournament, dict):
+        raise ConfigError(f"{path}: [tournament] must be a table")
+    tournament.setdefault("seats", 2)
+    if sizes is None:  # one size: the tournament's
+        seats = tournament["seats"]
+        sizes = _sizes(path, seats) if isinstance(seats, int) else (2,)
+    # The participants come and go in a league: stand-ins, as many as the largest table.
     data.setdefault(
-        "participants", [{"name": "seat-a", "bot": "random"}, {"name": "seat-b", "bot": "random"}]
+        "participants", [{"name": f"seat-{n}", "bot": "random"} for n in range(max(sizes))]
     )
     data["replays"] = "replays"
-    data.setdefault("tournament", {}).setdefault("seats", 2)
     config, _ = config_module.validate(path, data)
-    return config, UnpackLimits(**settings["unpack"]), BuildSettings(**settings["build"])
+    rules = config.engine_rules
+    for size in sizes:
+        if rules.cards_to_deal(size) > rules.pack_size:
+            raise ConfigError(
+                f"{path}: league.seats: a table of {size} needs {rules.cards_to_deal(size)} "
+                f"cards ({size} seats × {rules.hand_size(size)}) but the pack has "
+                f"{rules.pack_size}"
+            )
+    return LeagueSettings(
+        config,
+        UnpackLimits(**settings["unpack"]),
+        BuildSettings(**settings["build"]),
+        SiteLimits(**settings["site"]),
+        sizes,
+    )
 
 
 @league_app.command()
@@ -271,9 +328,10 @@ def serve(
 
     store = _store(folder)
     try:
-        config, unpack_limits, build_settings = load_config(folder)
+        settings = load_config(folder)
     except ConfigError as error:
         _fail(str(error))
+    config = settings.config
     if jobs and scheduler:
         _fail("--jobs and --scheduler: give one")
     executor: MatchExecutor
@@ -297,14 +355,15 @@ def serve(
     except OSError as error:
         _fail(f"--host/--port: cannot listen on {host}:{port}: {error.strerror or error}")
     listener.listen(128)
-    season = Season(store, config, executor, jobs=jobs, seats=config.seats_per_match)
+    season = Season(store, config, executor, jobs=jobs, sizes=settings.sizes)
     app = make_app(
         store,
         season,
         check=make_check(config),
         viewer=view,
-        limits=unpack_limits,
-        build_settings=build_settings,
+        limits=settings.unpack,
+        build_settings=settings.build,
+        site_limits=settings.site,
         sandbox=config.limits.sandbox,
     )
     stop = threading.Event()
