@@ -344,6 +344,8 @@ def outcome_of(folder: Path) -> dict[str, object]:
     standings = json.loads((folder / "standings.json").read_text())
     for key in ("run",):
         standings.pop(key, None)
+    for participant in standings["participants"]:
+        participant.pop("replyTimes")  # how long replies took: timing, not outcome
     return {"games": games, "by_game": by_game, "standings": standings}
 
 
