@@ -23,6 +23,7 @@ from rigging import events_of
 
 from arena.base.config import named_rules
 from arena.engine.cards import Card, new_pack
+from arena.engine.events import BookLaid
 from arena.engine.match import (
     NO_REPLY,
     Delivery,
@@ -106,12 +107,13 @@ class Observer:
         self.asked_with: Card | None = None  # the card of the last valid ask
         self.may_hold_book: int | None = None  # the asked seat of the last hit: it refilled
 
-    def laid(self) -> list[list[int]]:
-        return [e["cardIds"] for e in events_of(self.match) if e["event"] == "book-laid"]
+    def laid(self) -> list[BookLaid]:
+        return [e for e in self.match.events if isinstance(e, BookLaid)]
 
     def check(self, delivery: Delivery) -> None:
         table, (seat, message) = self.table, delivery
-        books = self.laid()
+        laid = self.laid()
+        books = [list(book.card_ids) for book in laid]
         # Cards: exactly the pack, each card once, across pond, hands and laid books.
         ids = [c["id"] for c in table.pond] + [c["id"] for h in table.hands for c in h]
         ids += [card_id for book in books for card_id in book]
@@ -127,7 +129,7 @@ class Observer:
             ]
         per_rank = Counter(by_id[book[0]]["rank"] for book in books)
         assert all(count <= self.decks for count in per_rank.values())
-        per_seat = Counter(e["seat"] for e in events_of(self.match) if e["event"] == "book-laid")
+        per_seat = Counter(book.seat for book in laid)
         assert table.books == [per_seat[s] for s in range(table.seats)]
         self.check_message(seat, message)
 
