@@ -58,28 +58,31 @@ def wait_for(predicate, what: str, seconds: float = 90.0):  # type: ignore[no-un
 
 class Server:
     def __init__(self, folder: Path, *options: str) -> None:
-        """`arena league serve FOLDER --port 0` with `options` (by default `--jobs 1`)."""
+        """`arena league serve FOLDER --port 0` with `options` (by default `--jobs 1`); what it
+        prints goes to a file beside the folder (a pipe nobody drains would stall it)."""
         self.folder = folder
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "arena",
-                "league",
-                "serve",
-                str(folder),
-                "--port",
-                "0",
-                *(options or ("--jobs", "1")),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        assert line.startswith("serving http://127.0.0.1:"), line + self.process.stderr.read()
+        self.log = folder.parent / f"serve-{time.monotonic_ns()}.log"
+        with self.log.open("wb") as output:
+            self.process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "arena",
+                    "league",
+                    "serve",
+                    str(folder),
+                    "--port",
+                    "0",
+                    *(options or ("--jobs", "1")),
+                ],
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        deadline = time.monotonic() + 60
+        while not (line := self.log.read_text()).startswith("serving http") or "\n" not in line:
+            assert self.process.poll() is None and time.monotonic() < deadline, line
+            time.sleep(0.05)
         self.url = line.split()[1].rstrip("/")
 
     def get(self, path: str) -> httpx.Response:
@@ -92,9 +95,6 @@ class Server:
         if self.process.poll() is None:
             os.killpg(self.process.pid, sig)
         self.process.wait(30)
-        for stream in (self.process.stdout, self.process.stderr):
-            if stream is not None:
-                stream.close()
 
 
 OWNERS = ("ann", "bob", "cat", "dan")
@@ -548,31 +548,35 @@ def noting_bot(owner: str) -> bytes:
 
 
 def test_an_owner_reads_their_bots_notes_beside_each_decision_and_no_rivals(
-    server: Server, here: tuple[Path, dict[str, str]]
+    tmp_path: Path,
 ) -> None:
-    tokens = here[1]
-    assert upload(server, "catbot", noting_bot("cat"), tokens["cat"]).status_code == 201
-    assert upload(server, "danbot", noting_bot("dan"), tokens["dan"]).status_code == 201
-    with httpx.Client(base_url=server.url, timeout=60) as client:
-        csrf = client.get("/login").text.split('name="csrf" value="')[1].split('"')[0]
-        assert client.post("/login", data={"token": tokens["dan"], "csrf": csrf}).status_code == 303
+    # A league of cat's and dan's noting bots alone: every table is one of dan's against cat's.
+    folder, tokens = make_league(tmp_path, bots=())
+    server = Server(folder)
+    try:
+        assert upload(server, "catbot", noting_bot("cat"), tokens["cat"]).status_code == 201
+        assert upload(server, "danbot", noting_bot("dan"), tokens["dan"]).status_code == 201
+        client, _ = signed_in(server, tokens["dan"])
+        with contextlib.closing(client):
 
-        def against_cat() -> list[str]:
-            """dan's matches against cat's noting bot, from his page."""
-            page = client.get("/me").text
-            links = [part.split('"')[0] for part in page.split('href="/me/matches/')[1:]]
-            return [link for link in links if "catbot#" in server.get(f"/matches/{link}").text]
+            def played() -> list[str]:
+                """dan's matches, from his page."""
+                page = client.get("/me").text
+                return [part.split('"')[0] for part in page.split('href="/me/matches/')[1:]]
 
-        link = wait_for(against_cat, "a match of dan's bot against cat's on his page")[0]
-        mine = client.get(f"/me/matches/{link}")
-        assert mine.status_code == 200
-        assert "note-of-dan" in mine.text and "note-of-cat" not in mine.text
-        public = server.get(f"/matches/{link}")
-        assert public.status_code == 200 and "note-of-" not in public.text
-        assert client.get("/me/matches/999999").status_code == 404  # not a match of his
-    # Signed out, the owner's view of a match is not there to open.
-    signed_out = httpx.get(f"{server.url}/me/matches/{link}", timeout=60, follow_redirects=False)
-    assert signed_out.status_code == 303
+            link = wait_for(played, "a match of dan's bot on his page")[0]
+            assert "catbot#" in server.get(f"/matches/{link}").text
+            mine = client.get(f"/me/matches/{link}")
+            assert mine.status_code == 200
+            assert "note-of-dan" in mine.text and "note-of-cat" not in mine.text
+            public = server.get(f"/matches/{link}")
+            assert public.status_code == 200 and "note-of-" not in public.text
+            assert client.get("/me/matches/999999").status_code == 404  # not a match of his
+        # Signed out, the owner's view of a match is not there to open.
+        signed_out = httpx.get(f"{server.url}/me/matches/{link}", timeout=60)
+        assert signed_out.status_code == 303
+    finally:
+        server.kill()
 
 
 @pytest.mark.slow

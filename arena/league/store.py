@@ -525,6 +525,11 @@ class Store:
             for row in self._all(self._MATCH_SQL + " WHERE id > ? ORDER BY id", (after,))
         ]
 
+    def latest_matches(self, count: int) -> list[MatchRow]:
+        """The last `count` matches played, oldest first (not the whole season)."""
+        rows = self._all(self._MATCH_SQL + " ORDER BY id DESC LIMIT ?", (count,))
+        return [self._match(row) for row in reversed(rows)]
+
     def match(self, ident: int) -> MatchRow | None:
         rows = self._all(self._MATCH_SQL + " WHERE id = ?", (ident,))
         return self._match(rows[0]) if rows else None

@@ -444,7 +444,7 @@ class Site:
         versions = [v for v in self.store.versions() if v.owner_id == owner.id]
         ids = {v.id for v in versions}
         logs: dict[int, list[str]] = {v.id: [] for v in versions}
-        recent = self.store.matches()[-200:]
+        recent = self.store.latest_matches(200)
         for match in recent:
             for seat, version in enumerate(match.versions):
                 if version in ids and (log := self.store.stderr(match, seat)):
