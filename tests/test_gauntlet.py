@@ -24,7 +24,7 @@ from arena.tournaments import tournament
 from arena.tournaments.candidate import CandidateTest
 from arena.tournaments.gauntlet import Gauntlet
 from arena.tournaments.results import ResultLine
-from arena.tournaments.sprt import Hypotheses
+from arena.tournaments.sprt import NORMAL_MIN_GROUPS, Hypotheses
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDED = ROOT / "tests" / "sprtbots" / "seeded_random.py"
@@ -417,3 +417,12 @@ def test_arena_sprt_names_its_participants_from_their_programs_uniquely() -> Non
         "share1"
     ] == pytest.approx(1 / 3 + 0.05)
     assert data["tournament"] == {"seats": 3, "candidate": "hard"}
+
+
+@pytest.mark.parametrize(("adjusted", "first"), [(False, 20), (True, NORMAL_MIN_GROUPS)])
+def test_standings_json_says_when_the_test_can_first_decide(adjusted: bool, first: int) -> None:
+    # The adjusted test (NormalTest) decides from NORMAL_MIN_GROUPS outcomes, not from the
+    # configured 20: standings.json's minGroups is the floor the test applies.
+    test = CandidateTest("cand", 2, Hypotheses(0.4, 0.6, min_groups=20), adjusted=adjusted)
+    shown = test.as_json()
+    assert shown is not None and shown["minGroups"] == first

@@ -142,7 +142,7 @@ class CandidateTest:
             "share1": h.share1,
             "alpha": h.alpha,
             "beta": h.beta,
-            "minGroups": h.min_groups,
+            "minGroups": test.first_decision,  # (the adjusted test's own floor is higher)
             "degenerate": test.degenerate,
             "laterMatches": self.later,
             "luckAdjusted": self.adjusted,

@@ -172,12 +172,17 @@ class SequentialTest:
         h = self.hypotheses
         self.llr = llr(self.counts, h.share0, h.share1)
         self.history.append((self.groups, self.llr))
-        if self.groups >= h.min_groups:
+        if self.groups >= self.first_decision:
             if self.llr >= h.upper:
                 self.decision = Decision.H1
             elif self.llr <= h.lower:
                 self.decision = Decision.H0
         return self.decision
+
+    @property
+    def first_decision(self) -> int:
+        """The outcomes before any decision: `min_groups`."""
+        return self.hypotheses.min_groups
 
     @property
     def degenerate(self) -> bool:
@@ -219,12 +224,17 @@ class NormalTest:
         var0, var1 = (variance + (mean - share) ** 2 for share in (h.share0, h.share1))
         self.llr = n / 2 * math.log(var0 / var1)
         self.history.append((n, self.llr))
-        if n >= max(h.min_groups, NORMAL_MIN_GROUPS):
+        if n >= self.first_decision:
             if self.llr >= h.upper:
                 self.decision = Decision.H1
             elif self.llr <= h.lower:
                 self.decision = Decision.H0
         return self.decision
+
+    @property
+    def first_decision(self) -> int:
+        """The outcomes before any decision: `NORMAL_MIN_GROUPS`, or `min_groups` if more."""
+        return max(self.hypotheses.min_groups, NORMAL_MIN_GROUPS)
 
     @property
     def variance(self) -> float:
