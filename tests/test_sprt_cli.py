@@ -42,9 +42,11 @@ def _line(stdout: str) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("options", "command", "status", "decision"),
     [
-        # expert's share against hard is about 0.54: 0.5 rather than 0.4 is clear
+        # expert's share against hard is about 0.54: 0.5 rather than 0.4 is clear (on raw
+        # points, decided from 20 groups; the adjusted test waits for 50: the case below)
         (
             [
+                "--raw",
                 "--vs",
                 "hard",
                 "--share0",
@@ -60,7 +62,8 @@ def _line(stdout: str) -> dict[str, Any]:
             0,
             "H1",
         ),
-        (["--vs", "medium", "--share0", "0.5", "--share1", "0.55"], MEDIUM, 1, "H0"),
+        # random against medium: far below 0.5 (one process kept for every match)
+        (["--vs", "medium", "--share0", "0.5", "--share1", "0.55"], [*SEEDED, "4"], 1, "H0"),
         (["--vs", "hard", "--games", "6"], EXPERT, 3, None),
     ],
 )
