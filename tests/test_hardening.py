@@ -164,21 +164,32 @@ def _server(mode: str) -> tuple[int, threading.Event]:
     return listener.getsockname()[1], stop
 
 
-@pytest.mark.parametrize(
-    "mode, why", [("silent", "said nothing in 10 s"), ("random", "does not speak Dask's protocol")]
-)
-def test_a_scheduler_that_is_not_one(tmp_path: Path, mode: str, why: str) -> None:
+def test_a_scheduler_that_is_not_one(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
     (tmp_path / "config.toml").write_text(TWO, encoding="utf-8")
-    port, stop = _server(mode)
+    port, stop = _server("random")
     try:
         started = time.monotonic()
         done = _arena(tmp_path, "run", "config.toml", "--scheduler", f"tcp://127.0.0.1:{port}")
         took = time.monotonic() - started
     finally:
         stop.set()
-    _one_line(done, f"tcp://127.0.0.1:{port}", why)
+    _one_line(done, f"tcp://127.0.0.1:{port}", "does not speak Dask's protocol")
     assert took < 10 + 15  # the connect timeout, and no 20 s wait on exit
+
+
+def test_a_scheduler_that_never_speaks_is_given_up_on_after_the_timeout() -> None:
+    # What `arena run --scheduler` does with it (the test above: one line, exit 2), in-process
+    # with a short timeout instead of the command's 10 s.
+    pytest.importorskip("distributed")
+    from arena.tournaments.cluster import ClusterError, connect
+
+    port, stop = _server("silent")
+    try:
+        with pytest.raises(ClusterError, match="accepted the connection but said nothing in 0.5 s"):
+            connect(f"tcp://127.0.0.1:{port}", timeout=0.5)
+    finally:
+        stop.set()
 
 
 def test_a_missing_interpreter_is_a_start_failure(tmp_path: Path) -> None:
