@@ -139,8 +139,8 @@ def test_every_page_fits_a_phone_without_sideways_scrolling(
             deviceScaleFactor=2,
             mobile=True,
         )
-        # (The match viewer, `/matches/N`, is `arena replay html`'s page: not the league's.)
-        pages = ["/", "/bots/easy", "/login"]
+        # The match viewer too (`/matches/N`: `arena replay html`'s page).
+        pages = ["/", "/bots/easy", "/login", "/matches/1"]
         for path in pages:
             load(browser, lambda path=path: browser.send("Page.navigate", url=server.url + path))
             wide = browser.js("document.documentElement.scrollWidth")
