@@ -449,11 +449,21 @@ def test_the_organiser_disqualifies_a_version_and_pauses_the_league(
             == 403
         )
         assert "annbot" in {b["name"] for b in server.get("/api/leaderboard").json()["bots"]}
-        done = client.post(
-            "/organiser/state", data={"version": ident, "state": "disqualified", "csrf": csrf}
-        )
+        # A retired version comes back when the organiser resumes it.
+        rule = {"version": ident, "csrf": csrf}
+        assert client.post("/organiser/state", data={**rule, "state": "retired"}).status_code == 303
+        assert "annbot" not in names_on(server)
+        assert client.post("/organiser/state", data={**rule, "state": "active"}).status_code == 303
+        assert "annbot" in names_on(server)
+        done = client.post("/organiser/state", data={**rule, "state": "disqualified"})
         assert done.status_code == 303
         assert "annbot" not in {b["name"] for b in server.get("/api/leaderboard").json()["bots"]}
+        # A disqualified version stays disqualified: neither resumed nor retired.
+        again = client.post("/organiser/state", data={**rule, "state": "active"})
+        assert again.status_code == 422 and "stays disqualified" in again.json()["error"]
+        assert client.post("/organiser/state", data={**rule, "state": "retired"}).status_code == 303
+        assert client.post("/organiser/state", data={**rule, "state": "active"}).status_code == 422
+        assert "annbot" not in names_on(server)
         assert (
             client.post("/organiser/pause", data={"paused": "1", "csrf": csrf}).status_code == 303
         )
@@ -491,6 +501,41 @@ def test_a_version_that_cannot_start_is_paused_with_a_note_to_its_owner(
         page = client.get("/me").text
     assert "nostart v1 — paused" in page, page
     assert "failed to start 3 times in a row" in page
+
+    # The program put back, its owner resumes it from /me; it plays again, its start
+    # failures counted from zero.
+    program.write_bytes(GOOD)
+    with contextlib.closing(sqlite3.connect(folder / "league.db")) as db:
+        (ident,) = db.execute(
+            "SELECT id FROM versions WHERE folder LIKE 'versions/nostart-%'"
+        ).fetchone()
+        played = sum(
+            ident in json.loads(row[0]) for row in db.execute("SELECT versions FROM matches")
+        )
+    assert played >= 3
+    client, csrf = signed_in(server, tokens["bob"])
+    with contextlib.closing(client):  # another owner's bot
+        assert client.post("/me/resume", data={"version": ident, "csrf": csrf}).status_code == 403
+    client, csrf = signed_in(server, tokens["ann"])
+    with contextlib.closing(client):
+        assert "Resume nostart v1" in client.get("/me").text
+        assert client.post("/me/resume", data={"version": ident}).status_code == 403  # no CSRF
+        assert state() == "paused"
+        resumed = client.post("/me/resume", data={"version": ident, "csrf": csrf})
+        assert resumed.status_code == 303
+        with contextlib.closing(sqlite3.connect(folder / "league.db")) as db:
+            assert db.execute(
+                "SELECT state, note, start_failures FROM versions WHERE id = ?", (ident,)
+            ).fetchone() == ("active", "", 0)
+        assert "nostart v1 — active" in client.get("/me").text
+    wait_for(
+        lambda: any(
+            b["name"] == "nostart" and b["matches"] > played
+            for b in server.get("/api/leaderboard").json()["bots"]
+        ),
+        "the resumed version plays again",
+    )
+    assert state() == "active"
 
 
 def test_submit_from_a_writers_machine_with_the_real_cli(
@@ -780,3 +825,22 @@ def test_too_many_requests_or_uploads_are_429_with_the_reason(tmp_path: Path) ->
         assert answers[-1].json() == {"error": "too many requests: wait a minute"}
     finally:
         server.kill()
+
+
+def test_only_a_bots_latest_version_resumes(tmp_path: Path) -> None:
+    from arena.league.store import Store
+
+    store = Store.create(tmp_path)
+    first = store.add_version("b", None, command=[], level="easy", folder=None, fingerprint="1")
+    second = store.add_version("b", None, command=[], level="hard", folder=None, fingerprint="2")
+    assert store.resume(first.id) == (
+        f"version {first.id} is not its bot's latest: only that one resumes"
+    )
+    assert store.resume(second.id) == (
+        f"version {second.id} is active: only a paused or retired one resumes"
+    )
+    store.retire_bot("b")
+    assert store.resume(second.id, states=("paused",)) is not None  # an owner's: paused only
+    assert store.resume(second.id) is None
+    assert [(v.number, v.state) for v in store.versions()] == [(1, "retired"), (2, "active")]
+    assert store.bots() == [("b", None, False)]

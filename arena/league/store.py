@@ -389,12 +389,41 @@ class Store:
         return self.versions(state=ACTIVE)
 
     def set_state(self, version_id: int, state: str, note: str = "") -> None:
+        """Rule on a version (a disqualified one stays disqualified: nothing changes it)."""
         if state not in STATES:
             raise ValueError(f"no state {state!r}")
         with self._transaction() as db:
             db.execute(
-                "UPDATE versions SET state = ?, note = ? WHERE id = ?", (state, note, version_id)
+                "UPDATE versions SET state = ?, note = ? WHERE id = ? AND state != ?",
+                (state, note, version_id, DISQUALIFIED),
             )
+
+    def resume(self, version_id: int, *, states: Sequence[str] = (PAUSED, RETIRED)) -> str | None:
+        """Set a version in one of `states` back to active, its start failures counted from
+        zero again; why it cannot be, or None. Only a bot's latest version comes back (one
+        version of a bot plays at a time), and a disqualified one never does."""
+        with self._transaction() as db:
+            row = db.execute(
+                "SELECT v.state, v.bot_id, v.number, "
+                "(SELECT MAX(number) FROM versions WHERE bot_id = v.bot_id) "
+                "FROM versions v WHERE v.id = ?",
+                (version_id,),
+            ).fetchone()
+            if row is None:
+                return f"no version {version_id}"
+            state, bot_id, number, latest = row
+            if state == DISQUALIFIED:
+                return "a disqualified version stays disqualified"
+            if state not in states:
+                return f"version {version_id} is {state}: only a {' or '.join(states)} one resumes"
+            if number != latest:
+                return f"version {version_id} is not its bot's latest: only that one resumes"
+            db.execute(
+                "UPDATE versions SET state = ?, note = '', start_failures = 0 WHERE id = ?",
+                (ACTIVE, version_id),
+            )
+            db.execute("UPDATE bots SET retired = 0 WHERE id = ?", (bot_id,))
+        return None
 
     def retire_bot(self, name: str) -> None:
         with self._transaction() as db:
@@ -491,7 +520,7 @@ class Store:
                     PAUSED,
                     (
                         f"paused: it failed to start {failures_to_pause} times in a row; "
-                        "submit a new version"
+                        "submit a new version, or resume this one once it can start"
                     ),
                     failures_to_pause,
                     ACTIVE,

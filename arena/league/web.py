@@ -137,6 +137,8 @@ TEMPLATES = {
 {% if v.note %}<p>{{ v.note }}</p>{% endif %}
 {% if v.state == "active" %}<form method="post" action="/me/retire"><input type="hidden" name="csrf" value="{{ csrf }}">
 <input type="hidden" name="bot" value="{{ v.bot }}"><button>Retire {{ v.bot }}</button></form>{% endif %}
+{% if v.state == "paused" %}<form method="post" action="/me/resume"><input type="hidden" name="csrf" value="{{ csrf }}">
+<input type="hidden" name="version" value="{{ v.id }}"><button>Resume {{ v.bot }} v{{ v.number }}</button></form>{% endif %}
 <h3>Check report</h3><pre>{{ reports[v.id][0] }}</pre>
 {% if reports[v.id][1] %}<h3>Build log</h3><pre>{{ reports[v.id][1] }}</pre>{% endif %}
 <h3>Stderr of recent matches</h3>{% for log in logs[v.id] %}<pre>{{ log }}</pre>{% endfor %}</section>{% endfor %}
@@ -150,9 +152,17 @@ TEMPLATES = {
 <table><tr><th>Version</th><th>State</th><th></th></tr>{% for v in versions %}<tr><td>{{ v.name }}</td><td>{{ v.state }}</td>
 <td>{% if v.state in ("active", "paused") %}<form method="post" action="/organiser/state"><input type="hidden" name="csrf" value="{{ csrf }}">
 <input type="hidden" name="version" value="{{ v.id }}"><button name="state" value="retired">Retire</button>
-<button name="state" value="disqualified">Disqualify</button></form>{% endif %}</td></tr>{% endfor %}</table>
+<button name="state" value="disqualified">Disqualify</button></form>{% endif %}
+{% if v.state in ("paused", "retired") %}<form method="post" action="/organiser/state"><input type="hidden" name="csrf" value="{{ csrf }}">
+<input type="hidden" name="version" value="{{ v.id }}"><button name="state" value="active">Resume</button></form>{% endif %}</td></tr>{% endfor %}</table>
 {% endblock %}""",
 }
+
+
+def _number(value: Any) -> int:
+    """A form's id field as a number (0, no such row, when it is not one)."""
+    text = str(value or "")
+    return int(text) if text.isdigit() and len(text) < 19 else 0
 
 
 def set_cookie(response: Response, session: str, seconds: float) -> None:
@@ -494,6 +504,24 @@ class Site:
         self.season.refresh()
         return RedirectResponse("/me?message=retired", status_code=303)
 
+    async def me_resume(self, request: Request) -> Response:
+        """The owner's own paused version back to active (a retired or disqualified one is the
+        organiser's to rule on)."""
+        owner, _ = self.session_of(request)
+        if owner is None:
+            return RedirectResponse("/login", status_code=303)
+        form = await self.form_of(request, REQUEST_BYTES)
+        if isinstance(form, Response):
+            return form
+        version = self.store.version(_number(form.get("version")))
+        if version is None or version.owner_id != owner.id:
+            return JSONResponse({"error": "not your bot"}, status_code=403)
+        problem = self.store.resume(version.id, states=("paused",))
+        if problem is not None:
+            return JSONResponse({"error": problem}, status_code=422)
+        self.season.refresh()
+        return RedirectResponse("/me?message=resumed", status_code=303)
+
     async def organiser(self, request: Request) -> Response:
         owner, csrf = self.session_of(request)
         if owner is None or not owner.organiser:
@@ -522,11 +550,17 @@ class Site:
             self.store.pause(str(form.get("paused")) == "1")
         else:
             state = str(form.get("state"))
-            if state not in ("retired", "disqualified"):
-                return JSONResponse({"error": "state: retired or disqualified"}, status_code=422)
-            self.store.set_state(
-                int(str(form.get("version", "0")) or 0), state, f"{state} by the organiser"
-            )
+            version = _number(form.get("version"))
+            if state == "active":  # a paused or retired version back (never a disqualified one)
+                problem = self.store.resume(version)
+                if problem is not None:
+                    return JSONResponse({"error": problem}, status_code=422)
+            elif state in ("retired", "disqualified"):
+                self.store.set_state(version, state, f"{state} by the organiser")
+            else:
+                return JSONResponse(
+                    {"error": "state: active, retired or disqualified"}, status_code=422
+                )
             self.season.refresh()
         return RedirectResponse("/organiser", status_code=303)
 
@@ -553,6 +587,7 @@ class Site:
             Route("/me", self.me),
             Route("/me/upload", self.me_upload, methods=["POST"]),
             Route("/me/retire", self.me_retire, methods=["POST"]),
+            Route("/me/resume", self.me_resume, methods=["POST"]),
             Route("/me/matches/{ident}", self.my_match_page),
             Route("/organiser", self.organiser),
             Route("/organiser/{action}", self.organiser_post, methods=["POST"]),
