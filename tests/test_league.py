@@ -7,6 +7,7 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -117,10 +118,19 @@ def make_league(
     return folder, tokens
 
 
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """One league made with the CLI, copied by each test that needs a league of its own."""
+    return make_league(tmp_path_factory.mktemp("made"))
+
+
 @pytest.fixture
-def league(tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    """A league of its own, for a test that kills, pauses or rules over its server."""
-    return make_league(tmp_path)
+def league(made: tuple[Path, dict[str, str]], tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A league of its own (a copy of `made`: its tokens, its bots, nothing played), for a test
+    that kills, pauses or rules over its server."""
+    folder = tmp_path / "season"
+    shutil.copytree(made[0], folder)
+    return folder, made[1]
 
 
 @pytest.fixture(scope="module")
