@@ -33,7 +33,7 @@ def _slow_bot(folder: Path) -> None:
     source = source.replace("import json\n", f"import json\nimport time\nfirst = [{SLOW}]\n")
     source = source.replace(
         '        elif kind == "ask":\n',
-        '        elif kind == "ask":\n            time.sleep(first.pop() if first else 0.02)\n',
+        '        elif kind == "ask":\n            time.sleep(first.pop() if first else 0.005)\n',
     )
     assert "time.sleep" in source
     (folder / "slow.py").write_text(source, encoding="utf-8")
