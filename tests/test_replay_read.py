@@ -66,15 +66,26 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
         'command = ["python3", "../fakes/chatty.py"]\n'
         '[[participants]]\nname = "steady"\nbot = "easy"\n'
     )
+    # All at once (most of their time is spent waiting on the faults' reply limits), each in a
+    # copy of its own: one run writes into a replays folder at a time.
+    runs = []
     for name in [*CONFIGS, "start-failed", "log-full"]:
-        done = subprocess.run(
-            [sys.executable, "-m", "arena", "run", str(work / "configs" / f"{name}.toml"), "-q"],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "NO_COLOR": "1"},
-            check=False,
+        own = work / "runs" / name
+        (own / "configs").mkdir(parents=True)
+        shutil.copy(work / "configs" / f"{name}.toml", own / "configs")
+        shutil.copytree(work / "fakes", own / "fakes", symlinks=True)
+        runs.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "arena", "run", str(own / "configs" / f"{name}.toml"), "-q"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+                env={**os.environ, "NO_COLOR": "1"},
+            )
         )
-        assert done.returncode == 0, done.stderr
+    for run in runs:
+        _, err = run.communicate(timeout=300)
+        assert run.returncode == 0, err
     return sorted(work.rglob("*-g[0-9][0-9][0-9][0-9]-*.json"))
 
 
