@@ -58,9 +58,10 @@ def wait_for(predicate, what: str, seconds: float = 90.0):  # type: ignore[no-un
 
 
 class Server:
-    def __init__(self, folder: Path, *options: str) -> None:
-        """`arena league serve FOLDER --port 0` with `options` (by default `--jobs 1`); what it
-        prints goes to a file beside the folder (a pipe nobody drains would stall it)."""
+    def __init__(self, folder: Path, *options: str, env: dict[str, str] | None = None) -> None:
+        """`arena league serve FOLDER --port 0` with `options` (by default `--jobs 1`), in
+        `env` (by default this one); what it prints goes to a file beside the folder (a pipe
+        nobody drains would stall it)."""
         self.folder = folder
         self.log = folder.parent / f"serve-{time.monotonic_ns()}.log"
         with self.log.open("wb") as output:
@@ -79,6 +80,7 @@ class Server:
                 stdout=output,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                env=env,
             )
         deadline = time.monotonic() + 60
         while not (line := self.log.read_text()).startswith("serving http") or "\n" not in line:

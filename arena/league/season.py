@@ -26,7 +26,7 @@ from pathlib import Path
 
 from arena.base.config import Config, Seat, bot_command, named_files
 from arena.league.matchmaking import Entry, next_table, table_size
-from arena.league.store import REPLAYS, Store, Version
+from arena.league.store import PAUSED, REPLAYS, Store, Version
 from arena.seats import fingerprint
 from arena.seats.replies import FaultKind
 from arena.tournaments import rating
@@ -36,6 +36,10 @@ from arena.tournaments.runner import MatchPlayed, MatchTask, play_task, write_re
 REFRESH_SECONDS = 0.5  # the fit over every match is redone at most this often
 SNAPSHOT_SECONDS = 10.0  # at most one rating snapshot per version this often
 PRIOR_WIDTH = 350.0  # the interval shown for a version with no match yet
+
+
+class NotYet(Exception):
+    """`admit` cannot tell yet whether a version can play (no worker to ask, say)."""
 
 
 @dataclass(frozen=True)
@@ -134,11 +138,17 @@ class Season:
         sizes: Sequence[int],
         on_change: Callable[[], None] = lambda: None,
         rng: random.Random | None = None,
+        admit: Callable[[Version], str | None] | None = None,
     ) -> None:
+        """`admit(version)`, when given, is asked once before a version is first seated (and
+        again after it was paused, retired or disqualified and came back): why it cannot play
+        where the matches run, or None. A version it names is paused with that reason as its
+        note; one it cannot judge yet (it raises NotYet) waits for a later table."""
         self.store, self.config, self.executor = store, config, executor
         self.jobs, self.sizes = max(1, jobs), tuple(sizes)
         self.on_change = on_change
         self.rng = rng or random.Random(secrets.randbits(64))
+        self.admit, self.admitted = admit, set[int]()
         self.rows: list[Row] = standings(store)
         self.lock = threading.Lock()
         self.snapshot_at = -SNAPSHOT_SECONDS
@@ -160,10 +170,34 @@ class Season:
             self.store.snapshot([(r.version_id, r.matches, r.rating, r.interval) for r in rows])
         self.on_change()
 
+    def _admitted(self, active: dict[int, Version]) -> dict[int, Version]:
+        """The active versions `admit` lets play (each asked once); one it names is paused."""
+        if self.admit is None:
+            return active
+        self.admitted &= set(active)  # one that left and came back is asked again
+        allowed = {}
+        for ident, version in active.items():
+            if ident not in self.admitted:
+                try:
+                    problem = self.admit(version)
+                except NotYet:
+                    continue  # asked again at the next table
+                if problem is not None:
+                    self.store.set_state(
+                        ident,
+                        PAUSED,
+                        f"paused: {problem}; once it is there, resume this version",
+                    )
+                    self.dirty = True
+                    continue
+                self.admitted.add(ident)
+            allowed[ident] = version
+        return allowed
+
     def _table(self) -> list[tuple[MatchTask, tuple[int, ...], int]]:
         """The tasks of the next table (one per rotation), or none."""
         by_id = {row.version_id: row for row in self.leaderboard()}
-        active = {version.id: version for version in self.store.active()}
+        active = self._admitted({version.id: version for version in self.store.active()})
         busy = {v for _, ids, _ in self.playing.values() for v in ids}
         field = [
             Entry(

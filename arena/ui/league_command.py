@@ -307,6 +307,32 @@ def view(path: Path, seats: frozenset[int] = frozenset()) -> str:
     return viewer.render(replay.read(path), notes=seats)
 
 
+def worker_check(opened: Any, folder: Path) -> Any:
+    """The season's `admit` on a Dask cluster (`opened`: its `tournaments.cluster.Cluster`):
+    every worker now connected is checked for what a version's seat needs, as `serve` checks
+    them for the versions active when it starts. The worker that lacks something, and what,
+    in one line; None when every worker has it all. Raises NotYet when no worker is there to
+    check (the version waits for one)."""
+    from arena.league.season import NotYet, seat_of
+    from arena.tournaments import cluster
+
+    def admit(version: Any) -> str | None:
+        needs = cluster.needs_of([seat_of(version, folder)], in_process_bots=True)
+        expected = cluster.observe_all(needs)
+        try:
+            cluster.check_workers(opened.client, opened.address, needs, expected, WORKER_WAIT)
+        except cluster.ClusterError as error:
+            if str(error).startswith("worker "):
+                return str(error)
+            raise NotYet(str(error)) from None
+        return None
+
+    return admit
+
+
+WORKER_WAIT = 5.0  # seconds a new version's check waits for a worker (then it waits a table)
+
+
 @league_app.command()
 def serve(
     folder: Path,
@@ -335,15 +361,19 @@ def serve(
     if jobs and scheduler:
         _fail("--jobs and --scheduler: give one")
     executor: MatchExecutor
+    admit = None
     if scheduler is not None:
         from arena.tournaments import cluster
 
         seats = [seat_of(v, folder) for v in store.active()]
+        # (`context` stays referenced until the process ends: collected, it closes the client.)
+        context = cluster.open_cluster(scheduler, seats, in_process_bots=True)
         try:
-            context = cluster.cluster_executor(scheduler, seats, in_process_bots=True)
-            executor = context.__enter__()
+            opened = context.__enter__()
         except ArenaError as error:
             _fail(str(error))
+        executor = opened.executor()
+        admit = worker_check(opened, folder)
         jobs = max(1, len(seats))
     else:
         jobs = jobs or default_jobs()
@@ -355,7 +385,7 @@ def serve(
     except OSError as error:
         _fail(f"--host/--port: cannot listen on {host}:{port}: {error.strerror or error}")
     listener.listen(128)
-    season = Season(store, config, executor, jobs=jobs, sizes=settings.sizes)
+    season = Season(store, config, executor, jobs=jobs, sizes=settings.sizes, admit=admit)
     app = make_app(
         store,
         season,
