@@ -439,3 +439,23 @@ def test_a_link_to_a_step_opens_the_page_there_and_the_address_follows(
         time.sleep(0.02)
     assert _step(browser)[0] == 4
     assert not [e for e in browser.events if e["method"] == "Runtime.exceptionThrown"]
+
+
+def test_the_page_fits_a_375_px_phone(tmp_path: Path, browser: Browser) -> None:
+    """Four seats, long names, a fault: no sideways scrolling on a phone, first step to last."""
+    names = ["an-unbroken-name-longer-than-a-phone-is-wide-0123456789", "bob", "carol", "dave"]
+    page, _ = _page(tmp_path, names, bots=("easy", "hard", "random"), bad=True)
+    browser.open("about:blank")
+    browser.send(
+        "Emulation.setDeviceMetricsOverride",
+        width=375,
+        height=740,
+        deviceScaleFactor=2,
+        mobile=True,
+    )
+    browser.open(page.as_uri())
+    for key, code in (("Home", 36), ("ArrowRight", 39), ("End", 35)):
+        browser.key(key, code)
+        wide = browser.js("document.documentElement.scrollWidth")
+        assert wide <= 375, f"after {key}: {wide} px wide on a 375 px phone"
+    assert browser.js("document.getElementById('placings').hidden") is False
