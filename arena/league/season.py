@@ -141,7 +141,7 @@ class Season:
         admit: Callable[[Version], str | None] | None = None,
     ) -> None:
         """`admit(version)`, when given, is asked once before a version is first seated (and
-        again after it was paused, retired or disqualified and came back): why it cannot play
+        again after it was paused or retired and resumed): why it cannot play
         where the matches run, or None. A version it names is paused with that reason as its
         note; one it cannot judge yet (it raises NotYet) waits for a later table."""
         self.store, self.config, self.executor = store, config, executor

@@ -17,7 +17,7 @@ import io
 import os
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, NamedTuple, NoReturn
 
@@ -307,7 +307,7 @@ def view(path: Path, seats: frozenset[int] = frozenset()) -> str:
     return viewer.render(replay.read(path), notes=seats)
 
 
-def worker_check(opened: Any, folder: Path) -> Any:
+def worker_check(opened: Any, folder: Path) -> Callable[[Any], str | None]:
     """The season's `admit` on a Dask cluster (`opened`: its `tournaments.cluster.Cluster`):
     every worker now connected is checked for what a version's seat needs, as `serve` checks
     them for the versions active when it starts. The worker that lacks something, and what,
