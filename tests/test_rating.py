@@ -50,14 +50,15 @@ def _penalised(finishes: Sequence[Finish], theta: Mapping[str, float]) -> float:
 def _independent_fit(finishes: Sequence[Finish]) -> dict[str, float]:
     names = sorted({n for f in finishes for n in f.places})
     theta = dict.fromkeys(names, 0.0)
+    best = _penalised(finishes, theta)
     step = 1.0
     while step > 1e-7:
         moved = False
         for name in names:
             for delta in (step, -step):
                 trial = {**theta, name: theta[name] + delta}
-                if _penalised(finishes, trial) > _penalised(finishes, theta):
-                    theta, moved = trial, True
+                if (value := _penalised(finishes, trial)) > best:
+                    theta, best, moved = trial, value, True
                     break
         if not moved:
             step /= 2
