@@ -856,3 +856,37 @@ def test_only_a_bots_latest_version_resumes(tmp_path: Path) -> None:
     assert store.resume(second.id) is None
     assert [(v.number, v.state) for v in store.versions()] == [(1, "retired"), (2, "active")]
     assert store.bots() == [("b", None, False)]
+
+
+def test_a_lost_table_is_told_to_the_organiser_once_and_printable() -> None:
+    """A table whose task raises (a worker gone, one lacking what a seat needs) is chosen
+    again; why is told to `on_problem` (serve's stderr) once per reason, control characters
+    (a program's name is the owner's to choose) shown as '?'."""
+    import tempfile
+    import threading
+    from concurrent.futures import Future
+
+    from arena.base.config import Config
+    from arena.league.season import Season
+    from arena.league.store import Store
+
+    class Lost:
+        """An executor each of whose tasks fails as a worker that lacks a program would."""
+
+        def submit(self, fn: object, *args: object) -> Future[object]:
+            future: Future[object] = Future()
+            future.set_exception(RuntimeError("worker tcp://w:1 lacks \x1b[2Jbot\nmore"))
+            return future
+
+    with tempfile.TemporaryDirectory() as folder:
+        store = Store.create(Path(folder))
+        for bot in ("a", "b"):
+            store.add_version(bot, None, command=[], level="easy", folder=None, fingerprint=bot)
+        told: list[str] = []
+        config = Config.model_validate(
+            {"participants": [{"name": "x", "bot": "easy"}, {"name": "y", "bot": "easy"}]}
+        )
+        season = Season(store, config, Lost(), jobs=2, sizes=[2], on_problem=told.append)  # type: ignore[arg-type]
+        for _ in range(3):
+            season.step(threading.Event(), timeout=0.01)
+    assert told == ["a table was lost and is chosen again: worker tcp://w:1 lacks ?[2Jbot"]

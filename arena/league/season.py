@@ -33,6 +33,7 @@ from arena.tournaments import rating
 from arena.tournaments.executors import MatchExecutor
 from arena.tournaments.runner import MatchPlayed, MatchTask, play_task, write_replay
 
+REASON_CHARS, REASONS_TOLD = 300, 100  # a lost table's reason: its length, how many are told
 REFRESH_SECONDS = 0.5  # the fit over every match is redone at most this often
 SNAPSHOT_SECONDS = 10.0  # at most one rating snapshot per version this often
 PRIOR_WIDTH = 350.0  # the interval shown for a version with no match yet
@@ -139,14 +140,17 @@ class Season:
         on_change: Callable[[], None] = lambda: None,
         rng: random.Random | None = None,
         admit: Callable[[Version], str | None] | None = None,
+        on_problem: Callable[[str], None] = lambda line: None,
     ) -> None:
         """`admit(version)`, when given, is asked once before a version is first seated (and
         again after it was paused or retired and resumed): why it cannot play
         where the matches run, or None. A version it names is paused with that reason as its
-        note; one it cannot judge yet (it raises NotYet) waits for a later table."""
+        note; one it cannot judge yet (it raises NotYet) waits for a later table.
+        `on_problem(line)` is told, once for each reason, why a table was lost (a worker gone,
+        one that lacks what a seat needs): the organiser's to see, the table is chosen again."""
         self.store, self.config, self.executor = store, config, executor
         self.jobs, self.sizes = max(1, jobs), tuple(sizes)
-        self.on_change = on_change
+        self.on_change, self.on_problem, self.told = on_change, on_problem, set[str]()
         self.rng = rng or random.Random(secrets.randbits(64))
         self.admit, self.admitted = admit, set[int]()
         self.rows: list[Row] = standings(store)
@@ -248,11 +252,14 @@ class Season:
             stop.wait(timeout)
             return
         done, _ = wait(list(self.playing), timeout=timeout, return_when=FIRST_COMPLETED)
+        lost = False
         for future in done:
             task, order, rotation = self.playing.pop(future)
             try:
                 played = future.result()
-            except Exception:  # noqa: BLE001, S112 - a worker lost: the table is chosen again
+            except Exception as error:  # noqa: BLE001 - a worker lost: the table is chosen again
+                self._lost(error)
+                lost = True
                 continue
             if played.interrupted:
                 continue  # stopped by shutdown: played again after a restart
@@ -260,6 +267,17 @@ class Season:
         self.dirty = self.dirty or bool(done)
         if self.dirty and time.monotonic() - self.refreshed_at >= REFRESH_SECONDS:
             self.refresh()
+        if lost:
+            stop.wait(timeout)  # (not at once again: a worker that fails every task fails fast)
+
+    def _lost(self, error: BaseException) -> None:
+        """Tell `on_problem` why a table was lost, the first time for this reason (a reason may
+        quote what an owner wrote, a program's name: shown printable only, and short)."""
+        text = (str(error).splitlines() or [type(error).__name__])[0]
+        reason = "".join(c if c.isprintable() else "?" for c in text)[:REASON_CHARS]
+        if reason not in self.told and len(self.told) < REASONS_TOLD:
+            self.told.add(reason)
+            self.on_problem(f"a table was lost and is chosen again: {reason}")
 
     def record(self, played: MatchPlayed, order: tuple[int, ...], rotation: int) -> None:
         line = played.line

@@ -385,7 +385,15 @@ def serve(
     except OSError as error:
         _fail(f"--host/--port: cannot listen on {host}:{port}: {error.strerror or error}")
     listener.listen(128)
-    season = Season(store, config, executor, jobs=jobs, sizes=settings.sizes, admit=admit)
+    season = Season(
+        store,
+        config,
+        executor,
+        jobs=jobs,
+        sizes=settings.sizes,
+        admit=admit,
+        on_problem=lambda line: print(f"league: {line}", file=sys.stderr, flush=True),
+    )
     app = make_app(
         store,
         season,
