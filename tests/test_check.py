@@ -12,6 +12,7 @@ import stat
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -272,6 +273,22 @@ def bot(name: str, *options: str) -> subprocess.CompletedProcess[str]:
     return run_check(*options, "--", "python3", f"tests/checkbots/{name}.py")
 
 
+def own_copy(name: str, folder: Path) -> Path:
+    """checkbots/NAME.py (and good.py, which some import) in a folder of this test's own, named
+    nowhere else: `survivors` of it are this test's, never another's beside it (pytest-xdist)."""
+    own = folder / f"bots-{uuid.uuid4().hex}"
+    own.mkdir()
+    for file in {f"{name}.py", "good.py"}:
+        shutil.copy(ROOT / "tests" / "checkbots" / file, own / file)
+    return own / f"{name}.py"
+
+
+def own_bot(name: str, folder: Path, *options: str) -> tuple[subprocess.CompletedProcess[str], str]:
+    """`bot(name, *options)` on an own copy (`own_copy`), and what its `survivors` are found by."""
+    copy = own_copy(name, folder)
+    return run_check(*options, "--", "python3", str(copy)), str(copy.parent)
+
+
 def survivors(path: str) -> list[int]:
     """Processes still running whose command line mentions `path`."""
     found = []
@@ -290,8 +307,8 @@ def row(output: str, check_name: str) -> str:
     return next(line for line in output.splitlines() if line.startswith(f"│ {check_name} "))
 
 
-def test_a_good_bot_passes_every_check() -> None:
-    done = bot("good")
+def test_a_good_bot_passes_every_check(tmp_path: Path) -> None:
+    done, marker = own_bot("good", tmp_path)
     assert done.returncode == 0, done.stdout
     for name in SCENARIOS:
         assert "│ passed │" in row(done.stdout, name)
@@ -300,7 +317,7 @@ def test_a_good_bot_passes_every_check() -> None:
     assert "reply latency: median " in done.stdout
     assert "invalid replies" not in done.stdout
     assert "PASS: all 7 checks passed" in done.stdout
-    assert survivors("checkbots/good.py") == []
+    assert survivors(marker) == []
 
 
 def test_garbage_fails_with_not_json() -> None:
@@ -311,9 +328,10 @@ def test_garbage_fails_with_not_json() -> None:
     assert "FAIL: 7 of 7 checks failed" in done.stdout
 
 
-def test_a_silent_bot_times_out_and_the_rest_is_skipped() -> None:
+def test_a_silent_bot_times_out_and_the_rest_is_skipped(tmp_path: Path) -> None:
+    silent = own_copy("silent", tmp_path)
     started = time.monotonic()
-    done = bot("silent", "--timeout", "0.3", "--startup-timeout", "0.5")
+    done = run_check("--timeout", "0.3", "--startup-timeout", "0.5", "--", "python3", str(silent))
     assert time.monotonic() - started < 10
     assert done.returncode == 1
     assert "│ failed " in row(done.stdout, "normal match")
@@ -322,7 +340,7 @@ def test_a_silent_bot_times_out_and_the_rest_is_skipped() -> None:
     assert "--startup-timeout" in done.stdout  # and the option that allows more time
     assert "│ skipped │" in row(done.stdout, "knights")
     assert "start-up (spawn to init reply): -" in done.stdout
-    assert survivors("checkbots/silent.py") == []
+    assert survivors(str(silent.parent)) == []
 
 
 def test_a_crash_after_init_is_reported_with_its_stderr() -> None:
@@ -419,10 +437,11 @@ def test_a_usage_error_exits_2(argv: tuple[str, ...], words: str) -> None:
     assert words in done.stderr
 
 
-def test_a_child_the_bot_leaves_behind_is_stopped_with_it() -> None:
-    done = bot("forks_a_child")
+def test_a_child_the_bot_leaves_behind_is_stopped_with_it(tmp_path: Path) -> None:
+    forks = own_copy("forks_a_child", tmp_path)
+    done = run_check("--", "python3", str(forks))
     assert done.returncode == 0, done.stdout
-    assert survivors("checkbots/forks_a_child.py") == []
+    assert survivors(str(forks.parent)) == []
 
 
 # -- one vocabulary ------------------------------------------------------------------------------
@@ -478,32 +497,34 @@ def test_piped_output_does_not_cut_names_at_80_columns() -> None:
     assert "│ ask-card-not-in-hand │" in done.stdout
 
 
-def test_a_bot_that_asks_for_reuse_plays_a_second_match_in_the_same_process() -> None:
-    done = bot("reuse_good")
+def test_a_bot_that_asks_for_reuse_plays_a_second_match_in_the_same_process(tmp_path: Path) -> None:
+    done, marker = own_bot("reuse_good", tmp_path)
     assert done.returncode == 0, done.stdout
     assert "│ passed " in row(done.stdout, "reuse")
     assert "PASS: all 8 checks passed" in done.stdout
-    assert survivors("checkbots/reuse_good.py") == []
+    assert survivors(marker) == []
 
 
-def test_keeping_the_first_match_in_a_reused_process_is_caught() -> None:
-    done = bot("reuse_stale")
+def test_keeping_the_first_match_in_a_reused_process_is_caught(tmp_path: Path) -> None:
+    done, marker = own_bot("reuse_stale", tmp_path)
     assert done.returncode == 1
     assert "│ failed " in row(done.stdout, "reuse")
     assert "kept-state" in done.stdout and "start afresh at every `init`" in done.stdout
     assert "│ passed " in row(done.stdout, "normal match")  # one match at a time, it is fine
-    assert survivors("checkbots/reuse_stale.py") == []
+    assert survivors(marker) == []
 
 
-def test_a_bot_that_asks_for_reuse_then_ends_anyway_gets_a_warning_as_arena_run_treats_it() -> None:
+def test_a_bot_that_asks_for_reuse_then_ends_anyway_gets_a_warning_as_arena_run_treats_it(
+    tmp_path: Path,
+) -> None:
     # `arena run` plays a match whose kept process is found gone at `init` again with a fresh
     # process: no fault. The check says the same, whether or not the loop saw the exit in time.
-    done = bot("reuse_then_exit")
+    done, marker = own_bot("reuse_then_exit", tmp_path)
     assert done.returncode == 0, done.stdout
     assert "│ passed " in row(done.stdout, "reuse")
     assert "but ended after match-end" in done.stdout and "reuse = True" in done.stdout
     assert "PASS: all 8 checks passed" in done.stdout
-    assert survivors("checkbots/reuse_then_exit.py") == []
+    assert survivors(marker) == []
 
 
 def test_python_values_printed_instead_of_json_are_named_as_such() -> None:
@@ -525,15 +546,15 @@ def test_leaving_at_match_end_without_a_reply_is_a_warning_not_a_failed_check() 
     assert "PASS: all 7 checks passed" in done.stdout
 
 
-def test_a_bot_that_reads_to_the_end_of_its_input_is_asked_whether_it_does() -> None:
-    done = bot("reads_to_the_end", "--startup-timeout", "0.5")
+def test_a_bot_that_reads_to_the_end_of_its_input_is_asked_whether_it_does(tmp_path: Path) -> None:
+    done, marker = own_bot("reads_to_the_end", tmp_path, "--startup-timeout", "0.5")
     assert done.returncode == 1
     assert (
         "no reply line within 0.5 s; stopped for the rest of the match; is its output flushed "
         "after each reply, and does it answer each line as it comes (not reading to the end of "
         "its input first)? Every message wants one reply line"
     ) in done.stdout
-    assert survivors("checkbots/reads_to_the_end.py") == []
+    assert survivors(marker) == []
 
 
 def test_a_bot_written_for_three_seats_at_most_fails_at_the_four_seat_table() -> None:
@@ -546,10 +567,11 @@ def test_a_bot_written_for_three_seats_at_most_fails_at_the_four_seat_table() ->
 
 @pytest.mark.parametrize(("stop", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_check_stopped_by_a_signal_says_interrupted_without_a_traceback(
-    stop: signal.Signals, status: int
+    stop: signal.Signals, status: int, tmp_path: Path
 ) -> None:
+    silent = own_copy("silent", tmp_path)
     checking = subprocess.Popen(
-        [ARENA, "check", "--", "python3", "tests/checkbots/silent.py"],
+        [ARENA, "check", "--", "python3", str(silent)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -560,7 +582,7 @@ def test_a_check_stopped_by_a_signal_says_interrupted_without_a_traceback(
     out, err = checking.communicate(timeout=30)
     assert checking.returncode == status, (out, err)
     assert err == "interrupted\n"
-    assert survivors("checkbots/silent.py") == []
+    assert survivors(str(silent.parent)) == []
 
 
 def test_a_bot_that_does_not_ask_for_reuse_gets_no_reuse_check() -> None:
