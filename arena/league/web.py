@@ -489,13 +489,19 @@ class Site:
             return RedirectResponse("/me?message=accepted", status_code=303)
         return self._me_page(owner, csrf, bytes(response.body).decode(), response.status_code)
 
-    async def me_retire(self, request: Request) -> Response:
+    async def _owners_form(self, request: Request) -> tuple[Owner, dict[str, Any]] | Response:
+        """The signed-in owner and their small form (CSRF checked), or the answer instead."""
         owner, _ = self.session_of(request)
         if owner is None:
             return RedirectResponse("/login", status_code=303)
         form = await self.form_of(request, REQUEST_BYTES)
-        if isinstance(form, Response):
-            return form
+        return form if isinstance(form, Response) else (owner, form)
+
+    async def me_retire(self, request: Request) -> Response:
+        signed = await self._owners_form(request)
+        if isinstance(signed, Response):
+            return signed
+        owner, form = signed
         bot = str(form.get("bot", ""))
         exists, owner_id = self.store.bot_owner(bot)
         if not exists or owner_id != owner.id:
@@ -507,12 +513,10 @@ class Site:
     async def me_resume(self, request: Request) -> Response:
         """The owner's own paused version back to active (a retired or disqualified one is the
         organiser's to rule on)."""
-        owner, _ = self.session_of(request)
-        if owner is None:
-            return RedirectResponse("/login", status_code=303)
-        form = await self.form_of(request, REQUEST_BYTES)
-        if isinstance(form, Response):
-            return form
+        signed = await self._owners_form(request)
+        if isinstance(signed, Response):
+            return signed
+        owner, form = signed
         version = self.store.version(_number(form.get("version")))
         if version is None or version.owner_id != owner.id:
             return JSONResponse({"error": "not your bot"}, status_code=403)

@@ -62,6 +62,10 @@ class ClusterError(ConfigError):
     """A cluster that cannot run this config: one line naming the scheduler or the worker."""
 
 
+class NoWorker(ClusterError):
+    """The scheduler has no worker (yet) to check or to play on."""
+
+
 class MatchLost(ArenaError):
     """A match whose task killed every worker it ran on (the scheduler gave up on it)."""
 
@@ -506,7 +510,7 @@ def check_workers(
     try:
         client.wait_for_workers(1, timeout=worker_wait)
     except TimeoutError:
-        raise ClusterError(
+        raise NoWorker(
             f"the Dask scheduler at {address} has no worker (waited {worker_wait:g} s)"
         ) from None
     seen: dict[str, Any] = client.run(observe_all, needs, on_error="return")
@@ -529,6 +533,7 @@ __all__ = [
     "DaskExecutor",
     "MatchLost",
     "Need",
+    "NoWorker",
     "cluster_executor",
     "needs_of",
     "open_cluster",

@@ -321,10 +321,10 @@ def worker_check(opened: Any, folder: Path) -> Callable[[Any], str | None]:
         expected = cluster.observe_all(needs)
         try:
             cluster.check_workers(opened.client, opened.address, needs, expected, WORKER_WAIT)
-        except cluster.ClusterError as error:
-            if str(error).startswith("worker "):
-                return str(error)
+        except cluster.NoWorker as error:
             raise NotYet(str(error)) from None
+        except cluster.ClusterError as error:
+            return str(error)
         return None
 
     return admit
