@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from arena.seats import sandbox
 from arena.ui import show, viewer
 
 GOLDEN = Path(__file__).parent / "golden"
+Played = Callable[[str], tuple[Path, Path]]
 # Every golden config plays deterministic participants: built-in bots and the scripted fake.
 FORKED_CONFIGS = sorted(p.stem for p in (GOLDEN / "configs").glob("*.toml"))
 
@@ -37,17 +39,23 @@ def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _played(tmp_path: Path, name: str) -> tuple[Path, Path]:
-    """Run a golden config in a copy of its folder; its folder and its first replay."""
-    shutil.copytree(GOLDEN / "configs", tmp_path / "configs")
-    shutil.copytree(
-        GOLDEN / "fakes", tmp_path / "fakes", ignore=shutil.ignore_patterns("__pycache__")
-    )
-    folder = tmp_path / "configs"
-    done = _arena("run", f"{name}.toml", "--jobs", "1", "--quiet", cwd=folder)
-    assert done.returncode == 0, done.stderr
-    first = min(p for p in (folder / "replays").glob("*.json") if p.name != "standings.json")
-    return folder, first
+@pytest.fixture
+def played(tmp_path: Path, golden_run: Callable[[str], Path]) -> Played:
+    """`played(name)`: a copy in `tmp_path` of the folder where the golden config `name` was
+    run (conftest's `golden_run`); its `configs` folder and its first replay."""
+
+    def copy(name: str) -> tuple[Path, Path]:
+        shutil.copytree(
+            golden_run(name),
+            tmp_path,
+            dirs_exist_ok=True,
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
+        folder = tmp_path / "configs"
+        first = min(p for p in (folder / "replays").glob("*.json") if p.name != "standings.json")
+        return folder, first
+
+    return copy
 
 
 def _the_match(document: dict[str, Any]) -> dict[str, Any]:
@@ -75,8 +83,8 @@ def _the_match(document: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("name", FORKED_CONFIGS)
-def test_a_fork_with_nobody_replaced_is_the_recorded_match(tmp_path: Path, name: str) -> None:
-    folder, source = _played(tmp_path, name)
+def test_a_fork_with_nobody_replaced_is_the_recorded_match(played: Played, name: str) -> None:
+    folder, source = played(name)
     document = replay_json(source)
     length = len(document["transcript"])
     for number, at in enumerate(sorted({length // 4, (3 * length) // 4})):
@@ -94,8 +102,8 @@ def test_a_fork_with_nobody_replaced_is_the_recorded_match(tmp_path: Path, name:
         }
 
 
-def test_a_replaced_seat_plays_live_from_the_point(tmp_path: Path) -> None:
-    folder, source = _played(tmp_path, "fault-exit")  # seat 0 exits at its 40th message
+def test_a_replaced_seat_plays_live_from_the_point(played: Played) -> None:
+    folder, source = played("fault-exit")  # seat 0 exits at its 40th message
     document = replay_json(source)
     done = _arena(
         "replay",
@@ -132,8 +140,8 @@ def test_a_replaced_seat_plays_live_from_the_point(tmp_path: Path) -> None:
     assert f"forked here; seat 0 replaced: live from message {at} on" in marked
 
 
-def test_a_seat_stopped_before_the_point_stays_stopped(tmp_path: Path) -> None:
-    folder, source = _played(tmp_path, "fault-hang")  # seat 0 stops answering: timed out, stopped
+def test_a_seat_stopped_before_the_point_stays_stopped(played: Played) -> None:
+    folder, source = played("fault-hang")  # seat 0 stops answering: timed out, stopped
     document = replay_json(source)
     stopped_at = next(f["at"] for f in document["faults"] if f["kind"] == "timeout")
     path, forked = fork.fork_file(
@@ -147,8 +155,8 @@ def test_a_seat_stopped_before_the_point_stays_stopped(tmp_path: Path) -> None:
     assert forked.origin["ignored"] and all(i["seat"] == 1 for i in forked.origin["ignored"])
 
 
-def test_a_command_replaces_a_seat(tmp_path: Path) -> None:
-    folder, source = _played(tmp_path, "classic")
+def test_a_command_replaces_a_seat(played: Played) -> None:
+    folder, source = played("classic")
     out = folder / "cmd.json"
     bot = f"{sys.executable} {GOLDEN / 'fakes' / 'scripted.py'}"
     path, _ = fork.fork_file(source, "30", [f"1={bot}"], out, cwd=folder)
@@ -178,17 +186,17 @@ def test_a_command_replaces_a_seat(tmp_path: Path) -> None:
     ],
 )
 def test_bad_points_and_seats_are_one_line(
-    tmp_path: Path, at: str, seats: list[str], error: type[Exception], words: str
+    played: Played, at: str, seats: list[str], error: type[Exception], words: str
 ) -> None:
-    folder, source = _played(tmp_path, "classic")
+    folder, source = played("classic")
     with pytest.raises(error, match=None) as raised:
         fork.fork_file(source, at, seats, folder / "x.json", cwd=folder)
     assert words in str(raised.value) and "\n" not in str(raised.value)
     assert not (folder / "x.json").exists()
 
 
-def test_the_cli_refuses_a_replay_that_does_not_verify(tmp_path: Path) -> None:
-    folder, source = _played(tmp_path, "classic")
+def test_the_cli_refuses_a_replay_that_does_not_verify(played: Played) -> None:
+    folder, source = played("classic")
     document = json.loads(source.read_text(encoding="utf-8"))
     document["deck"][0], document["deck"][1] = document["deck"][1], document["deck"][0]
     bad = folder / "edited.json"
@@ -202,8 +210,8 @@ def test_the_cli_refuses_a_replay_that_does_not_verify(tmp_path: Path) -> None:
     assert not (folder / "out.json").exists()
 
 
-def test_show_and_the_page_mark_the_fork_point(tmp_path: Path, browser: Browser) -> None:  # noqa: F811
-    folder, source = _played(tmp_path, "classic")
+def test_show_and_the_page_mark_the_fork_point(played: Played, browser: Browser) -> None:  # noqa: F811
+    folder, source = played("classic")
     path, _ = fork.fork_file(source, "turn:4", ["0=easy"], folder / "f.json", cwd=folder)
     document = replay.read(path)
     assert document.fork is not None
@@ -286,9 +294,9 @@ def _running_under(ancestor: int, mark: str) -> bool:
 
 @pytest.mark.parametrize(("stop", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_fork_stopped_by_a_signal_writes_nothing_and_says_so(
-    tmp_path: Path, stop: signal.Signals, status: int
+    played: Played, stop: signal.Signals, status: int
 ) -> None:
-    folder, source = _played(tmp_path, "classic")
+    folder, source = played("classic")
     never = Path(__file__).parent / "hostile" / "never_answers.py"
     forking = subprocess.Popen(
         [

@@ -57,55 +57,63 @@ def normalise(value: Any, folder: str) -> Any:
     return value
 
 
+def run(name: str, work: Path) -> Path:
+    """Run one golden config with the real CLI in a copy of this folder made at `work` (its
+    `configs` and `fakes`); the folder of its replays, results and standings."""
+    shutil.copytree(CONFIGS, work / "configs")
+    shutil.copytree(HERE / "fakes", work / "fakes", ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "run",
+            str(work / "configs" / f"{name}.toml"),
+            "--jobs",
+            "1",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise AssertionError(f"{name}: exit {done.returncode}\n{done.stdout}\n{done.stderr}")
+    return work / "configs" / "replays"
+
+
+def read(work: Path) -> dict[str, Any]:
+    """The normalised replays, results and standings of a run made by `run(name, work)`."""
+    replays = work / "configs" / "replays"
+    folder = str(work)
+    documents = sorted(
+        (
+            json.loads(p.read_text(encoding="utf-8"))
+            for p in replays.glob("*.json")
+            if p.name != "standings.json"
+        ),
+        key=lambda d: d.get("game", 0),
+    )
+    played: dict[str, Any] = {"replays": [normalise(d, folder) for d in documents]}
+    results = replays / "results.jsonl"
+    if results.exists():
+        lines = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()]
+        played["results"] = normalise(sorted(lines, key=lambda d: d["game"]), folder)
+    standings = replays / "standings.json"
+    if standings.exists():
+        played["standings"] = normalise(json.loads(standings.read_text(encoding="utf-8")), folder)
+    return played
+
+
 def play(name: str) -> dict[str, Any]:
     """Run one golden config with the real CLI; its normalised replays, results and standings."""
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "golden"
-        shutil.copytree(CONFIGS, work / "configs")
-        shutil.copytree(
-            HERE / "fakes", work / "fakes", ignore=shutil.ignore_patterns("__pycache__")
-        )
-        env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "arena",
-                "run",
-                str(work / "configs" / f"{name}.toml"),
-                "--jobs",
-                "1",
-                "--quiet",
-            ],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=300,
-            check=False,
-        )
-        if done.returncode != 0:
-            raise AssertionError(f"{name}: exit {done.returncode}\n{done.stdout}\n{done.stderr}")
-        replays = work / "configs" / "replays"
-        folder = str(work)
-        documents = sorted(
-            (
-                json.loads(p.read_text(encoding="utf-8"))
-                for p in replays.glob("*.json")
-                if p.name != "standings.json"
-            ),
-            key=lambda d: d.get("game", 0),
-        )
-        played: dict[str, Any] = {"replays": [normalise(d, folder) for d in documents]}
-        results = replays / "results.jsonl"
-        if results.exists():
-            lines = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()]
-            played["results"] = normalise(sorted(lines, key=lambda d: d["game"]), folder)
-        standings = replays / "standings.json"
-        if standings.exists():
-            played["standings"] = normalise(
-                json.loads(standings.read_text(encoding="utf-8")), folder
-            )
-        return played
+        run(name, work)
+        return read(work)
 
 
 def differences(recorded: Any, played: Any, where: str = "") -> list[str]:
