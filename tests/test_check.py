@@ -146,15 +146,16 @@ def test_a_relative_program_is_resolved_against_the_working_folder(tmp_path: Pat
 # -- the situations ---------------------------------------------------------------------------
 
 
-def seat_zero_messages(scenario: check.Scenario) -> list[dict[str, Any]]:
-    """What seat 0 is sent when every seat plays the checker's random opponent."""
+def checked_seat_messages(scenario: check.Scenario) -> list[dict[str, Any]]:
+    """What the checked program's seat is sent when every seat plays the checker's random
+    opponent."""
     players = [BUILT_IN_BOTS["random"]() for _ in scenario.setup.names]
     game = Match(scenario.setup).play()
     sent = []
     try:
         seat, message = next(game)
         while True:
-            if seat == 0:
+            if seat == scenario.seat:
                 sent.append(message)
             seat, message = game.send(players[seat].handle(message))
     except StopIteration as stop:
@@ -179,26 +180,27 @@ def test_the_scenarios_are_the_ones_announced() -> None:
 
 
 def test_the_empty_pond_scenario_asks_with_an_empty_pond() -> None:
-    asks = [m for m in seat_zero_messages(SCENARIOS["empty pond"]) if m["type"] == "ask"]
+    asks = [m for m in checked_seat_messages(SCENARIOS["empty pond"]) if m["type"] == "ask"]
     assert asks and all(m["pond"] == [] for m in asks)
 
 
 def test_the_several_decks_scenario_deals_duplicate_cards_to_four_seats() -> None:
-    sent = seat_zero_messages(SCENARIOS["several decks"])
+    sent = checked_seat_messages(SCENARIOS["several decks"])
     assert len(sent[0]["players"]) == 4  # the family rules have 3: every table size to 4 is met
+    assert sent[0]["seat"] == 3 and sent[0]["players"][3]["name"] == "you"  # not seat 0
     decks = {card["deck"] for m in sent if m["type"] == "ask" for card in m["hand"]}
     assert decks == {0, 1, 2}
     assert max(card["id"] for m in sent if m["type"] == "ask" for card in m["hand"]) > 104
 
 
 def test_the_knights_scenario_shows_knights() -> None:
-    sent = seat_zero_messages(SCENARIOS["knights"])
+    sent = checked_seat_messages(SCENARIOS["knights"])
     assert sent[0]["settings"]["deck"]["knights"] is True
     assert any(card["rank"] == 11 for m in sent if "hand" in m for card in m["hand"])
 
 
 def test_the_empty_hands_scenario_picks_up_before_the_first_ask() -> None:
-    sent = seat_zero_messages(SCENARIOS["empty hands"])
+    sent = checked_seat_messages(SCENARIOS["empty hands"])
     types = [m["type"] for m in sent]
     assert sent[1] == {"type": "starting-hand", "hand": []}
     assert types.index("pick-up") < types.index("ask")
@@ -206,7 +208,7 @@ def test_the_empty_hands_scenario_picks_up_before_the_first_ask() -> None:
 
 
 def test_the_family_rules_scenario_sends_lucky_draws_and_refills_an_empty_hand() -> None:
-    sent = seat_zero_messages(SCENARIOS["family rules"])
+    sent = checked_seat_messages(SCENARIOS["family rules"])
     rules = sent[0]["settings"]["rules"]
     assert rules["luckyDraw"] is True and rules["nextPlayer"] == "After asker"
     assert rules["startingHandSize"] == 5 and len(sent[0]["players"]) == 3
@@ -242,7 +244,7 @@ def test_a_stalled_check_shows_its_note() -> None:
 
 def test_init_tells_the_limits_of_the_check() -> None:
     limits = LimitsSection(reply_timeout=0.25, startup_timeout=3)
-    init = seat_zero_messages(check.scenarios(limits)[0])[0]
+    init = checked_seat_messages(check.scenarios(limits)[0])[0]
     assert init["settings"]["limits"]["replyTimeout"] == 0.25
     assert init["settings"]["limits"]["startupTimeout"] == 3
 
@@ -555,6 +557,14 @@ def test_a_bot_that_reads_to_the_end_of_its_input_is_asked_whether_it_does(tmp_p
         "its input first)? Every message wants one reply line"
     ) in done.stdout
     assert survivors(marker) == []
+
+
+def test_a_bot_that_reckons_its_opponent_as_one_minus_its_seat_fails_on_the_last_seat() -> None:
+    done = bot("one_minus_seat")
+    assert done.returncode == 1
+    assert "│ passed " in row(done.stdout, "normal match")  # seat 0 of two: 1 - 0 is a seat
+    assert "│ failed " in row(done.stdout, "several decks")
+    assert "player -2 is not a seat (seats are 0..3)" in done.stdout
 
 
 def test_a_bot_written_for_three_seats_at_most_fails_at_the_four_seat_table() -> None:

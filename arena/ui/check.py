@@ -54,6 +54,7 @@ from arena.seats.replies import (
     Answer,
     FaultKind,
     InProcessParticipant,
+    Participant,
     Wrapped,
     close_all,
     quit_at_match_end,
@@ -92,6 +93,7 @@ class Scenario:
     about: str
     setup: MatchSetup
     unknown_message: bool = False  # send UNKNOWN_MESSAGE right after the starting hand
+    seat: int = CHECKED_SEAT  # the program's seat (its name in `setup` is "you")
 
 
 @dataclass(frozen=True)
@@ -168,8 +170,8 @@ def scenarios(limits: LimitsSection) -> list[Scenario]:
     told = limits.told_to_seats()
     first = StartingPlayer.FIRST_IN_LINE
 
-    def seeded(seed: int, seats: int, rules: Rules) -> MatchSetup:
-        names = ("you", *(f"random-{seat}" for seat in range(1, seats)))
+    def seeded(seed: int, seats: int, rules: Rules, you: int = CHECKED_SEAT) -> MatchSetup:
+        names = ["you" if seat == you else f"random-{seat}" for seat in range(seats)]
         return MatchSetup.from_seed(seed, names, rules, limits=told)
 
     return [
@@ -181,8 +183,12 @@ def scenarios(limits: LimitsSection) -> list[Scenario]:
         ),
         Scenario(
             "several decks",
-            "3 decks, 4 seats, Clockwise: duplicate cards, ids up to 155, three opponents",
-            seeded(3, 4, Rules(number_of_decks=3, next_player=NextPlayer.CLOCKWISE)),
+            "3 decks, 4 seats, Clockwise, you on the last seat (3): duplicate cards, ids up to "
+            "155, three opponents",
+            # Not seat 0: a program that reckons its opponent as `1 - seat` or `seat + 1` asks
+            # a seat that does not exist here.
+            seeded(3, 4, Rules(number_of_decks=3, next_player=NextPlayer.CLOCKWISE), you=3),
+            seat=3,
         ),
         Scenario(
             "knights", "a 56-card pack with knights (rank 11)", seeded(4, 2, Rules(knights=True))
@@ -263,13 +269,13 @@ def answer_problems(message: dict[str, Any], answer: Answer, at: int) -> list[Pr
     return found
 
 
-def rule_problems(record: MatchRecord) -> list[Problem]:
-    """The checked seat's replies that were read but broke a rule, as the engine judged them
+def rule_problems(record: MatchRecord, seat: int = CHECKED_SEAT) -> list[Problem]:
+    """The checked `seat`'s replies that were read but broke a rule, as the engine judged them
     while it played (`MatchRecord.judged`: a refused ask, a pond index that is no number), in
     the match loop's words (`rule_fault`): each reply judged once, by the rules."""
     found = []
     for judged in record.judged:
-        if judged.seat != CHECKED_SEAT:
+        if judged.seat != seat:
             continue
         answer = record.transcript[judged.at].answer
         if isinstance(judged, AskRefused):
@@ -426,18 +432,19 @@ def _play_checked(
     *,
     reuse: bool = False,
 ) -> MatchRecord:
-    """One match of `process` on seat 0 against in-process random bots (the built-in random
-    bot, seeded by its own hand), every reply judged: the problems the transport saw as they
-    came, then the rules' (`rule_problems`) among them in message order."""
+    """One match of `process` on the scenario's seat against in-process random bots (the
+    built-in random bot, seeded by its own hand), every reply judged: the problems the transport
+    saw as they came, then the rules' (`rule_problems`) among them in message order."""
     setup = scenario.setup
     clocks = [SeatClock.of(limits) for _ in setup.names]
     numbering = _Numbering()
-    checked = _Checked(process, scenario, clocks[CHECKED_SEAT], report, numbering)
-    opponents = [InProcessParticipant(BOTS["random"]().handle) for _ in setup.names[1:]]
+    checked = _Checked(process, scenario, clocks[scenario.seat], report, numbering)
+    seats: list[Participant] = [InProcessParticipant(BOTS["random"]().handle) for _ in setup.names]
+    seats[scenario.seat] = checked
     before = len(report.problems)
     record = play_match(
         setup,
-        [checked, *opponents],
+        seats,
         limits,
         clocks=clocks,
         observer=numbering,
@@ -446,7 +453,7 @@ def _play_checked(
         reuse=reuse,
     )
     # This match's problems: a stable sort keeps the transport's first at the same message.
-    this_match = [*report.problems[before:], *rule_problems(record)]
+    this_match = [*report.problems[before:], *rule_problems(record, scenario.seat)]
     report.problems[before:] = sorted(this_match, key=lambda problem: problem.at)
     return record
 
@@ -458,11 +465,14 @@ def run_scenario(
     limits: LimitsSection,
     sandbox: Confinement = "none",
 ) -> ScenarioReport:
-    """Play one scenario with a new process on seat 0 (the match loop stops and reaps it)."""
+    """Play one scenario with a new process on its seat (the match loop stops and reaps it)."""
     report = ScenarioReport(scenario.name, scenario.about)
     setup = scenario.setup
     process = SubprocessParticipant(
-        command, cwd, participant_env(CHECKED_SEAT, setup.names[0], {}), sandbox=sandbox
+        command,
+        cwd,
+        participant_env(scenario.seat, setup.names[scenario.seat], {}),
+        sandbox=sandbox,
     )
     record = _play_checked(process, scenario, limits, report)
     if process.start_fault is not None:
