@@ -140,11 +140,35 @@ def shared(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[tuple[Server, Path, dict[str, str]]]:
     """One league and server for every test that neither stops, pauses nor rules over it (each
-    uses bot names of its own); one per pytest-xdist worker."""
+    uses bot names of its own); one per pytest-xdist worker. It waits paused, except while a
+    test needs matches played (`playing`): a league plays as fast as it can, and would take a
+    core from the tests beside it the whole time."""
     folder, tokens = make_league(tmp_path_factory.mktemp("shared"), SHARED)
+    paused(folder, True)
     running = Server(folder)
     yield running, folder, tokens
     running.kill()
+
+
+def paused(folder: Path, pause: bool) -> None:
+    """Pause or resume the league in `folder` (as `arena league pause [--resume]` does)."""
+    from arena.league.store import Store
+
+    store = Store.open(folder)
+    try:
+        store.pause(pause)
+    finally:
+        store.close()
+
+
+@contextlib.contextmanager
+def playing(folder: Path) -> Iterator[None]:
+    """The shared league resumed for a while: new tables start."""
+    paused(folder, False)
+    try:
+        yield
+    finally:
+        paused(folder, True)
 
 
 @pytest.fixture
@@ -197,8 +221,11 @@ def upload(server: Server, bot: str, data: bytes, token: str | None) -> httpx.Re
     )
 
 
-def test_the_leaderboard_fills_and_every_page_answers(server: Server) -> None:
-    wait_for(lambda: server.matches() >= 4, "matches played")
+def test_the_leaderboard_fills_and_every_page_answers(
+    server: Server, here: tuple[Path, dict[str, str]]
+) -> None:
+    with playing(here[0]):
+        wait_for(lambda: server.matches() >= 4, "matches played")
     board = server.get("/api/leaderboard").json()
     assert {bot["name"] for bot in board["bots"]} >= {"rando", "easy"}
     assert all(
@@ -225,13 +252,14 @@ def test_uploads_need_the_owners_token(server: Server, here: tuple[Path, dict[st
     assert upload(server, "easy", good_bot(), tokens["bob"]).status_code == 403
     again = upload(server, "authbot", good_bot(), tokens["ann"])
     assert again.status_code == 201 and again.json()["version"] == 2
-    wait_for(
-        lambda: any(
-            b["name"] == "authbot" and b["version"] == 2 and b["matches"]
-            for b in server.get("/api/leaderboard").json()["bots"]
-        ),
-        "the new version plays",
-    )
+    with playing(here[0]):
+        wait_for(
+            lambda: any(
+                b["name"] == "authbot" and b["version"] == 2 and b["matches"]
+                for b in server.get("/api/leaderboard").json()["bots"]
+            ),
+            "the new version plays",
+        )
 
 
 def test_a_version_that_fails_the_check_is_refused_with_its_report(
@@ -393,13 +421,14 @@ def test_disk_is_reported_and_retired_versions_pruned(
     assert "pruned: " in pruned and "pruned: 0 bytes" not in pruned
     assert len(list((folder / "versions").glob("diskbot-*"))) == 1
     # The live version keeps playing.
-    wait_for(
-        lambda: any(
-            b["name"] == "diskbot" and b["version"] == 2 and b["matches"]
-            for b in server.get("/api/leaderboard").json()["bots"]
-        ),
-        "v2 plays",
-    )
+    with playing(folder):
+        wait_for(
+            lambda: any(
+                b["name"] == "diskbot" and b["version"] == 2 and b["matches"]
+                for b in server.get("/api/leaderboard").json()["bots"]
+            ),
+            "v2 plays",
+        )
 
 
 def test_a_build_runs_in_the_sandbox_and_its_children_die_with_it(
@@ -493,61 +522,64 @@ def test_a_version_that_cannot_start_is_paused_with_a_note_to_its_owner(
     server: Server, here: tuple[Path, dict[str, str]]
 ) -> None:
     folder, tokens = here
-    assert upload(server, "nostart", good_bot(), tokens["ann"]).status_code == 201
-    # Its program goes missing after it was accepted: every start fails from now on.
-    (program,) = (folder / "versions").glob("nostart-*/source/bot.py")
-    program.unlink()
+    with playing(folder):  # (its starts fail at its tables; then it plays again)
+        assert upload(server, "nostart", good_bot(), tokens["ann"]).status_code == 201
+        # Its program goes missing after it was accepted: every start fails from now on.
+        (program,) = (folder / "versions").glob("nostart-*/source/bot.py")
+        program.unlink()
 
-    def state() -> str:
+        def state() -> str:
+            with contextlib.closing(sqlite3.connect(folder / "league.db")) as db:
+                return str(
+                    db.execute(
+                        "SELECT state FROM versions WHERE folder LIKE 'versions/nostart-%'"
+                    ).fetchone()[0]
+                )
+
+        wait_for(lambda: state() == "paused", "the version paused")
+        wait_for(lambda: "nostart" not in names_on(server), "the version off the leaderboard")
+        client, _ = signed_in(server, tokens["ann"])
+        with contextlib.closing(client):
+            page = client.get("/me").text
+        assert "nostart v1 — paused" in page, page
+        assert "failed to start 3 times in a row" in page
+
+        # The program put back, its owner resumes it from /me; it plays again, its start
+        # failures counted from zero.
+        program.write_bytes(GOOD)
         with contextlib.closing(sqlite3.connect(folder / "league.db")) as db:
-            return str(
-                db.execute(
-                    "SELECT state FROM versions WHERE folder LIKE 'versions/nostart-%'"
-                ).fetchone()[0]
+            (ident,) = db.execute(
+                "SELECT id FROM versions WHERE folder LIKE 'versions/nostart-%'"
+            ).fetchone()
+            played = sum(
+                ident in json.loads(row[0]) for row in db.execute("SELECT versions FROM matches")
             )
-
-    wait_for(lambda: state() == "paused", "the version paused")
-    wait_for(lambda: "nostart" not in names_on(server), "the version off the leaderboard")
-    client, _ = signed_in(server, tokens["ann"])
-    with contextlib.closing(client):
-        page = client.get("/me").text
-    assert "nostart v1 — paused" in page, page
-    assert "failed to start 3 times in a row" in page
-
-    # The program put back, its owner resumes it from /me; it plays again, its start
-    # failures counted from zero.
-    program.write_bytes(GOOD)
-    with contextlib.closing(sqlite3.connect(folder / "league.db")) as db:
-        (ident,) = db.execute(
-            "SELECT id FROM versions WHERE folder LIKE 'versions/nostart-%'"
-        ).fetchone()
-        played = sum(
-            ident in json.loads(row[0]) for row in db.execute("SELECT versions FROM matches")
+        assert played >= 3
+        client, csrf = signed_in(server, tokens["bob"])
+        with contextlib.closing(client):  # another owner's bot
+            assert (
+                client.post("/me/resume", data={"version": ident, "csrf": csrf}).status_code == 403
+            )
+        client, csrf = signed_in(server, tokens["ann"])
+        with contextlib.closing(client):
+            assert "Resume nostart v1" in client.get("/me").text
+            assert client.post("/me/resume", data={"version": ident}).status_code == 403  # no CSRF
+            assert state() == "paused"
+            resumed = client.post("/me/resume", data={"version": ident, "csrf": csrf})
+            assert resumed.status_code == 303
+            with contextlib.closing(sqlite3.connect(folder / "league.db")) as db:
+                assert db.execute(
+                    "SELECT state, note, start_failures FROM versions WHERE id = ?", (ident,)
+                ).fetchone() == ("active", "", 0)
+            assert "nostart v1 — active" in client.get("/me").text
+        wait_for(
+            lambda: any(
+                b["name"] == "nostart" and b["matches"] > played
+                for b in server.get("/api/leaderboard").json()["bots"]
+            ),
+            "the resumed version plays again",
         )
-    assert played >= 3
-    client, csrf = signed_in(server, tokens["bob"])
-    with contextlib.closing(client):  # another owner's bot
-        assert client.post("/me/resume", data={"version": ident, "csrf": csrf}).status_code == 403
-    client, csrf = signed_in(server, tokens["ann"])
-    with contextlib.closing(client):
-        assert "Resume nostart v1" in client.get("/me").text
-        assert client.post("/me/resume", data={"version": ident}).status_code == 403  # no CSRF
-        assert state() == "paused"
-        resumed = client.post("/me/resume", data={"version": ident, "csrf": csrf})
-        assert resumed.status_code == 303
-        with contextlib.closing(sqlite3.connect(folder / "league.db")) as db:
-            assert db.execute(
-                "SELECT state, note, start_failures FROM versions WHERE id = ?", (ident,)
-            ).fetchone() == ("active", "", 0)
-        assert "nostart v1 — active" in client.get("/me").text
-    wait_for(
-        lambda: any(
-            b["name"] == "nostart" and b["matches"] > played
-            for b in server.get("/api/leaderboard").json()["bots"]
-        ),
-        "the resumed version plays again",
-    )
-    assert state() == "active"
+        assert state() == "active"
 
 
 def test_submit_from_a_writers_machine_with_the_real_cli(
@@ -722,7 +754,7 @@ def test_stderr_is_kept_once_beside_the_replay_not_in_the_database(
     folder, tokens = here
     assert upload(server, "annnotes", noting_bot("ann"), tokens["ann"]).status_code == 201
     client, _ = signed_in(server, tokens["ann"])
-    with contextlib.closing(client):
+    with contextlib.closing(client), playing(folder):
         wait_for(lambda: "note-of-ann" in client.get("/me").text, "ann's stderr on her page")
     logs = list((folder / "replays").glob("*.stderr.log"))
     assert any(b"note-of-ann" in log.read_bytes() for log in logs)
