@@ -61,6 +61,15 @@ BAD = [
         _seat("a", "bot = 'random'\ncomand = 'x'") + _seat("b", "bot = 'random'"),
         "participants[0].comand: unknown key; did you mean 'command'?",
     ),
+    # a key of another table: where it belongs
+    (
+        "[tournament]\nmatches = 40\n" + TWO,
+        "tournament.matches: unknown key; it belongs at the top of the file, as 'games'",
+    ),
+    (
+        "[rules]\nreplyTimeout = 1\n" + TWO,
+        "rules.replyTimeout: unknown key; it belongs in [limits]",
+    ),
     (
         "[rules]\nzzz = 1\n" + TWO,
         "rules.zzz: unknown key; known keys: startingPlayer, startingHandSize",

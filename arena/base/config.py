@@ -702,7 +702,26 @@ def _did_you_mean(location: list[Any]) -> str:
         return f"; did you mean {python_name.alias!r}?"
     keys = list(_keys(model))
     close = difflib.get_close_matches(str(location[-1]), keys, n=1)
-    return f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(keys)}"
+    if close:
+        return f"; did you mean {close[0]!r}?"
+    home = _home_of(str(location[-1]))
+    if home is not None and home[1] is not model:
+        return f"; {home[0]}"
+    return f"; known keys: {', '.join(keys)}"
+
+
+def _home_of(key: str) -> tuple[str, type[BaseModel]] | None:
+    """Where a key written in the wrong table belongs, in words (`matches` under `[tournament]`:
+    the top's `games`; `replyTimeout` under `[rules]`: `[limits]`), with that table's model."""
+    for name, field in Config.model_fields.items():
+        if key in (name, field.alias):
+            return f"it belongs at the top of the file, as {field.alias or name!r}", Config
+        section = _model_in(field.annotation)
+        if section is not None and name != "participants":
+            for inner, spelled in section.model_fields.items():
+                if key in (inner, spelled.alias):
+                    return f"it belongs in [{field.alias or name}]", section
+    return None
 
 
 def _keys(model: type[BaseModel]) -> dict[str, FieldInfo]:
