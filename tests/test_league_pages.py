@@ -14,7 +14,7 @@ pytest.importorskip("httpx")
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
-from test_league import Server, arena, good_bot, make_league, wait_for
+from test_league import Server, arena, good_bot, league, made, paused, wait_for  # noqa: F401 -- the fixtures, shared
 from test_viewer import CHROMIUM, Browser
 
 pytestmark = pytest.mark.skipif(
@@ -33,9 +33,10 @@ def browser(tmp_path: Path) -> Iterator[Browser]:
 
 
 def test_the_leaderboard_changes_in_chromium_without_a_reload(
-    tmp_path: Path, browser: Browser
+    league: tuple[Path, dict[str, str]],  # noqa: F811 -- the fixture
+    browser: Browser,
 ) -> None:
-    folder, _ = make_league(tmp_path)
+    folder = league[0]
     arena("pause", str(folder))
     server = Server(folder)
     try:
@@ -88,9 +89,11 @@ def load(browser: Browser, action: Any) -> None:
 
 
 def test_an_owner_signs_in_and_uploads_with_the_keyboard_alone(
-    tmp_path: Path, browser: Browser
+    tmp_path: Path,
+    league: tuple[Path, dict[str, str]],  # noqa: F811 -- the fixture
+    browser: Browser,
 ) -> None:
-    folder, tokens = make_league(tmp_path)
+    folder, tokens = league
     arena("pause", str(folder))
     archive = tmp_path / "annbot.tar.gz"
     archive.write_bytes(good_bot())
@@ -125,12 +128,14 @@ PHONE = 375
 
 
 def test_every_page_fits_a_phone_without_sideways_scrolling(
-    tmp_path: Path, browser: Browser
+    league: tuple[Path, dict[str, str]],  # noqa: F811 -- the fixture
+    browser: Browser,
 ) -> None:
-    folder, tokens = make_league(tmp_path)
+    folder, tokens = league
     server = Server(folder)
     try:
         wait_for(lambda: server.matches() >= 2, "matches played")
+        paused(folder, True)  # (enough to show: the pages need no more)
         browser.open("about:blank")
         browser.send(
             "Emulation.setDeviceMetricsOverride",
