@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,10 +49,37 @@ def _arena(folder: Path, *args: str, timeout: float = 120) -> subprocess.Complet
     )
 
 
+Runs = Callable[[int, tuple[str, ...]], Path]
+
+
 def _config(folder: Path, games: int) -> Path:
     path = folder / "config.toml"
     path.write_text(CONFIG.format(games=games), encoding="utf-8")
     return path
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
+    """`runs(games, options)`: a folder where `arena run config.toml --quiet *options` played
+    the config of `games` matches, once per module (read-only: `_played` copies it)."""
+    made: dict[tuple[int, tuple[str, ...]], Path] = {}
+
+    def run(games: int, options: tuple[str, ...]) -> Path:
+        if (games, options) not in made:
+            folder = tmp_path_factory.mktemp("run")
+            _config(folder, games)
+            done = _arena(folder, "run", "config.toml", "--quiet", *options)
+            assert done.returncode == 0, done.stderr
+            made[games, options] = folder
+        return made[games, options]
+
+    return run
+
+
+def _played(runs: Runs, tmp_path: Path, games: int, *options: str) -> None:
+    """A copy in `tmp_path` of a run of the config of `games` matches (`arena run --quiet
+    *options`): its config and its replays folder."""
+    shutil.copytree(runs(games, options), tmp_path, dirs_exist_ok=True)
 
 
 def _lines(folder: Path) -> list[dict[str, Any]]:
@@ -72,9 +101,8 @@ def _append(folder: Path, *lines: Any) -> None:
         )
 
 
-def test_a_forged_stamp_never_names_a_file_outside_the_folder(tmp_path: Path) -> None:
-    _config(tmp_path, 4)
-    assert _arena(tmp_path, "run", "config.toml", "--games", "2", "--quiet").returncode == 0
+def test_a_forged_stamp_never_names_a_file_outside_the_folder(tmp_path: Path, runs: Runs) -> None:
+    _played(runs, tmp_path, 4, "--games", "2")
     forged = dict(_lines(tmp_path)[-1], game=3, stamp="../escaped/PWNED")
     _append(tmp_path, forged, dict(forged, stamp="/tmp/PWNED-abs", game=2))
     done = _arena(tmp_path, "run", "config.toml", "--resume", "--quiet")
@@ -84,9 +112,8 @@ def test_a_forged_stamp_never_names_a_file_outside_the_folder(tmp_path: Path) ->
     assert sorted(p.parent for p in tmp_path.rglob("*-g000*.json")) == [tmp_path / "replays"] * 4
 
 
-def test_well_formed_forged_lines_are_not_believed(tmp_path: Path) -> None:
-    _config(tmp_path, 6)
-    assert _arena(tmp_path, "run", "config.toml", "--games", "2", "--quiet").returncode == 0
+def test_well_formed_forged_lines_are_not_believed(tmp_path: Path, runs: Runs) -> None:
+    _played(runs, tmp_path, 6, "--games", "2")
     real = _lines(tmp_path)
     # A rival credits itself with wins in matches not yet played, and rewrites a played one.
     forged = []
@@ -128,9 +155,8 @@ def test_well_formed_forged_lines_are_not_believed(tmp_path: Path) -> None:
         "x" * (2 << 20),
     ],
 )
-def test_junk_lines_are_skipped_with_a_reason(tmp_path: Path, junk: Any) -> None:
-    _config(tmp_path, 3)
-    assert _arena(tmp_path, "run", "config.toml", "--games", "1", "--quiet").returncode == 0
+def test_junk_lines_are_skipped_with_a_reason(tmp_path: Path, runs: Runs, junk: Any) -> None:
+    _played(runs, tmp_path, 3, "--games", "1")
     first = _lines(tmp_path)[0]
     broken = dict(first, game=1)
     broken.pop("seating")
@@ -180,9 +206,10 @@ def test_a_results_file_that_is_a_fifo_is_refused_without_blocking(tmp_path: Pat
     )
 
 
-def test_a_replay_a_results_line_names_that_is_a_folder_plays_again(tmp_path: Path) -> None:
-    _config(tmp_path, 2)
-    assert _arena(tmp_path, "run", "config.toml", "--quiet").returncode == 0
+def test_a_replay_a_results_line_names_that_is_a_folder_plays_again(
+    tmp_path: Path, runs: Runs
+) -> None:
+    _played(runs, tmp_path, 2)
     named = tmp_path / "replays" / _lines(tmp_path)[1]["replay"]
     named.unlink()
     named.mkdir()
@@ -247,9 +274,10 @@ def test_standings_list_only_the_pairs_that_met() -> None:
     }
 
 
-def test_report_of_a_folder_whose_standings_is_a_fifo_does_not_wait(tmp_path: Path) -> None:
-    _config(tmp_path, 2)
-    assert _arena(tmp_path, "run", "config.toml", "--quiet").returncode == 0
+def test_report_of_a_folder_whose_standings_is_a_fifo_does_not_wait(
+    tmp_path: Path, runs: Runs
+) -> None:
+    _played(runs, tmp_path, 2)
     standings = tmp_path / "replays" / "standings.json"
     standings.unlink()
     os.mkfifo(standings)  # consulted, never believed: it hung opening it
@@ -276,15 +304,14 @@ def test_a_lock_file_that_is_not_a_file_is_refused_in_one_line(tmp_path: Path, k
 
 
 def test_a_replay_named_by_many_lines_is_read_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, runs: Runs, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # 300 copies of a forged line for a match not yet believed: each was checked by reading its
     # replay again (a 200 MB replay named by 30,000 lines took hours).
     from arena.base import config as config_module
     from arena.tournaments import tournament
 
-    _config(tmp_path, 3)
-    assert _arena(tmp_path, "run", "config.toml", "--quiet").returncode == 0
+    _played(runs, tmp_path, 3)
     lines = _lines(tmp_path)
     forged = dict(next(line for line in lines if line["game"] == 2), scores=[13, 0])
     kept = [line for line in lines if line["game"] != 2]
