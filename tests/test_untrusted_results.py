@@ -38,8 +38,12 @@ bot = "medium"
 
 
 def _arena(folder: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """`arena *args` in `folder`; a run with `--jobs 1` (the matches in its own process: what
+    these tests read and forge is the folder, whoever plays; a pool of workers is tested in
+    test_cli_run and test_shutdown)."""
+    jobs = ["--jobs", "1"] if args[:1] == ("run",) else []
     return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
+        [sys.executable, "-m", "arena", *args, *jobs],
         cwd=folder,
         capture_output=True,
         text=True,
