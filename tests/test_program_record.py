@@ -77,12 +77,23 @@ def test_resume_refuses_a_changed_program_unless_told_to_start_a_new_run(tmp_pat
     assert "--new-run" in refused.stderr
     assert len(_lines(tmp_path)) == 4  # nothing played
     again = _arena(
-        "run", "league.toml", "--games", "8", "--resume", "--new-run", "-q", cwd=tmp_path
+        "run",
+        "league.toml",
+        "--games",
+        "8",
+        "--resume",
+        "--new-run",
+        "-q",
+        "--jobs",
+        "1",
+        cwd=tmp_path,
     )
     assert again.returncode == 0, again.stderr
     lines = _lines(tmp_path)
     assert len(lines) == 4 + 8 and len({line["run"] for line in lines}) == 2  # a new run
-    unchanged = _arena("run", "league.toml", "--games", "10", "--resume", "-q", cwd=tmp_path)
+    unchanged = _arena(
+        "run", "league.toml", "--games", "10", "--resume", "-q", "--jobs", "1", cwd=tmp_path
+    )
     assert unchanged.returncode == 0, unchanged.stderr  # the new run resumes with its program
     assert len(_lines(tmp_path)) == 4 + 10
 
@@ -99,6 +110,6 @@ def test_a_changed_config_does_not_replace_another_tournaments_standings(tmp_pat
         assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr
         assert (tmp_path / "replays" / "standings.json").read_bytes() == standings
         assert len(_lines(tmp_path)) == 4
-    replaced = _arena("run", "league.toml", "-q", "--new-run", cwd=tmp_path)
+    replaced = _arena("run", "league.toml", "-q", "--new-run", "--jobs", "1", cwd=tmp_path)
     assert replaced.returncode == 0, replaced.stderr
     assert (tmp_path / "replays" / "standings.json").read_bytes() != standings

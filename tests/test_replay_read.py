@@ -76,7 +76,10 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
         shutil.copytree(work / "fakes", own / "fakes", symlinks=True)
         runs.append(
             subprocess.Popen(
-                [sys.executable, "-m", "arena", "run", str(own / "configs" / f"{name}.toml"), "-q"],
+                [
+                    *(sys.executable, "-m", "arena", "run", str(own / "configs" / f"{name}.toml")),
+                    *("-q", "--jobs", "1"),  # (the runs are already side by side)
+                ],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 text=True,
