@@ -65,7 +65,8 @@ from arena.ui.seat_faults import sandbox_hints, stderr_tail
 from arena.ui.terminal import inert
 from arena.ui.tournament_view import seconds_text
 
-CHECKED_SEAT: Final = 0
+CHECKED_SEAT: Final = 0  # the checked program's seat, but at the four-seat table (the last)
+YOU: Final = "you"  # the checked program's name at the table
 UNKNOWN_MESSAGE: Final = {
     "type": "future-message",
     "note": "a message type this participant does not know",
@@ -93,7 +94,11 @@ class Scenario:
     about: str
     setup: MatchSetup
     unknown_message: bool = False  # send UNKNOWN_MESSAGE right after the starting hand
-    seat: int = CHECKED_SEAT  # the program's seat (its name in `setup` is "you")
+
+    @property
+    def seat(self) -> int:
+        """The checked program's seat: the one named "you"."""
+        return self.setup.names.index(YOU)
 
 
 @dataclass(frozen=True)
@@ -171,7 +176,7 @@ def scenarios(limits: LimitsSection) -> list[Scenario]:
     first = StartingPlayer.FIRST_IN_LINE
 
     def seeded(seed: int, seats: int, rules: Rules, you: int = CHECKED_SEAT) -> MatchSetup:
-        names = ["you" if seat == you else f"random-{seat}" for seat in range(seats)]
+        names = [YOU if seat == you else f"random-{seat}" for seat in range(seats)]
         return MatchSetup.from_seed(seed, names, rules, limits=told)
 
     return [
@@ -188,7 +193,6 @@ def scenarios(limits: LimitsSection) -> list[Scenario]:
             # Not seat 0: a program that reckons its opponent as `1 - seat` or `seat + 1` asks
             # a seat that does not exist here.
             seeded(3, 4, Rules(number_of_decks=3, next_player=NextPlayer.CLOCKWISE), you=3),
-            seat=3,
         ),
         Scenario(
             "knights", "a 56-card pack with knights (rank 11)", seeded(4, 2, Rules(knights=True))
@@ -329,9 +333,9 @@ def reuse_setups(limits: LimitsSection) -> tuple[MatchSetup, MatchSetup]:
     """The two matches of the reuse check: the second unlike the first, so that anything kept
     from the first (the hand, the seat count, the memory of asks) shows up as invalid replies."""
     told = limits.told_to_seats()
-    first = MatchSetup.from_seed(7, ("you", "random-1"), Rules(), limits=told)
+    first = MatchSetup.from_seed(7, (YOU, "random-1"), Rules(), limits=told)
     second = MatchSetup.from_seed(
-        8, ("you", "random-1", "random-2"), Rules(starting_hand_size=5), limits=told
+        8, (YOU, "random-1", "random-2"), Rules(starting_hand_size=5), limits=told
     )
     return first, second
 
