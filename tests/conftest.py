@@ -1,14 +1,18 @@
-"""Shared fixtures for the engine tests (rigged-deck helpers live in `tests/rigging.py`) and the
-golden runs (`tests/golden/golden.py`)."""
+"""Shared fixtures for the engine tests (rigged-deck helpers live in `tests/rigging.py`), the
+golden runs (`tests/golden/golden.py`) and the browser (`test_viewer.Browser`)."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from rigging import Pack
+
+if TYPE_CHECKING:
+    from test_viewer import Browser
 
 sys.path.insert(0, str(Path(__file__).parent / "golden"))
 import golden  # (tests/golden: a script's folder, put on the path just above)
@@ -35,3 +39,18 @@ def golden_run(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path
         return runs[name]
 
     return run
+
+
+@pytest.fixture(scope="session")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    """One headless Chromium per pytest-xdist worker (about a second of CPU to start and stop),
+    for the tests that open pages in it; each has a tab of its own (test_viewer's `browser`)."""
+    from test_viewer import CHROMIUM, Browser
+
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (CI installs it: apt-get install -y chromium)")
+    started = Browser(tmp_path_factory.mktemp("chromium") / "profile")
+    try:
+        yield started
+    finally:
+        started.close()

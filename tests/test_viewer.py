@@ -14,7 +14,6 @@ import shutil
 import subprocess
 import time
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +104,8 @@ def test_cli_writes_the_page(tmp_path: Path) -> None:
 
 
 class Browser:
-    """A headless Chromium with one page, spoken to over the CDP pipe."""
+    """A headless Chromium, spoken to over the CDP pipe: one page, or a fresh tab for each
+    test (`new_page`, the `browser` fixture)."""
 
     def __init__(self, profile: Path) -> None:
         to_chrome_r, self._to_chrome = os.pipe()
@@ -146,6 +146,20 @@ class Browser:
         self._next_id = 0
         self.events: list[dict[str, Any]] = []
         self.session: str | None = None
+        self.sessions: set[str] = set()  # this page's (events of an earlier test's are not kept)
+        self.target: str | None = None  # the page `open` uses (None: the first there is)
+
+    def new_page(self) -> None:
+        """A fresh tab in place of the last: its own page state (history, storage, device
+        metrics) and its own events, for the next test."""
+        old = self.target
+        self.target = self.send("Target.createTarget", url="about:blank")["targetId"]
+        if old is not None:
+            self.send("Target.closeTarget", targetId=old)
+        self.session, self.sessions, self.events = None, set(), []
+
+    def _mine(self, message: dict[str, Any]) -> bool:
+        return message.get("sessionId") in ({None} | self.sessions)
 
     def close(self) -> None:
         try:
@@ -182,7 +196,7 @@ class Browser:
                 assert "error" not in answer, answer["error"]
                 result: dict[str, Any] = answer.get("result", {})
                 return result
-            if "method" in answer:
+            if "method" in answer and self._mine(answer):
                 self.events.append(answer)
 
     def wait_event(self, method: str, timeout: float = 20.0) -> dict[str, Any]:
@@ -192,18 +206,20 @@ class Browser:
         deadline = time.monotonic() + timeout
         while True:
             message = self._read_message(deadline)
-            if "method" in message:
+            if "method" in message and self._mine(message):
                 self.events.append(message)
                 if message["method"] == method:
                     return message
 
     def open(self, url: str, also: tuple[str, ...] = ()) -> None:
         """Navigate and wait for the load event; `also` enables more domains first (`Network`, `Log`)."""
-        targets = self.send("Target.getTargets")["targetInfos"]
-        page = next(t for t in targets if t["type"] == "page")
-        self.session = self.send("Target.attachToTarget", targetId=page["targetId"], flatten=True)[
+        if self.target is None:
+            targets = self.send("Target.getTargets")["targetInfos"]
+            self.target = next(t["targetId"] for t in targets if t["type"] == "page")
+        self.session = self.send("Target.attachToTarget", targetId=self.target, flatten=True)[
             "sessionId"
         ]
+        self.sessions.add(self.session)
         for domain in ("Page", "Runtime", *also):
             self.send(f"{domain}.enable")
         self.send("Page.navigate", url=url)
@@ -229,14 +245,10 @@ class Browser:
 
 
 @pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Browser]:
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (CI installs it: apt-get install -y chromium)")
-    started = Browser(tmp_path / "profile")
-    try:
-        yield started
-    finally:
-        started.close()
+def browser(chromium: Browser) -> Browser:
+    """A tab of its own in this worker's Chromium (conftest's `chromium`)."""
+    chromium.new_page()
+    return chromium
 
 
 def _page(tmp_path: Path, names: list[str], **options: Any) -> tuple[Path, dict[str, Any]]:
