@@ -43,6 +43,7 @@ from arena.bots import BOTS
 from arena.engine.match import NO_REPLY, Match, MatchSetup, Result
 from arena.engine.rules import Rules
 from arena.luck import measure
+from arena.sdk import Bot
 from arena.tournaments.sprt import Decision, Hypotheses, NormalTest, SequentialTest, match_point
 from arena.tournaments.standings import wilson, win_shares
 
@@ -52,8 +53,11 @@ from sprt import tilted  # bench/sprt.py, beside this file
 Z95 = 1.959963984540054
 
 
-def play(seed: int, levels: Sequence[str], rules: Rules) -> tuple[Match, Result]:
-    bots = [BOTS[level]() for level in levels]
+def play(
+    seed: int, levels: Sequence[str], rules: Rules, bots: Sequence[Bot] | None = None
+) -> tuple[Match, Result]:
+    """One match of the built-in `levels` (or of these `bots`), in-process."""
+    bots = bots or [BOTS[level]() for level in levels]
     match = Match(MatchSetup.from_seed(seed, [f"{lv}-{s}" for s, lv in enumerate(levels)], rules))
     flow = match.play()
     reply = NO_REPLY

@@ -24,6 +24,10 @@ better V could reach the issue's goal of 3x fewer matches (a variance ratio of 1
    Its correction is V(after the card drawn) − mean V(after each card that could have been),
    scaled by least squares on the fitting groups.
 
+3. **the bots' coins**: version 1's correction on the same deals played by bots whose choices
+   among equal asks and among opponents are always the first (`FirstOfEquals`; the pond index
+   still drawn at random): whether the bots' own randomness is what the correction cannot reach.
+
 Printed per pair: the candidate's mean group outcome and the variance of the group outcomes
 (the unit `arena sprt` tests), raw, with version 1's correction and with each richer one, as
 ratios to raw. Every correction here is zero-mean whatever its coefficients, so the means must
@@ -33,12 +37,14 @@ agree within their intervals.
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -47,12 +53,14 @@ try:
 except ModuleNotFoundError:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from arena.bots import BOTS
 from arena.engine.events import Asked, Event, PickedUp, WentFishing
 from arena.engine.match import MatchSetup
 from arena.engine.rules import Rules
 from arena.luck import measure
 from arena.luck.correction import Tracker
 from arena.luck.value import BITS, valuer
+from arena.sdk import Bot
 from arena.tournaments.standings import win_shares
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -72,15 +80,37 @@ class Played:
     events: list[Event]
 
 
+class FirstOfEquals(random.Random):
+    """A bot's coins, but its choices among equals (`choice`) always the first; what else it
+    draws (the pond index) still at random."""
+
+    def choice(self, seq: Sequence[Any]) -> Any:
+        return seq[0]
+
+
+def coinless(level: str) -> Bot:
+    """The built-in bot `level`, choosing among equals with `FirstOfEquals`."""
+    bot = BOTS[level]()
+    start = bot.on_start
+
+    def on_start() -> None:  # the SDK has just seeded `bot.rng` from the seat and the hand
+        bot.rng = FirstOfEquals(bot.rng.random())
+        start()
+
+    bot.on_start = on_start  # type: ignore[method-assign]
+    return bot
+
+
 def groups_of(
-    levels: Sequence[str], first_seed: int, count: int
+    levels: Sequence[str], first_seed: int, count: int, coins: bool = True
 ) -> list[tuple[Played, float, float]]:
     """The candidate's matches: (the match, its win share, version 1's luck for it)."""
     n, played = len(levels), []
     for group in range(count):
         for at in range(n):
             seated = [levels[(s - at) % n] for s in range(n)]
-            match, result = play(first_seed + group, seated, Rules())
+            bots = None if coins else [coinless(level) for level in seated]
+            match, result = play(first_seed + group, seated, Rules(), bots)
             share = win_shares(result.places)[at]
             luck = measure(match.setup, match.events).share[at]
             played.append((Played(group, at, match.setup, list(match.events)), share, luck))
@@ -298,6 +328,22 @@ def compare(levels: Sequence[str], groups: int, learned: bool) -> None:
         )
 
 
+def without_coins(levels: Sequence[str], groups: int) -> None:
+    """Version 1's variance ratio on the evaluation deals, the bots with and without coins."""
+    seats = len(levels)
+    ratios = []
+    for coins in (True, False):
+        matches = groups_of(levels, EVALUATION_SEED, groups, coins)
+        raw = group_outcomes(matches, [share for _, share, _ in matches], seats)
+        adjusted = group_outcomes(matches, [share - luck for _, share, luck in matches], seats)
+        ratios.append(statistics.variance(adjusted) / statistics.variance(raw))
+    print(
+        f"  {' vs '.join(levels)} ({seats} seats, {groups} groups): version 1's variance ratio "
+        f"{ratios[0]:.3f} with the bots' coins, {ratios[1]:.3f} with their choices among equals "
+        "always the first"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -306,6 +352,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--no-learned", action="store_true", help="leave out the learned V (scikit-learn)"
     )
+    parser.add_argument("--coins-only", action="store_true", help="only 3, the bots' coins")
     args = parser.parse_args(argv)
     print(
         "command: python bench/luck_ceiling.py "
@@ -320,8 +367,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "scikit-learn is not installed: the learned V is left out (pip install scikit-learn)"
             )
             learned = False
-    for levels in (("master", "expert"), ("expert", "hard"), ("expert", "hard", "medium", "hard")):
+    tables = (("master", "expert"), ("expert", "hard"), ("expert", "hard", "medium", "hard"))
+    for levels in () if args.coins_only else tables:
         compare(levels, args.groups, learned)
+    print("\n3. the bots' coins")
+    for levels in (("expert", "hard"), ("expert", "hard", "medium", "hard")):
+        without_coins(levels, args.groups)
     return 0
 
 
