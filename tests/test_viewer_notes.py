@@ -10,12 +10,11 @@ a card of that hand); and a page for people who must not read a bot's logs has n
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from test_notes_shown import NOTE
-from test_viewer import CHROMIUM, Browser
+from test_viewer import Browser, browser  # noqa: F401 - the fixture
 from typer.testing import CliRunner
 
 from arena.replays import replay as replay_module
@@ -44,18 +43,7 @@ def noted(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Browser]:
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (CI installs it: apt-get install -y chromium)")
-    started = Browser(tmp_path / "profile")
-    try:
-        yield started
-    finally:
-        started.close()
-
-
-def go_to_message(browser: Browser, at: int) -> None:
+def go_to_message(browser: Browser, at: int) -> None:  # noqa: F811
     """Move the slider to the step of transcript message `at` in the current view."""
     browser.js(
         "(() => { const s = document.getElementById('slider');"
@@ -65,7 +53,7 @@ def go_to_message(browser: Browser, at: int) -> None:
     )
 
 
-def set_view(browser: Browser, value: str) -> None:
+def set_view(browser: Browser, value: str) -> None:  # noqa: F811
     browser.js(
         "(() => { const v = document.getElementById('view');"
         f" v.value = {json.dumps(value)}; v.dispatchEvent(new Event('change')); }})()"
@@ -73,7 +61,9 @@ def set_view(browser: Browser, value: str) -> None:
 
 
 def test_notes_and_coach_marks_show_where_they_belong(
-    noted: Path, tmp_path: Path, browser: Browser
+    noted: Path,
+    tmp_path: Path,
+    browser: Browser,  # noqa: F811
 ) -> None:
     page = tmp_path / "page.html"
     made = CliRunner().invoke(app, ["replay", "html", str(noted), "-o", str(page), "--review", "0"])
