@@ -280,7 +280,9 @@ def verify_ask(reply: Any, asker: int, seats: int, hand: Sequence[Card]) -> Ask 
         )
     if "player" not in reply:
         keys = ", ".join(map(str, reply)) or "none"
-        return Refusal("ask-no-player", f"no `player` key (keys: {keys})")
+        return Refusal(
+            "ask-no-player", f"no `player` key (keys: {keys}){misspelt(reply, 'player')}"
+        )
     player = whole_number(reply["player"])
     if player is None:
         return Refusal(
@@ -293,7 +295,10 @@ def verify_ask(reply: Any, asker: int, seats: int, hand: Sequence[Card]) -> Ask 
     if player == asker:
         return Refusal("ask-itself", f"asks itself (you are seat {asker}); ask another seat")
     if "cardId" not in reply:
-        return Refusal("ask-no-card-id", f"no `cardId` key (keys: {', '.join(map(str, reply))})")
+        keys = ", ".join(map(str, reply))
+        return Refusal(
+            "ask-no-card-id", f"no `cardId` key (keys: {keys}){misspelt(reply, 'cardId')}"
+        )
     card_id = reply["cardId"]
     if type(card_id) is dict and "id" in card_id:
         return Refusal("ask-card-not-id", "cardId is a whole card; send only its `id`")
@@ -321,6 +326,18 @@ def verify_ask(reply: Any, asker: int, seats: int, hand: Sequence[Card]) -> Ask 
         "ask-card-not-in-hand",
         f"cardId {shown(card_id)} is not the id of a card in your hand (ids: {ids})",
     )
+
+
+def misspelt(reply: dict[Any, Any], key: str) -> str:
+    """A hint for a reply that lacks `key`: the key it wrote in another case or spelling
+    (`Player`, `card_id`, `cardID`), or a rank where the id of a card belongs; else nothing."""
+    wanted = key.lower()
+    for written in reply:
+        if str(written).lower().replace("_", "").replace("-", "") == wanted:
+            return f"; keys are exact, case and all: write `{key}`, not `{written}`"
+    if key == "cardId" and "rank" in reply:
+        return "; ask with the id of a card in your hand (`cardId`), never with a rank"
+    return ""
 
 
 def shown(value: Any, limit: int = 80) -> str:
