@@ -315,6 +315,12 @@ def built(script: str) -> bytes:
         ),
         (built("exit 3"), "exit status 3"),
         (
+            tar_of({"bot.toml": b'command = ["python3", "bot.py"]\nbuild = ["cargo", "build"]'})
+            if shutil.which("cargo", path="/usr/local/bin:/usr/bin:/bin") is None
+            else tar_of({"bot.toml": b'command = ["x"]\nbuild = ["no-such-compiler"]'}),
+            "is not on its PATH (/usr/local/bin:/usr/bin:/bin)",
+        ),
+        (
             built("python3 -c 'import socket; socket.create_connection((\"1.1.1.1\", 53), 2)'"),
             "the build failed",
         ),
@@ -328,6 +334,7 @@ def built(script: str) -> bytes:
         "no-manifest",
         "build-never-ends",
         "build-fails",
+        "build-program-elsewhere",
         "build-no-network",
         "garbage",
     ],
@@ -456,6 +463,25 @@ def test_a_build_runs_in_the_sandbox_and_its_children_die_with_it(
     assert "built-it" in log
     time.sleep(4)  # (the child's sleep: it must have been killed with the build)
     assert not outside.exists()
+
+
+def test_a_build_writes_its_copy_even_where_the_upload_holds_its_output_already(
+    server: Server, here: tuple[Path, dict[str, str]]
+) -> None:
+    # `cp src.py bot.py` beside a stale bot.py: both arguments name files of the upload, and
+    # were made paths in its read-only folder (as a participant's are), so the copy failed.
+    build = b'build = ["cp", "src.py", "bot.py"]\n'
+    archive = tar_of(
+        {
+            "bot.toml": b'command = ["python3", "bot.py"]\n' + build,
+            "src.py": GOOD,
+            "bot.py": GARBAGE,
+        }
+    )
+    accepted = upload(server, "rebuilt", archive, here[1]["cat"])
+    assert accepted.status_code == 201, accepted.text
+    [built] = (here[0] / "versions").glob("rebuilt-*/built")
+    assert (built / "bot.py").read_bytes() == GOOD
 
 
 def signed_in(server: Server, token: str) -> tuple[httpx.Client, str]:

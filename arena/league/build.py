@@ -13,6 +13,8 @@ owner reads. A build that runs past its time is killed with every process it sta
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,6 +27,9 @@ from arena.seats.sandbox import resolved
 LOG_BYTES = 64 << 10  # of the build's output kept for its owner
 # Copy the folder into the private /tmp, build there (its output to stderr), send it back as tar.
 _SCRIPT = 'set -e; cp -R "$0"/. /tmp/build; cd /tmp/build; "$@" 1>&2; tar -cf - .'
+PATH = (
+    "/usr/local/bin:/usr/bin:/bin"  # a build's: the system's programs, all it can see of the host
+)
 
 
 @dataclass(frozen=True)
@@ -51,15 +56,27 @@ def build(
     and the log. Raises BuildFailed (with the log) or Refused."""
     if resolved(sandbox) != "bwrap":
         raise Refused("build steps run only in the sandbox, and bwrap is not available here")
-    process = ParticipantProcess(
-        ["/bin/sh", "-c", _SCRIPT, str(source.resolve()), *command],
-        source.resolve(),
-        {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"},
-        limits=ResourceLimits(memory_bytes=settings.memory_mib << 20),
-        sandbox="bwrap",
-        read_only=(str(source.resolve()),),
-    )
-    fault = process.start()
+    program = command[0]
+    if "/" not in program and shutil.which(program, path=PATH) is None:
+        raise BuildFailed(
+            f"the build's program `{program}` is not on its PATH ({PATH}): a build runs "
+            "the system's programs only, not one installed in a home folder (as rustup's "
+            "cargo); submit the built program without a build step, or ask the organiser",
+            "",
+        )
+    # From an empty folder: the command's arguments are paths in its copy (/tmp/build), not
+    # in the read-only upload, which a path resolved from the upload's folder would name
+    # (`cc -o bot bot.c` beside a `bot` already there wrote the upload: read-only).
+    with tempfile.TemporaryDirectory(prefix="arena-build-") as nowhere:
+        process = ParticipantProcess(
+            ["/bin/sh", "-c", _SCRIPT, str(source.resolve()), *command],
+            Path(nowhere),
+            {"PATH": PATH, "LANG": "C.UTF-8"},
+            limits=ResourceLimits(memory_bytes=settings.memory_mib << 20),
+            sandbox="bwrap",
+            read_only=(str(source.resolve()),),
+        )
+        fault = process.start()
     if fault is not None:
         raise BuildFailed(f"the build could not start: {fault.detail}", "")
     output, log = bytearray(), bytearray()
