@@ -315,6 +315,10 @@ def built(script: str) -> bytes:
         ),
         (built("exit 3"), "exit status 3"),
         (
+            tar_of({"bot.toml": b'command = ["target/release/mybot"]', "src/main.rs": b""}),
+            "'target/release/mybot' is not a file of the upload (its files: bot.toml, src/main.rs)",
+        ),
+        (
             tar_of({"bot.toml": b'command = ["python3", "bot.py"]\nbuild = ["cargo", "build"]'})
             if shutil.which("cargo", path="/usr/local/bin:/usr/bin:/bin") is None
             else tar_of({"bot.toml": b'command = ["x"]\nbuild = ["no-such-compiler"]'}),
@@ -334,6 +338,7 @@ def built(script: str) -> bytes:
         "no-manifest",
         "build-never-ends",
         "build-fails",
+        "program-missing",
         "build-program-elsewhere",
         "build-no-network",
         "garbage",
@@ -615,11 +620,18 @@ def test_submit_from_a_writers_machine_with_the_real_cli(
     bot = tmp_path / "mybot"
     bot.mkdir()
     (bot / "bot.toml").write_text('command = ["python3", "bot.py"]\n')
-    (bot / "bot.py").write_bytes(GOOD)
+    # bot.py a hard link of a file packed before it (cargo's target/release/BOT is one of
+    # target/release/deps/BOT-HASH): it was left out, and the check found no bot.py.
+    (bot / "a-build-output.py").write_bytes(GOOD)
+    os.link(bot / "a-build-output.py", bot / "bot.py")
+    (bot / "latest").symlink_to("nowhere")
     refused = arena("submit", server.url, "clibot", str(bot), "--token", "wrong", check=False)
     assert refused.returncode == 2 and "refused (401)" in refused.stderr.splitlines()[-1]
     accepted = arena("submit", server.url, "clibot", str(bot), "--token", tokens["ann"])
-    assert accepted.stdout.strip() == "clibot v1 accepted"
+    assert accepted.stdout.strip() == "clibot v1 accepted", accepted.stderr
+    assert "left out 1 link(s) to a folder or to nothing (an upload holds files): latest\n" in (
+        accepted.stderr
+    )
     assert "clibot" in names_on(server)
 
 

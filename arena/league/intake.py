@@ -19,7 +19,7 @@ from pathlib import Path
 from arena.league.build import BuildFailed, BuildSettings, build
 from arena.league.season import fingerprint_of, seat_for
 from arena.league.store import VERSIONS, Owner, Store, Version
-from arena.league.submission import Refused, UnpackLimits, read_manifest, unpack
+from arena.league.submission import MANIFEST, Refused, UnpackLimits, read_manifest, unpack
 
 Check = Callable[[Sequence[str], Path], tuple[bool, str]]
 DEFAULT_BUILD = BuildSettings()
@@ -77,6 +77,15 @@ def submit(
             except BuildFailed as error:
                 raise Failed(f"refused by its build: {error}", error.log) from None
             manifest = read_manifest(root)
+        program = manifest.command[0]
+        if "/" in program and not (root / program).is_file():
+            made = " nor made by its build" if manifest.build is not None else ""
+            files = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+            shown = ", ".join(files[:8]) + (", …" if len(files) > 8 else "")
+            raise Refused(
+                f"{MANIFEST}: command: {program!r} is not a file of the upload{made} "
+                f"(its files: {shown})"
+            )
         folder = str(root.relative_to(store.folder))
         seat = seat_for(bot, manifest.command, None, folder, store.folder)
         passed, report = check(seat.command, seat.cwd)  # as it will sit at a table

@@ -418,6 +418,31 @@ def serve(
         os._exit(0)  # uvicorn's and the pool's threads: nothing left to wait for
 
 
+def _packed(folder: Path) -> tuple[bytes, list[str]]:
+    """A folder as a .tar.gz upload, and the links it left out. The league takes no links
+    (it refuses an archive holding one): a hard link (cargo's target/release/BOT is one) and
+    a link to a file are packed as that file; a link to a folder, or to nothing, is left out."""
+    import tarfile
+
+    left_out: list[str] = []
+
+    def as_file(member: tarfile.TarInfo) -> tarfile.TarInfo | None:
+        if member.islnk() or member.issym():
+            target = folder / member.name
+            if not target.is_file():
+                left_out.append(member.name.removeprefix("./"))
+                return None
+            member.type, member.linkname = tarfile.REGTYPE, ""
+            member.size = target.stat().st_size
+            member.mode = target.stat().st_mode & 0o7777
+        return member
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        archive.add(folder, arcname=".", filter=as_file)
+    return buffer.getvalue(), left_out
+
+
 @league_app.command()
 def submit(
     url: str,
@@ -426,15 +451,19 @@ def submit(
     token: Annotated[str, typer.Option("--token", help="Your owner token.")],
 ) -> None:
     """Upload a bot's folder (or a .tar.gz / .zip of it) as its new version."""
-    import tarfile
 
     import httpx
 
     if path.is_dir():
-        buffer = io.BytesIO()
-        with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-            archive.add(path, arcname=".", filter=lambda m: None if m.issym() or m.islnk() else m)
-        data, filename = buffer.getvalue(), "bot.tar.gz"
+        data, left_out = _packed(path)
+        filename = "bot.tar.gz"
+        if left_out:
+            shown = ", ".join(left_out[:5]) + (", …" if len(left_out) > 5 else "")
+            print(
+                f"left out {len(left_out)} link(s) to a folder or to nothing "
+                f"(an upload holds files): {shown}",
+                file=sys.stderr,
+            )
     else:
         try:
             data, filename = path.read_bytes(), path.name
