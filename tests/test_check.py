@@ -250,6 +250,18 @@ def test_a_stalled_check_shows_its_note() -> None:
     assert "stalled: why" in console.export_text()
 
 
+@pytest.mark.parametrize(("seconds", "warned"), [(7.8, True), (4.0, False)])
+def test_a_start_up_near_its_limit_is_a_warning(seconds: float, warned: bool) -> None:
+    # A Rust bot's debug build built its tables in 7.8 s of the 10: it passed, and would time
+    # out at init on a tournament's busier machine.
+    started = check.ScenarioReport("normal match", "2 seats", startup=seconds)
+    report = check.CheckReport(["bot"], [started], startup_limit=10.0)
+    text = " ".join(str(getattr(part, "plain", "")) for part in check.render(report))
+    assert f"({seconds * 10:.0f}% of the 10 s limit)" in text
+    assert ("warning: the start-up took 78% of its limit" in text) is warned
+    assert ("cargo build --release" in text) is warned
+
+
 def test_init_tells_the_limits_of_the_check() -> None:
     limits = LimitsSection(reply_timeout=0.25, startup_timeout=3)
     init = checked_seat_messages(check.scenarios(limits)[0])[0]
@@ -324,7 +336,7 @@ def test_a_good_bot_passes_every_check(tmp_path: Path) -> None:
         assert "│ passed │" in row(done.stdout, name)
     assert "outcome: completed" in done.stdout
     assert "start-up (spawn to init reply): " in done.stdout
-    assert "reply latency: median " in done.stdout
+    assert "% of the 10 s limit)   reply latency: median " in done.stdout
     assert "invalid replies" not in done.stdout
     assert "PASS: all 7 checks passed" in done.stdout
     assert survivors(marker) == []
@@ -348,6 +360,7 @@ def test_a_silent_bot_times_out_and_the_rest_is_skipped(tmp_path: Path) -> None:
     assert "timeout" in done.stdout and "no reply line within 0.5 s; stopped" in done.stdout
     assert "flushed" in done.stdout  # the likeliest cause, named
     assert "--startup-timeout" in done.stdout  # and the option that allows more time
+    assert "as a Rust target/debug, starts many times slower" in done.stdout  # a likely cause
     assert "│ skipped │" in row(done.stdout, "knights")
     assert "start-up (spawn to init reply): -" in done.stdout
     assert survivors(str(silent.parent)) == []

@@ -77,6 +77,7 @@ QUIT_AT_MATCH_END: Final = (
     "ended at match-end without replying (the match was over: no fault); "
     "match-end wants a reply too (null), then exit"
 )
+SLOW_STARTUP: Final = 0.5  # of the start-up limit: above it, a warning
 STDERR_LINES: Final = 15  # of which the last lines shown, stack frames folded
 STOPPED: Final = "stopped"  # the outcome of a scenario whose program was gone before the end
 
@@ -135,6 +136,7 @@ class CheckReport:
     scenarios: list[ScenarioReport]
     sandbox: str = "none"  # how the program was confined: "bwrap" or "none"
     reply_limit: float = 0.0  # limits.replyTimeout (`--timeout`): what the slowest is held to
+    startup_limit: float = 0.0  # limits.startupTimeout (`--startup-timeout`): the start-up's
 
     @property
     def passed(self) -> bool:
@@ -263,7 +265,8 @@ def answer_problems(message: dict[str, Any], answer: Answer, at: int) -> list[Pr
             every = "very message wants one reply line, even those that need no decision. "
             why += (" E" + every) if why.endswith("?") else ("; e" + every)  # after a question
             why += (
-                "`arena check --startup-timeout SECONDS` allows a slower start-up"
+                "`arena check --startup-timeout SECONDS` allows a slower start-up (an "
+                "unoptimised build, as a Rust target/debug, starts many times slower)"
                 if kind == "init"
                 else "`arena check --timeout SECONDS` allows more time "
                 "per reply (in a config: limits.replyTimeout, limits.timeBank)"
@@ -320,7 +323,9 @@ def run_checks(
         reused = run_reuse(command, cwd, limits, sandbox)
         if reused is not None:
             reports.append(reused)
-    return CheckReport(list(command), reports, sandbox, limits.reply_timeout)
+    return CheckReport(
+        list(command), reports, sandbox, limits.reply_timeout, limits.startup_timeout
+    )
 
 
 REUSE_ABOUT: Final = (
@@ -664,13 +669,27 @@ def render(report: CheckReport) -> list[RenderableType]:
         else f"{_ms(times.slowest)} ({100 * times.limit_share:.0f}% of the "
         f"{report.reply_limit:g} s reply limit)"
     )
+    started = report.startup
+    share = None if started is None or not report.startup_limit else started / report.startup_limit
+    startup = _ms(started) + (
+        "" if share is None else f" ({100 * share:.0f}% of the {report.startup_limit:g} s limit)"
+    )
     parts.append(
         Text(
-            f"start-up (spawn to init reply): {_ms(report.startup)}   "
+            f"start-up (spawn to init reply): {startup}   "
             f"reply latency: median {_ms(None if times is None else times.median)}, slowest "
             f"{slowest} over {replies} repl{'y' if replies == 1 else 'ies'}"
         )
     )
+    if share is not None and share > SLOW_STARTUP:
+        parts.append(
+            Text("warning: ", style="bold yellow").append(
+                f"the start-up took {100 * share:.0f}% of its limit: on a busier machine (a "
+                "tournament's, several matches at once) it may time out at init. Load less before "
+                "replying to init, or build with optimisations (a Rust debug build, target/debug, is many "
+                "times slower than `cargo build --release`; C: -O2)"
+            )
+        )
     problems = _problem_table(report)
     if problems is not None:
         parts.append(problems)
