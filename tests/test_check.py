@@ -22,10 +22,10 @@ from arena.base.config import LimitsSection
 from arena.base.errors import ConfigError
 from arena.bots import BOTS as BUILT_IN_BOTS
 from arena.engine.cards import Card, new_pack
-from arena.engine.match import Match, MatchSetup
+from arena.engine.match import NO_REPLY, Match, MatchSetup
 from arena.engine.rules import Ask, NextPlayer, Refusal, Rules, verify_ask
 from arena.referee.loop import play_match
-from arena.seats.replies import FaultKind, InProcessParticipant
+from arena.seats.replies import Answer, Fault, FaultKind, InProcessParticipant
 from arena.ui import check
 
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -260,6 +260,17 @@ def test_a_start_up_near_its_limit_is_a_warning(seconds: float, warned: bool) ->
     assert f"({seconds * 10:.0f}% of the 10 s limit)" in text
     assert ("warning: the start-up took 78% of its limit" in text) is warned
     assert ("cargo build --release" in text) is warned
+
+
+@pytest.mark.parametrize(("kind", "code", "told"), [("hand-update", 0, True), ("ask", 1, False)])
+def test_a_program_that_leaves_mid_match_is_told_to_read_on(
+    kind: str, code: int, told: bool
+) -> None:
+    # A Rust bot's loop returned after its first hand-update, exit status 0: no crash to see.
+    ended = Fault(FaultKind.EXITED, f"process ended (exit code {code})", exit_code=code)
+    [problem] = check.answer_problems({"type": kind}, Answer(NO_REPLY, fault=ended), 5)
+    assert problem.kind == ("exited" if code == 0 else "crashed")
+    assert ("it left in the middle of the match: read a line, answer it" in problem.why) is told
 
 
 def test_init_tells_the_limits_of_the_check() -> None:

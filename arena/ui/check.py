@@ -252,6 +252,11 @@ def answer_problems(message: dict[str, Any], answer: Answer, at: int) -> list[Pr
             why += " before replying"  # its stderr tail is shown whole below
             if kind == "match-end":
                 why += "; match-end wants a reply too (null), then exit"
+            elif fault.exit_code == 0 and kind not in NEWER_TYPES:
+                why += (
+                    "; it left in the middle of the match: read a line, answer it, and go on "
+                    "to the next, until match-end or the end of input"
+                )
             if kind in NEWER_TYPES:
                 why += (
                     f"; `{kind}` may be a message type the program does not know: "
