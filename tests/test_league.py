@@ -7,6 +7,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -703,7 +704,14 @@ def test_an_owner_reads_their_bots_notes_beside_each_decision_and_no_rivals(
         signed_out = httpx.get(f"{server.url}/me/matches/{link}", timeout=60)
         assert signed_out.status_code == 303
     finally:
-        server.kill()
+        server.kill(signal.SIGINT)  # Ctrl-C, at the terminal: to its process group
+    # It says it stopped, and how to go on (it printed nothing, and exited 0).
+    assert server.process.returncode == 0
+    assert re.search(
+        r"\nleague: stopped with \d+ matches recorded; `arena league serve .+` goes on from "
+        r"there\n$",
+        server.log.read_text(),
+    ), server.log.read_text()
 
 
 @pytest.mark.slow

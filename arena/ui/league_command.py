@@ -415,6 +415,12 @@ def serve(
         stop.set()
         player.join(10)
         executor.kill()
+        print(
+            f"league: stopped with {store.match_count()} matches recorded; "
+            f"`arena league serve {folder}` goes on from there",
+            file=sys.stderr,
+            flush=True,
+        )
         os._exit(0)  # uvicorn's and the pool's threads: nothing left to wait for
 
 
