@@ -106,6 +106,10 @@ def test_pond_indices_that_are_not_numbers_are_counted_in_standings(tmp_path: Pa
     [mine] = [p for p in standings["participants"] if p["name"] == "mine"]
     assert mine["faults"]["byKind"]["bad-pond-index"] == bad
     assert "bad-pond-index" in result.stdout  # the faults table of the run
+    # and the reason, after it: the first match with such replies, the first of them
+    told = result.stdout.split("invalid replies, each participant's first match with them")[1]
+    assert "pond indices that were not numbers; the first, at message #" in told
+    assert "reply must be a pond index (a number)" in told
 
 
 def test_a_timeout_says_the_limit_the_time_taken_and_the_settings(tmp_path: Path) -> None:

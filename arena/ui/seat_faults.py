@@ -113,18 +113,20 @@ def notes(
     *,
     seats: Collection[int] | None = None,
     counted: bool = True,
+    stops: bool = True,
 ) -> Iterator[Text]:
     """Lines for every seat (of `seats`, default all) that had a fault; nothing for a clean match.
 
     `shown_path` turns a path into the text printed (e.g. relative to the current folder);
-    without `counted`, only a fault that stopped the seat is told.
+    without `counted`, only a fault that stopped the seat is told; without `stops`, only the
+    counted ones.
     """
     for seat, name in enumerate(played.names):
         if seats is not None and seat not in seats:
             continue
         own = [seen for seen in played.faults if seen.fault.seat == seat]
         stop = next((seen for seen in own if seen.fault.kind.stops), None)
-        if stop is not None:
+        if stop is not None and stops:
             fault = stop.fault
             told = f"{fault.kind} at message {_message(stop)}: {fault.fault.detail}"
             if stop.message == "match-end":  # the match was over: only a reply lacked
@@ -173,26 +175,32 @@ def _message(seen: FaultSeen) -> str:
 
 class FirstStops:
     """Over a run of many matches: the first match in which each participant was stopped (it
-    could not start, crashed, timed out…), kept to be told after the standings."""
+    could not start, crashed, timed out…), and the first in which it broke a rule (a refused
+    ask, a reply that was not JSON…), kept to be told after the standings with the reason."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.found: dict[str, tuple[MatchPlayed, int]] = {}
+        self.broke: dict[str, tuple[MatchPlayed, int]] = {}
 
     def add(self, played: MatchPlayed) -> None:
         """Note a played match, its results line on disk."""
         for seen in played.faults:
             name = played.names[seen.fault.seat]
-            if seen.fault.kind.stops and name not in self.found:
-                self.found[name] = (played, seen.fault.seat)
+            first = self.found if seen.fault.kind.stops else self.broke
+            first.setdefault(name, (played, seen.fault.seat))
 
     def notes(self, shown_path: Callable[[Path], str] = str) -> Iterator[Text]:
-        if not self.found:
-            return
-        yield Text(
-            "stopped participants, each at its first time (the faults table counts them all):"
-        )
-        for played, seat in self.found.values():
-            replay = self.folder / played.line.replay
-            yield Text(f"  game {played.match} ({shown_path(replay)}):", style="dim")
-            yield from notes(played, replay, shown_path, seats={seat}, counted=False)
+        for found, stops, about in (
+            (self.found, True, "stopped participants, each at its first time"),
+            (self.broke, False, "invalid replies, each participant's first match with them"),
+        ):
+            if not found:
+                continue
+            yield Text(f"{about} (the faults table counts them all):")
+            for played, seat in found.values():
+                replay = self.folder / played.line.replay
+                yield Text(f"  game {played.match} ({shown_path(replay)}):", style="dim")
+                yield from notes(
+                    played, replay, shown_path, seats={seat}, counted=not stops, stops=stops
+                )
