@@ -22,6 +22,7 @@ def test_adjudicated_matches_are_counted_and_marked(tmp_path: Path) -> None:
     done = CliRunner().invoke(app, ["run", str(config)])
     assert done.exit_code == 0, done.output
     assert "adjudicated (a limit ended the match" in done.output
+    assert "stalled: 100 asks" not in done.output  # a stall's note: no match stalled
     assert "ann 4" in done.output and "bob 4" in done.output
     standings = json.loads((tmp_path / "replays" / "standings.json").read_text())
     rows = {row["name"]: row for row in standings["participants"]}
@@ -29,6 +30,20 @@ def test_adjudicated_matches_are_counted_and_marked(tmp_path: Path) -> None:
     page = (tmp_path / "replays" / "report.html").read_text()
     assert '"adjudicated":["turn-limit","turn-limit","turn-limit","turn-limit"]' in page
     assert 'id="adjudicated"' in page  # the filter
+
+
+def test_a_stall_at_three_seats_says_how_two_seats_keep_the_turn(tmp_path: Path) -> None:
+    # The whole pack dealt but one card, and a stall after one ask that moves no card: every
+    # match stalls at once. (A season of the example bots at 3 seats: 74 of 120 stalled.)
+    config = tmp_path / "config.toml"
+    config.write_text(
+        "seed = 4\ngames = 3\n[rules]\nstartingHandSize = 17\n[limits]\nmaxIdleTurns = 1\n"
+        + "".join(f'[[participants]]\nname = "{n}"\nbot = "random"\n' for n in ("a", "b", "c"))
+    )
+    done = CliRunner().invoke(app, ["run", str(config), "--jobs", "1"])
+    assert done.exit_code == 0, done.output
+    assert "\nstalled: 1 ask in a row moved no card" in done.output
+    assert 'nextPlayer = "Asked" lets two seats' in done.output.replace("\n", " ")
 
 
 def test_matches_played_out_are_not_marked(tmp_path: Path) -> None:

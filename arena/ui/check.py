@@ -63,7 +63,7 @@ from arena.seats.sandbox import Confinement
 from arena.seats.transport import SubprocessParticipant
 from arena.ui.seat_faults import sandbox_hints, stderr_tail
 from arena.ui.terminal import inert
-from arena.ui.tournament_view import seconds_text
+from arena.ui.tournament_view import seconds_text, stalled_note
 
 CHECKED_SEAT: Final = 0  # the checked program's seat, but at the four-seat table (the last)
 YOU: Final = "you"  # the checked program's name at the table
@@ -497,7 +497,7 @@ def run_scenario(
         report.outcome = str(record.result.outcome)
         _note_exit(process, report)
         if report.outcome == "stalled":
-            report.note = stalled_note(setup.rules)
+            report.note = stalled_note(setup.rules, len(setup.names))
     if report.problems and any(p.kind in ("crashed", "exited", "timeout") for p in report.problems):
         report.stderr_tail = process.log.last(STDERR_SHOWN)
     if sandbox == "bwrap" and (report.problems or report.warnings):
@@ -576,20 +576,6 @@ class _Checked(Wrapped):
             answer = answer._replace(fault=None)
         problems = answer_problems(message, answer, self.numbering.index)
         report.problems.extend(replace(problem, notes=answer.notes) for problem in problems)
-
-
-def stalled_note(rules: Rules) -> str:
-    """Why a match stalls, in words: what the bot writer can look at."""
-    note = (
-        "stalled: 100 asks in a row moved no card (invalid asks, or misses once the pond is "
-        "empty: ask where the rank may be)"
-    )
-    if rules.next_player is NextPlayer.CLOCKWISE:
-        note += (
-            '; NOTE nextPlayer = "Clockwise" passes the turn to the seat AFTER THE ONE ASKED, '
-            "not after the asker: a miss on the seat before you hands the turn straight back"
-        )
-    return note
 
 
 def _note_exit(participant: SubprocessParticipant, report: ScenarioReport) -> None:

@@ -731,7 +731,12 @@ def _print_standings(
     if plan.config.tournament.title is not None:
         out.print(Text(plan.config.tournament.title))
     out.print(standings_table(standings, title=title))
-    note = adjudicated_note(standings)
+    from arena.engine.match import Outcome
+
+    stalled = any(line.outcome is Outcome.STALLED for line in plan.done.values())
+    rules = plan.config.engine_rules if stalled else None  # (only a stall has a note)
+    limits = plan.config.limits
+    note = adjudicated_note(standings, rules, plan.config.seats_per_match, limits.max_idle_turns)
     if note is not None:
         out.print(note)
     for table in (pairwise_table(standings), faults_table(standings), reply_times_table(standings)):

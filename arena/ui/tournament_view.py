@@ -20,6 +20,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from arena.engine.rules import NextPlayer, Rules
 from arena.tournaments.standings import Standings
 from arena.ui.terminal import inert, share_count
 
@@ -174,17 +175,42 @@ def pairwise_table(standings: Standings) -> Group | None:
     )
 
 
-def adjudicated_note(standings: Standings) -> Text | None:
+def adjudicated_note(
+    standings: Standings, rules: Rules | None = None, seats: int = 2, idle: int = 100
+) -> Text | None:
     """Which participants played matches a limit ended (stalled, turn-limit), adjudicated on the
-    books so far; None when every match was played out."""
+    books so far, and (given `rules`) why a match stalls under them at `seats`, after `idle` asks
+    that moved no card; None when every match was played out."""
     rows = [row for row in standings.ranked() if row.adjudicated]
     if not rows:
         return None
     each = ", ".join(f"{row.name} {row.adjudicated}" for row in rows)
+    why = "" if rules is None else f"\n{stalled_note(rules, seats, idle)}"
     return Text(
-        f"adjudicated (a limit ended the match, scored on the books so far): {each}",
+        f"adjudicated (a limit ended the match, scored on the books so far): {each}{why}",
         style="yellow",
     )
+
+
+def stalled_note(rules: Rules, seats: int = 2, idle: int = 100) -> str:
+    """Why a match stalls (`idle` asks in a row that moved no card), in words: what the bot
+    writer (or the organiser) can look at."""
+    note = (
+        f"stalled: {idle} ask{'s' if idle != 1 else ''} in a row moved no card (invalid asks, or misses once the pond is "
+        "empty: ask where the rank may be)"
+    )
+    if rules.next_player is NextPlayer.CLOCKWISE:
+        note += (
+            '; NOTE nextPlayer = "Clockwise" passes the turn to the seat AFTER THE ONE ASKED, '
+            "not after the asker: a miss on the seat before you hands the turn straight back"
+        )
+    elif rules.next_player is NextPlayer.ASKED and seats >= 3:
+        note += (
+            '; at 3 or more seats, nextPlayer = "Asked" lets two seats that keep asking each '
+            "other for ranks they lack pass the turn between them while the others never ask "
+            '(the example bots do): "After asker" passes it round the table'
+        )
+    return note
 
 
 def seconds_text(seconds: float) -> str:
