@@ -368,6 +368,14 @@ def test_bwrap_works_for_a_normal_user_too(tmp_path: Path) -> None:
             "    import socket; socket.create_connection(('127.0.0.1', 9), timeout=2)\n",
             "tried to use the network",
         ),
+        (
+            # rustup's own words from `arena check -- cargo run --release`: its home is not there
+            (
+                '    import sys; sys.exit("error: rustup could not choose a version of cargo to '
+                "run, because one wasn't specified explicitly, and no default is configured.\")\n"
+            ),
+            "found no Rust toolchain",
+        ),
     ],
 )
 def test_check_runs_in_the_sandbox_and_says_what_to_do_instead(

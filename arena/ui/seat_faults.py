@@ -96,6 +96,18 @@ SANDBOX_HINTS = (
 )
 
 
+SANDBOX_HINTS += (
+    (
+        ("rustup could not choose a version", "no default toolchain", "rustup: command not found"),
+        (
+            "it found no Rust toolchain: rustup's lives in a home folder, and in the sandbox "
+            "$HOME is its private /tmp; build first (cargo build --release) and enter the program "
+            "built (./target/release/BOT), not `cargo run`"
+        ),
+    ),
+)
+
+
 def sandbox_hints(stderr: str) -> list[str]:
     """What the sandbox stopped, as read from the program's stderr, and what to do instead."""
     return [hint for marks, hint in SANDBOX_HINTS if any(mark in stderr for mark in marks)]
