@@ -93,10 +93,6 @@ SANDBOX_HINTS = (
             "everything it needs must come with it, in its folder or a readOnly path (docs/sandbox.md)"
         ),
     ),
-)
-
-
-SANDBOX_HINTS += (
     (
         ("rustup could not choose a version", "no default toolchain", "rustup: command not found"),
         (
