@@ -379,6 +379,7 @@ def test_an_owner_sees_their_logs_and_nobody_elses(
         assert signed.status_code == 303
         page = client.get("/me")
         assert "bobbot" in page.text and "annbot" not in page.text
+        assert "<title>My bots · season</title>" in page.text  # the league's folder names it
         assert "Check report" in page.text
         assert client.get("/organiser").status_code == 303  # not the organiser: to sign-in
 

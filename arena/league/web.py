@@ -98,7 +98,7 @@ poll();
 
 _BASE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
-<title>{{ title }} · league</title><link rel="stylesheet" href="/static/league.css"></head>
+<title>{{ title }} · {{ league }}</title><link rel="stylesheet" href="/static/league.css"></head>
 <body><nav><a href="/">Leaderboard</a><a href="/me">My bots</a><a href="/organiser">Organiser</a></nav>
 <main>{% block main %}{% endblock %}</main></body></html>"""
 
@@ -212,8 +212,10 @@ class Site:
         build_settings: BuildSettings = DEFAULT_BUILD,
         site_limits: SiteLimits = SiteLimits(),
         sandbox: str = "auto",
+        name: str = "league",
     ) -> None:
         self.build_settings, self.sandbox, self.site_limits = build_settings, sandbox, site_limits
+        self.name = name  # the league's, in every page's title
         self.store, self.season, self.check, self.viewer, self.limits = (
             store,
             season,
@@ -227,7 +229,8 @@ class Site:
         self.rates = _RateLimit()
 
     def page(self, template: str, status: int = 200, **values: Any) -> HTMLResponse:
-        return HTMLResponse(self.env.get_template(template).render(**values), status_code=status)
+        page = self.env.get_template(template).render(league=self.name, **values)
+        return HTMLResponse(page, status_code=status)
 
     def bearer(self, request: Request) -> Owner | None:
         header = request.headers.get("authorization", "")
@@ -611,6 +614,7 @@ def make_app(
     build_settings: BuildSettings = DEFAULT_BUILD,
     site_limits: SiteLimits = SiteLimits(),
     sandbox: str = "auto",
+    name: str = "league",
 ) -> Starlette:
     site = Site(
         store,
@@ -621,5 +625,6 @@ def make_app(
         build_settings=build_settings,
         site_limits=site_limits,
         sandbox=sandbox,
+        name=name,
     )
     return site.app()

@@ -403,6 +403,7 @@ def serve(
         build_settings=settings.build,
         site_limits=settings.site,
         sandbox=config.limits.sandbox,
+        name=config.tournament.title or folder.resolve().name,
     )
     stop = threading.Event()
     player = threading.Thread(target=season.run, args=(stop,), name="season", daemon=True)
