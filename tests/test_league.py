@@ -634,6 +634,13 @@ def test_submit_from_a_writers_machine_with_the_real_cli(
     assert "left out 1 link(s) to a folder or to nothing (an upload holds files): latest\n" in (
         accepted.stderr
     )
+    # A whole build tree beside it: over the cap, and the refusal says where the bytes are.
+    (bot / "target").mkdir()
+    (bot / "target" / "debug-build").write_bytes(os.urandom(9 << 20))
+    refused = arena("submit", server.url, "clibot", str(bot), "--token", tokens["ann"], check=False)
+    assert refused.returncode == 2
+    assert "refused (413): " in refused.stderr
+    assert "; the largest parts of mybot: target/ 9.4 MB, " in refused.stderr
     assert "clibot" in names_on(server)
 
 

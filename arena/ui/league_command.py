@@ -494,4 +494,21 @@ def submit(
         print(f"{body.get('name')} v{body.get('version')} accepted")
         return
     print(body.get("report", ""), file=sys.stderr)
-    _fail(f"refused ({response.status_code}): {body.get('error', response.text[:200])}")
+    why = body.get("error", response.text[:200])
+    if response.status_code == 413 and path.is_dir():
+        why += f"; the largest parts of {path.name}: {_largest(path)} (pack what the bot needs)"
+    _fail(f"refused ({response.status_code}): {why}")
+
+
+def _largest(folder: Path, shown: int = 3) -> str:
+    """The biggest entries of a folder, with their sizes: where a too-large upload's bytes are
+    (a build tree such as target/ or node_modules/, usually)."""
+    sizes = []
+    for entry in folder.iterdir():
+        if entry.is_symlink():
+            continue  # (not packed as a folder: `_packed`)
+        files = [entry] if not entry.is_dir() else [p for p in entry.rglob("*") if p.is_file()]
+        total = sum(p.lstat().st_size for p in files if not p.is_symlink())
+        sizes.append((total, entry.name + ("/" if entry.is_dir() else "")))
+    sizes.sort(reverse=True)
+    return ", ".join(f"{name} {total / 1e6:.1f} MB" for total, name in sizes[:shown])
