@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from command import arena_here
 from replaymaker import replay_json
 
 from arena.replays import replay
@@ -38,15 +39,7 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def _arena(folder: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        cwd=folder,
-        capture_output=True,
-        check=False,
-        text=True,
-        timeout=120,
-        env=_env(**env),
-    )
+    return arena_here(*args, cwd=folder, env=_env(**env))
 
 
 def test_faults_are_counted_in_the_summary(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from command import arena_here
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -350,15 +351,7 @@ def test_relative_program_is_resolved_against_the_config_folder_keeping_symlinks
 
 
 def _arena(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        cwd=tmp_path,
-        capture_output=True,
-        check=False,
-        text=True,
-        timeout=60,
-        env={"PATH": "/usr/bin:/bin", "COLUMNS": "40"},
-    )
+    return arena_here(*args, cwd=tmp_path, env={"PATH": "/usr/bin:/bin", "COLUMNS": "40"})
 
 
 MARKER_BOT = "import pathlib\npathlib.Path('started').write_text('')\n"

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from command import arena_here
 from replaymaker import replay_json
 
 from arena.replays import replay
@@ -37,15 +38,7 @@ def _arena(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
         "HOME": str(Path.home()),
         "COLUMNS": "300",
     }
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env=env,
-    )
+    return arena_here(*args, cwd=folder, env=env)
 
 
 def _one_replay(folder: Path) -> tuple[Path, dict]:

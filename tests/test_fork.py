@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from command import arena_here
 from replaymaker import make_replay, quit_game, replay_json
 from test_viewer import Browser, browser  # noqa: F401 -- the fixture, shared
 
@@ -29,14 +30,7 @@ FORKED_CONFIGS = sorted(p.stem for p in (GOLDEN / "configs").glob("*.toml"))
 
 
 def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return arena_here(*args, cwd=cwd)
 
 
 @pytest.fixture

@@ -16,20 +16,13 @@ import time
 from pathlib import Path
 
 import pytest
+from command import arena_here
 
 TWO = '[[participants]]\nname = "a"\nbot = "random"\n[[participants]]\nname = "b"\nbot = "random"\n'
 
 
 def _arena(folder: Path, *arguments: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *arguments],
-        cwd=folder,
-        input=stdin,
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return arena_here(*arguments, cwd=folder, input=stdin)
 
 
 def _one_line(done: subprocess.CompletedProcess[str], *words: str, status: int = 2) -> None:

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from command import arena_here
 
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("starlette")
@@ -35,13 +36,8 @@ LIMITS = (
 
 
 def arena(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "arena", "league", *args],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    """`arena league ARGS` (in this process: `serve` below runs as its own)."""
+    result = arena_here("league", *args)
     if check:
         assert result.returncode == 0, result.stderr
     return result

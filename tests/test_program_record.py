@@ -12,19 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from command import arena_here
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        check=False,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return arena_here(*args, cwd=cwd)
 
 
 def _league(tmp_path: Path, seed: int = 1) -> Path:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from command import arena_here
 from test_viewer import Browser, browser  # noqa: F401 - the fixture
 
 from arena.referee.loop import ReplyTimes
@@ -55,15 +56,7 @@ def _config(folder: Path, games: int = 2) -> Path:
 
 def _arena(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "160", "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        cwd=folder,
-        capture_output=True,
-        check=False,
-        text=True,
-        timeout=300,
-        env=env,
-    )
+    return arena_here(*args, cwd=folder, env=env)
 
 
 def _standing(folder: Path, name: str) -> dict[str, object]:

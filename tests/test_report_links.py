@@ -15,21 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from command import arena_here
 from test_viewer import Browser, browser  # noqa: F401 - the fixture
 
 GAMES = 4
 
 
 def _arena(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        cwd=folder,
-        capture_output=True,
-        check=False,
-        text=True,
-        timeout=300,
-        env={**os.environ, "COLUMNS": "160", "NO_COLOR": "1"},
-    )
+    return arena_here(*args, cwd=folder, env={**os.environ, "COLUMNS": "160", "NO_COLOR": "1"})
 
 
 @pytest.fixture

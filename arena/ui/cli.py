@@ -1481,14 +1481,21 @@ def main() -> None:
             stream.reconfigure(errors="backslashreplace")
     shutdown.guard_stdout()  # a closed or full stdout costs the output, never a match
     shutdown.install_immediate()  # until a command installs its own (`run`)
+    sys.exit(command(sys.argv[1:]))
+
+
+def command(args: list[str]) -> int:
+    """Run `arena ARGS` in this process and give its exit status (a command's own `fail` still
+    raises SystemExit): what `main` runs once the process is set up, and what the tests run
+    where the process itself is not what they test."""
     try:
-        status = app(standalone_mode=False)
+        status = app(args=args, standalone_mode=False)
     except (KeyboardInterrupt, _Interrupted, typer.Abort):  # the one place a stop ends in
         err.print("interrupted")
-        sys.exit(shutdown.exit_status())
+        return shutdown.exit_status()
     except typer.TyperException as error:
-        sys.exit(_usage_error(error))
-    sys.exit(status if isinstance(status, int) else 0)
+        return _usage_error(error)
+    return status if isinstance(status, int) else 0
 
 
 def _usage_error(error: typer.TyperException) -> int:

@@ -1,0 +1,89 @@
+"""The `arena` command run in the test's own process, its result as a subprocess's would be:
+
+    done = arena_here("run", "config.toml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+
+It runs the `cli.command` that `main` runs once the process is set up, for a test of arguments,
+output, files and exit status: without an interpreter's start-up and imports, about 0.25 s of CPU
+a run, which the suite's few hundred such runs would pay. An exception that would have reached
+the user as a traceback fails the test where it was raised. What only a process shows (signals, a
+closed or full stdout, the sandbox's children, start-up, what is imported, a newcomer's first
+commands) is tested with `python -m arena` in a subprocess.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import multiprocessing.forkserver
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from arena.base import shutdown
+from arena.ui import cli
+
+
+def arena_here(
+    *args: str,
+    cwd: Path | None = None,
+    input: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """`arena ARGS` in this process: its folder, environment, arguments and standard streams
+    are the command's while it runs, and this process's again after."""
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with (
+        _as_a_process(cwd, input, env, ["arena", *args]),
+        contextlib.redirect_stdout(stdout),
+        contextlib.redirect_stderr(stderr),
+    ):
+        try:
+            status = cli.command(list(args))
+        except SystemExit as exit:  # a command's `fail`, or typer's Exit
+            status = _exit_status(exit, stderr)
+    return subprocess.CompletedProcess(
+        ["arena", *args], status, stdout.getvalue(), stderr.getvalue()
+    )
+
+
+def _exit_status(exit: SystemExit, stderr: io.StringIO) -> int:
+    if exit.code is None or isinstance(exit.code, int):
+        return exit.code or 0
+    print(exit.code, file=stderr)  # as the interpreter does with `sys.exit("message")`
+    return 1
+
+
+@contextlib.contextmanager
+def _as_a_process(
+    cwd: Path | None, input: str | None, env: Mapping[str, str] | None, argv: list[str]
+) -> Iterator[None]:
+    kept_folder, kept_argv, kept_stdin = Path.cwd(), sys.argv, sys.stdin
+    kept_environ = dict(os.environ)
+    kept_handlers = {number: signal.getsignal(number) for number in shutdown.STOP_SIGNALS}
+    if cwd is not None:
+        os.chdir(cwd)
+    if env is not None:
+        os.environ.clear()
+        os.environ.update(env)
+    sys.argv, sys.stdin = argv, io.StringIO(input or "")
+    shutdown.token.clear()
+    shutdown.install_immediate()  # as `main` leaves the process for a command
+    cli.out._made = cli.err._made = None  # consoles made for this command's streams
+    try:
+        yield
+    finally:
+        # A pool's forkserver ends with the command, as with its process: the next command's
+        # workers fork from a server started in its own folder and environment.
+        multiprocessing.forkserver._forkserver._stop()  # (the standard library's test hook)
+        cli.out._made = cli.err._made = None
+        shutdown.token.clear()
+        for number, handler in kept_handlers.items():
+            signal.signal(number, handler)
+        sys.argv, sys.stdin = kept_argv, kept_stdin
+        os.environ.clear()
+        os.environ.update(kept_environ)
+        os.chdir(kept_folder)
