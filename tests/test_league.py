@@ -377,6 +377,9 @@ def test_an_owner_sees_their_logs_and_nobody_elses(
         assert "bobbot" in page.text and "annbot" not in page.text
         assert "<title>My bots · season</title>" in page.text  # the league's folder names it
         assert "Check report" in page.text
+        # headed by bot.toml's command, not the paths of the organiser's league folder
+        assert "arena check: python3 bot.py  (in the sandbox" in page.text
+        assert str(here[0].resolve()) not in page.text
         assert client.get("/organiser").status_code == 303  # not the organiser: to sign-in
 
 

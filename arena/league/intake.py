@@ -2,7 +2,8 @@
 
     version = intake.submit(store, "ann-bot", owner, data, check, limits)
 
-`check(command, folder) -> (passed, report)` is `arena check`'s judgement, handed in by the
+`check(command, folder, shown) -> (passed, report)` is `arena check`'s judgement (its report
+headed by `shown`, the command as `bot.toml` gives it, not the league's paths), handed in by the
 command line's layer (`arena.ui.league_command`), run in the sandbox as a match would be: the
 version's seat (`season.seat_for`), whose fingerprint (`arena.seats.fingerprint`, what `arena
 run` records) the version carries. A
@@ -21,7 +22,7 @@ from arena.league.season import fingerprint_of, seat_for
 from arena.league.store import VERSIONS, Owner, Store, Version
 from arena.league.submission import MANIFEST, Refused, UnpackLimits, read_manifest, unpack
 
-Check = Callable[[Sequence[str], Path], tuple[bool, str]]
+Check = Callable[[Sequence[str], Path, Sequence[str]], tuple[bool, str]]
 DEFAULT_BUILD = BuildSettings()
 NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 
@@ -88,7 +89,7 @@ def submit(
             )
         folder = str(root.relative_to(store.folder))
         seat = seat_for(bot, manifest.command, None, folder, store.folder)
-        passed, report = check(seat.command, seat.cwd)  # as it will sit at a table
+        passed, report = check(seat.command, seat.cwd, manifest.command)  # as at a table
         if not passed:
             raise Failed("refused by arena check", report)
         return store.add_version(

@@ -284,12 +284,13 @@ def make_check(config: Any) -> Any:
 
     confinement, _ = sandbox.decide(config.limits.sandbox)
 
-    def check(command: Sequence[str], cwd: Path) -> tuple[bool, str]:
+    def check(command: Sequence[str], cwd: Path, shown: Sequence[str]) -> tuple[bool, str]:
         try:
             resolved = check_module.resolve_command(command, cwd)
         except ConfigError as error:
             return False, str(error)
         report = check_module.run_checks(resolved, cwd, config.limits, confinement)
+        report.command = list(shown)  # its writer's words; the league's folder is the organiser's
         console = Console(file=io.StringIO(), width=120, color_system=None, record=True)
         for part in check_module.render(report):
             console.print(part)
