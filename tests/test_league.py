@@ -706,7 +706,9 @@ def test_an_owner_reads_their_bots_notes_beside_each_decision_and_no_rivals(
             assert "note-of-dan" in mine.text and "note-of-cat" not in mine.text
             public = server.get(f"/matches/{link}")
             assert public.status_code == 200 and "note-of-" not in public.text
-            assert client.get("/me/matches/999999").status_code == 404  # not a match of his
+            missing = client.get("/me/matches/999999")
+            assert missing.status_code == 404  # not a match of his, and the page says so
+            assert "<main><h1>no such match of yours</h1></main>" in missing.text
         # Signed out, the owner's view of a match is not there to open.
         signed_out = httpx.get(f"{server.url}/me/matches/{link}", timeout=60)
         assert signed_out.status_code == 303

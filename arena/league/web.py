@@ -100,7 +100,7 @@ _BASE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>{{ title }} · {{ league }}</title><link rel="stylesheet" href="/static/league.css"></head>
 <body><nav><a href="/">Leaderboard</a><a href="/me">My bots</a><a href="/organiser">Organiser</a></nav>
-<main>{% block main %}{% endblock %}</main></body></html>"""
+<main>{% block main %}<h1>{{ title }}</h1>{% endblock %}</main></body></html>"""
 
 TEMPLATES = {
     "base.html": _BASE,
