@@ -143,7 +143,7 @@ def test_a_reply_without_its_newline_is_kept_as_the_raw_text_of_the_timeout() ->
     assert answer.fault is not None and answer.fault.kind is FaultKind.TIMEOUT
     assert answer.fault.raw == '{"player": 1'
     assert "without a newline" in answer.fault.detail
-    assert "12 bytes came without a newline" in answer.fault.detail
+    assert "12 bytes came without a newline: end each reply with one" in answer.fault.detail
 
 
 def test_a_timeout_with_nothing_written_asks_the_usual_causes() -> None:

@@ -287,6 +287,18 @@ def test_a_program_that_leaves_mid_match_is_told_to_read_on(
     assert ("it left in the middle of the match: read a line, answer it" in problem.why) is told
 
 
+def test_a_reply_without_its_newline_is_told_that_and_only_that() -> None:
+    # A Rust bot's write!(out, "{}", reply) instead of writeln!: no time limit would help it.
+    late = Fault(
+        FaultKind.TIMEOUT,
+        "no reply line within 10 s; stopped for the rest of the match; 4 bytes came without a "
+        "newline: end each reply with one",
+        raw="null",
+    )
+    [problem] = check.answer_problems({"type": "init"}, Answer(NO_REPLY, fault=late), 0)
+    assert problem.why.endswith("4 bytes came without a newline: end each reply with one")
+
+
 def test_init_tells_the_limits_of_the_check() -> None:
     limits = LimitsSection(reply_timeout=0.25, startup_timeout=3)
     init = checked_seat_messages(check.scenarios(limits)[0])[0]

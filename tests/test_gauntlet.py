@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from command import arena_here
 from resultsmaker import result
 
 from arena.tournaments import tournament
@@ -159,14 +160,7 @@ def test_group_outcomes_are_mean_points_with_shared_places() -> None:
 
 
 def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        check=False,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return arena_here(*args, cwd=cwd)
 
 
 def _config(

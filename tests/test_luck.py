@@ -21,6 +21,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from command import arena_here
 from test_viewer import Browser, browser  # noqa: F401 - the fixture
 
 from arena.base.config import named_rules
@@ -247,17 +248,12 @@ def test_arena_sprt_tests_adjusted_shares_unless_raw(
     tmp_path: Path, options: list[str], adjusted: bool
 ) -> None:
     import json
-    import subprocess
     import sys
 
-    run = subprocess.run(
-        [sys.executable, "-m", "arena", "sprt", "--seed", "5", "--jobs", "1", "--games", "4"]
-        + ["--vs", "hard", "-q", *options, "--", sys.executable, "-m", "arena.bots", "medium"],
-        check=False,
+    run = arena_here(
+        *("sprt", "--seed", "5", "--jobs", "1", "--games", "4", "--vs", "hard", "-q", *options),
+        *("--", sys.executable, "-m", "arena.bots", "medium"),
         cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
     )
     assert run.returncode == 3, run.stderr  # no decision in 4 matches
     standings = json.loads((tmp_path / "replays" / "standings.json").read_text())

@@ -4,11 +4,11 @@ real CLI counts no fault (no crash, no exit) for it; one that crashes there is s
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from command import arena_here
 
 QUIET = Path(__file__).parent / "checkbots" / "quiet_at_match_end.py"
 CRASH = (  # the same bot, ending with status 3 where it left with 0
@@ -32,14 +32,7 @@ def test_leaving_at_match_end_is_no_fault_and_a_crash_there_still_is(
         f"[[participants]]\nname = 'quiet'\ncommand = {json.dumps(command)}\n"
         "[[participants]]\nname = 'r'\nbot = 'random'\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "arena", "run", "config.toml", "--jobs", "1"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = arena_here("run", "config.toml", "--jobs", "1", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     results = (tmp_path / "replays" / "results.jsonl").read_text()
     lines = [json.loads(line) for line in results.splitlines()]

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from command import arena_here
 
 from arena.replays import replay
 from arena.seats.replies import close_all
@@ -86,14 +87,7 @@ def test_notes_go_into_the_replay_and_come_back_typed(tmp_path: Path) -> None:
         f"[[participants]]\nname = 'noted'\ncommand = {json.dumps(command)}\n"
         "[[participants]]\nname = 'r'\nbot = 'random'\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "arena", "run", "config.toml"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = arena_here("run", "config.toml", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     [path] = (tmp_path / "replays").glob("*.json")
     document = json.loads(path.read_text())

@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 import pytest
+from command import arena_here
 from resultsmaker import results_lines, typed, write_results
 from test_viewer import HOSTILE, Browser, browser  # noqa: F401 - the fixture
 from typer.testing import CliRunner
@@ -176,14 +177,7 @@ def _page_data(page: Path) -> dict[str, Any]:
 
 
 def _run(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", "run", str(config), "-q", *args],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=config.parent,
-    )
+    return arena_here("run", str(config), "-q", *args, cwd=config.parent)
 
 
 def _config(

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from command import arena_here
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDED = [sys.executable, str(ROOT / "tests" / "sprtbots" / "seeded_random.py")]
@@ -22,15 +23,7 @@ MEDIUM = [sys.executable, "-m", "arena.bots", "medium"]
 
 
 def _sprt(tmp_path: Path, *options: str, command: list[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", "sprt", "--seed", "3", "--jobs", "1", *options, "--"]
-        + command,
-        check=False,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return arena_here("sprt", "--seed", "3", "--jobs", "1", *options, "--", *command, cwd=tmp_path)
 
 
 def _line(stdout: str) -> dict[str, Any]:
@@ -126,14 +119,10 @@ def test_each_new_test_in_the_same_folder_takes_its_standings_over(tmp_path: Pat
     first = _sprt(tmp_path, "--vs", "easy", "--games", "4", command=[sys.executable, str(bot)])
     assert first.returncode == 3, first.stderr
     bot.write_text(bot.read_text() + "\n# edited\n")
-    again = subprocess.run(
-        [sys.executable, "-m", "arena", "sprt", "--seed", "4", "--jobs", "1", "--vs", "easy"]
-        + ["--games", "4", "--", sys.executable, str(bot)],
-        check=False,
+    again = arena_here(
+        *("sprt", "--seed", "4", "--jobs", "1", "--vs", "easy", "--games", "4"),
+        *("--", sys.executable, str(bot)),
         cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
     )
     assert again.returncode == 3, again.stderr
     assert "standings replace those of the earlier one" in again.stderr

@@ -8,11 +8,11 @@ import io
 import itertools
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from command import arena_here
 
 CONFIG = """seed = 5
 games = {games}
@@ -31,14 +31,7 @@ bot = "hard"
 
 
 def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        check=False,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return arena_here(*args, cwd=cwd)
 
 
 @pytest.fixture(scope="module")

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from command import arena_here
 
 SEATS = (
     "[[participants]]\nname = 'a'\nbot = 'random'\n[[participants]]\nname = 'b'\nbot = 'random'\n"
@@ -23,15 +23,7 @@ def _arena(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
         "HOME": str(Path.home()),
         "COLUMNS": "200",
     }
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        cwd=folder,
-        capture_output=True,
-        check=False,
-        text=True,
-        timeout=120,
-        env=env,
-    )
+    return arena_here(*args, cwd=folder, env=env)
 
 
 def _config(folder: Path, tournament: str) -> None:

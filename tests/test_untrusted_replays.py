@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from command import arena_here
 from replaymaker import make_replay
 from typer.testing import CliRunner
 
@@ -248,14 +249,7 @@ def test_fork_output_that_is_a_folder_is_refused(
     path = _edited(tmp_path, played, lambda d: None)
     (tmp_path / "sub").mkdir()
     before = sorted(tmp_path.iterdir())
-    done = subprocess.run(
-        [sys.executable, "-m", "arena", "replay", "fork", str(path), "--at", "3", "-o", output],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = arena_here("replay", "fork", str(path), "--at", "3", "-o", output, cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     assert done.stderr.splitlines() == [
         f"-o {output}: is a folder; give the new replay's file name (OUT.json)"

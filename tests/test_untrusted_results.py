@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from command import arena_here
 from resultsmaker import result
 
 from arena.tournaments import results
@@ -42,15 +43,7 @@ def _arena(folder: Path, *args: str, timeout: float = 120) -> subprocess.Complet
     these tests read and forge is the folder, whoever plays; a pool of workers is tested in
     test_cli_run and test_shutdown)."""
     jobs = ["--jobs", "1"] if args[:1] == ("run",) else []
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args, *jobs],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-        env={**os.environ, "COLUMNS": "200"},
-    )
+    return arena_here(*args, *jobs, cwd=folder, env={**os.environ, "COLUMNS": "200"})
 
 
 Runs = Callable[[int, tuple[str, ...]], Path]
