@@ -412,7 +412,7 @@ class LineChannel:
         detail = f"no reply line within {timeout:g} s{because}; stopped for the rest of the match"
         if partial:
             # The commonest cause: a reply written without its newline, or not flushed in full.
-            detail += f"; {size} bytes came without a newline"
+            detail += f"; {size} bytes came without a newline: end each reply with one"
             return self._fault(FaultKind.TIMEOUT, detail, cut(partial))
         return self._fault(
             FaultKind.TIMEOUT,

@@ -266,7 +266,7 @@ def answer_problems(message: dict[str, Any], answer: Answer, at: int) -> list[Pr
             name = str(fault.kind)
         if fault.kind is FaultKind.NOT_JSON:
             why += "; one JSON value per line, debug prints go to stderr"
-        if fault.kind is FaultKind.TIMEOUT:
+        if fault.kind is FaultKind.TIMEOUT and fault.raw is None:  # (else: no newline, said)
             every = "very message wants one reply line, even those that need no decision. "
             why += (" E" + every) if why.endswith("?") else ("; e" + every)  # after a question
             why += (
