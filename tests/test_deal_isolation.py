@@ -7,13 +7,13 @@ notes, at its starting hand, its pid, its hand and the pids of the run alive at 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import pytest
+from command import arena_here
 
 HOSTILE = Path(__file__).parent / "hostile"
 WITNESS = [sys.executable, str(HOSTILE / "deal_witness.py")]
@@ -25,14 +25,7 @@ def _run(folder: Path, seats: dict[str, list[str]], games: int, *args: str) -> l
     for name, command in seats.items():
         body += f"[[participants]]\nname = '{name}'\ncommand = {json.dumps(command)}\n{env}"
     (folder / "config.toml").write_text(body)
-    done = subprocess.run(
-        [sys.executable, "-m", "arena", "run", "config.toml", *args],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = arena_here("run", "config.toml", *args, cwd=folder)
     assert done.returncode == 0, done.stdout + done.stderr
     return [json.loads(line) for line in (folder / "notes.jsonl").read_text().splitlines()]
 

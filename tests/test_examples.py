@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from command import arena_here
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "participants" / "examples"
@@ -164,14 +165,7 @@ def test_example_plays_real_matches_without_a_fault(
         '[[participants]]\nname = "hard"\nbot = "hard"\n\n'
         '[[participants]]\nname = "easy"\nbot = "easy"\n'
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "arena", "run", str(config)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        cwd=tmp_path,
-    )
+    done = arena_here("run", str(config), cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     replays = [
         json.loads(path.read_text())

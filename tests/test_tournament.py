@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from command import arena_here
 
 from arena.base import config as config_module
 from arena.base import shutdown
@@ -342,15 +343,7 @@ def test_reused_participants_play_the_same_matches_in_fewer_processes(tmp_path: 
 def arena(
     *args: str, cwd: Path, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        check=False,
-    )
+    return arena_here(*args, cwd=cwd, env=env)
 
 
 @pytest.mark.slow
