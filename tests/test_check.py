@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from command import arena_here
 
 from arena.base.config import LimitsSection
 from arena.base.errors import ConfigError
@@ -315,17 +316,7 @@ def run_check(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
         **os.environ,
         "COLUMNS": "400",
     }  # wide enough that no reason is wrapped, however long the examples
-    done = subprocess.run(
-        [ARENA, "check", *argv],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=60,
-        check=False,
-    )
-    assert "Traceback (most recent call last)" not in done.stderr
-    return done
+    return arena_here("check", *argv, cwd=cwd, env=env)  # a traceback would fail here
 
 
 def bot(name: str, *options: str) -> subprocess.CompletedProcess[str]:
