@@ -203,6 +203,15 @@ def test_a_participant_without_matches_is_rated_at_the_prior() -> None:
     assert math.isfinite(fitted["idle"].rating)
 
 
+def test_a_participant_without_matches_may_hold_any_place() -> None:
+    # Only the prior places it (at the field's mean, with no variance of its own): a league's
+    # version just submitted showed place "3–4" of 5 beside its ± 350.
+    fitted = fit(_simulated({"top": 30.0, "bottom": 0.1}, 200, 2, seed=2), names=["new"])
+    assert fitted["new"].place == "1–3"
+    assert fitted["top"].place == "1–2" and fitted["bottom"].place == "2–3"
+    assert fitted.apart("top", "bottom")
+
+
 # --- win shares (`Finish.shares`): the first place only, shared out ---
 
 

@@ -468,6 +468,7 @@ def _table(
     order = sorted(range(n), key=lambda i: (-theta[i], names[i]))
     draft = Fit((), reference, data.finishes, len(data.deals), theta_of, cov_of)
     ranked = [names[i] for i in order]
+    unplayed = frozenset(names[i] for i in range(n) if not data.matches[i])
     rated = tuple(
         Rated(
             name=names[i],
@@ -475,7 +476,7 @@ def _table(
             plus_minus=ELO * Z95 * math.sqrt(max(variances[i], 0.0)),
             matches=data.matches[i],
             position=p + 1,
-            places=_places(draft, ranked, p),
+            places=_places(draft, ranked, p, unplayed),
             los_below=draft.los(ranked[p], ranked[p + 1]) if p + 1 < n else None,
         )
         for p, i in enumerate(order)
@@ -483,12 +484,24 @@ def _table(
     return Fit(rated, reference, data.finishes, len(data.deals), theta_of, cov_of)
 
 
-def _places(fit: Fit, ranked: Sequence[str], position: int) -> tuple[int, int]:
+def _places(
+    fit: Fit, ranked: Sequence[str], position: int, unplayed: frozenset[str] = frozenset()
+) -> tuple[int, int]:
     """The best and worst places (1-based) of `ranked[position]`: 1 + how many are told apart
-    above it, and the field's size − how many are told apart below it."""
+    above it, and the field's size − how many are told apart below it. A participant of no
+    match (`unplayed`: only the prior places it, with no variance of its own) is told apart
+    from no one, as no chain of matches links it: it may hold any place."""
     name = ranked[position]
-    above = sum(1 for other in ranked[:position] if fit.los(other, name) >= APART)
-    below = sum(1 for other in ranked[position + 1 :] if fit.los(name, other) >= APART)
+    if name in unplayed:
+        return 1, len(ranked)
+    above = sum(
+        1 for other in ranked[:position] if other not in unplayed and fit.los(other, name) >= APART
+    )
+    below = sum(
+        1
+        for other in ranked[position + 1 :]
+        if other not in unplayed and fit.los(name, other) >= APART
+    )
     return 1 + above, len(ranked) - below
 
 
