@@ -8,7 +8,11 @@ output, files and exit status: without an interpreter's start-up and imports, ab
 a run, which the suite's few hundred such runs would pay. An exception that would have reached
 the user as a traceback fails the test where it was raised. What only a process shows (signals, a
 closed or full stdout, the sandbox's children, start-up, what is imported, a newcomer's first
-commands) is tested with `python -m arena` in a subprocess.
+commands) is tested with `python -m arena` in a subprocess (`arena_process`).
+
+A run started in a process is resumed in a process: where the arena is installed (CI's
+`pip install .`), a process runs the installed copy and this one the checkout's, and `--resume`
+rightly refuses a built-in bot whose code is another file than the one that began the run.
 """
 
 from __future__ import annotations
@@ -47,6 +51,21 @@ def arena_here(
             status = _exit_status(exit, stderr)
     return subprocess.CompletedProcess(
         ["arena", *args], status, stdout.getvalue(), stderr.getvalue()
+    )
+
+
+def arena_process(
+    *args: str, cwd: Path | None = None, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`arena ARGS` as a process (`python -m arena`), its output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from command import arena_here
+from command import arena_here, arena_process
 
 from arena.base import config as config_module
 from arena.base import shutdown
@@ -380,7 +380,8 @@ def test_sigint_stops_every_match_and_resume_finishes_the_tournament(tmp_path: P
     assert 2 <= len(first) < 14
     assert len({line["seed"] for line in first}) == 1
 
-    resumed = arena("run", str(path), "--resume", "--jobs", "2", cwd=tmp_path, env=env)
+    # As the stopped run was: a process (tests/command.py).
+    resumed = arena_process("run", str(path), "--resume", "--jobs", "2", cwd=tmp_path, env=env)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert f"{len(first)} of 14 already played" in resumed.stdout
     lines = results(tmp_path / "replays")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from command import arena_here
+from command import arena_here, arena_process
 from resultsmaker import result
 
 from arena.tournaments import results
@@ -247,14 +247,9 @@ def test_one_writer_per_folder_and_a_killed_run_frees_it(tmp_path: Path) -> None
     finally:
         os.killpg(first.pid, signal.SIGKILL)
         first.wait(10)
-    resumed = _arena(
-        tmp_path,
-        "run",
-        "config.toml",
-        "--resume",
-        "--games",
-        str(len(_lines(tmp_path)) + 2),
-        "--quiet",
+    games = str(len(_lines(tmp_path)) + 2)
+    resumed = arena_process(  # as the killed run was: a process (tests/command.py)
+        "run", "config.toml", "--resume", "--games", games, "--quiet", "--jobs", "1", cwd=tmp_path
     )
     assert resumed.returncode == 0, resumed.stderr
 
