@@ -64,9 +64,10 @@ def build(
             "cargo); submit the built program without a build step, or ask the organiser",
             "",
         )
-    # From an empty folder: the command's arguments are paths in its copy (/tmp/build), not
-    # in the read-only upload, which a path resolved from the upload's folder would name
-    # (`cc -o bot bot.c` beside a `bot` already there wrote the upload: read-only).
+    # From an empty folder, there until the build has ended: the command's arguments are paths
+    # in its copy (/tmp/build), not in the read-only upload, which a path resolved from the
+    # upload's folder would name (`cc -o bot bot.c` beside a `bot` already there wrote the
+    # upload: read-only).
     with tempfile.TemporaryDirectory(prefix="arena-build-") as nowhere:
         process = ParticipantProcess(
             ["/bin/sh", "-c", _SCRIPT, str(source.resolve()), *command],
@@ -77,37 +78,37 @@ def build(
             read_only=(str(source.resolve()),),
         )
         fault = process.start()
-    if fault is not None:
-        raise BuildFailed(f"the build could not start: {fault.detail}", "")
-    output, log = bytearray(), bytearray()
-    deadline = time.monotonic() + settings.seconds
-    cap = limits.unpacked_bytes + (1 << 20)
-    reason = None
-    try:
-        open_streams = {"stdout", "stderr"}
-        while open_streams:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                reason = f"the build ran past {settings.seconds:g} s"
-                break
-            for stream in process.wait(min(left, 0.5), ("stdout", "stderr")):
-                try:
-                    chunk = process.read(stream)
-                except BlockingIOError:
-                    continue
-                if not chunk:
-                    open_streams.discard(stream)
-                elif stream == "stdout":
-                    output += chunk
-                    if len(output) > cap:
-                        reason = f"the build's folder is over {limits.unpacked_bytes} bytes"
-                        open_streams.clear()
-                        break
-                elif len(log) < LOG_BYTES:
-                    log += chunk[: LOG_BYTES - len(log)]
-    finally:
-        ended = process.stop(grace=1.0 if reason is None else 0.0)
-        process.close_output()
+        if fault is not None:
+            raise BuildFailed(f"the build could not start: {fault.detail}", "")
+        output, log = bytearray(), bytearray()
+        deadline = time.monotonic() + settings.seconds
+        cap = limits.unpacked_bytes + (1 << 20)
+        reason = None
+        try:
+            open_streams = {"stdout", "stderr"}
+            while open_streams:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    reason = f"the build ran past {settings.seconds:g} s"
+                    break
+                for stream in process.wait(min(left, 0.5), ("stdout", "stderr")):
+                    try:
+                        chunk = process.read(stream)
+                    except BlockingIOError:
+                        continue
+                    if not chunk:
+                        open_streams.discard(stream)
+                    elif stream == "stdout":
+                        output += chunk
+                        if len(output) > cap:
+                            reason = f"the build's folder is over {limits.unpacked_bytes} bytes"
+                            open_streams.clear()
+                            break
+                    elif len(log) < LOG_BYTES:
+                        log += chunk[: LOG_BYTES - len(log)]
+        finally:
+            ended = process.stop(grace=1.0 if reason is None else 0.0)
+            process.close_output()
     text = log.decode("utf-8", "replace")
     if (
         reason is None
