@@ -339,8 +339,17 @@ def own_bot(name: str, folder: Path, *options: str) -> tuple[subprocess.Complete
     return run_check(*options, "--", "python3", str(copy)), str(copy.parent)
 
 
-def survivors(path: str) -> list[int]:
-    """Processes still running whose command line mentions `path`."""
+def survivors(path: str, grace: float = 5.0) -> list[int]:
+    """Processes still running whose command line mentions `path`, once those killed as the
+    check ended have had `grace` seconds to be gone (a SIGKILL is not an exit: the kernel
+    takes its moment, which a check run in this process no longer spends exiting)."""
+    deadline = time.monotonic() + grace
+    while (found := _running(path)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return found
+
+
+def _running(path: str) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and int(entry.name) != os.getpid():
