@@ -177,11 +177,19 @@ def test_busy_sessions_do_not_take_an_honest_bots_cpu(tmp_path: Path, mode: str)
     `setsid` children, against the same bot beside a neighbour with one, in the same test: a
     ratio, not a time, and against a busy neighbour in both, so that whatever else the machine
     runs (the tests beside it) takes from both alike."""
-    honest = ("honest", spy("honest.py", "0.4"))
-    one = run(tmp_path / "one", [honest, ("busy", spy("spins.py", "1"))], mode=mode)
-    many = run(tmp_path / "many", [honest, ("busy", spy("spins.py", "24"))], mode=mode)
-    beside_one = statistics.mean(one.report("honest")["shares"])
-    beside_many = statistics.mean(many.report("honest")["shares"])
+    honest = ("honest", spy("honest.py", "0.25"))
+    # The match ends at its 30th ask, when the honest bot has measured its three (the spinners
+    # end with their spy): the rest of a match, starved by 24 spinners, would measure nothing.
+    short = "maxTurns = 30\n"
+    one = run(
+        tmp_path / "one", [honest, ("busy", spy("spins.py", "1"))], mode=mode, limits_text=short
+    )
+    many = run(
+        tmp_path / "many", [honest, ("busy", spy("spins.py", "24"))], mode=mode, limits_text=short
+    )
+    shares = [played.report("honest")["shares"] for played in (one, many)]
+    assert [len(measured) for measured in shares] == [3, 3], shares
+    beside_one, beside_many = (statistics.mean(measured) for measured in shares)
     # Unsandboxed the 24 sessions take 24 shares where one took one; in their group, the 24
     # take one share, as the one did. (Against an idle neighbour instead, the confined ratio
     # fell to 0.29-0.39 in CI while other tests ran beside it.)
