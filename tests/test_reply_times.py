@@ -59,6 +59,16 @@ def _arena(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return arena_here(*args, cwd=folder, env=env)
 
 
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """One run of the config's two matches, for the tests that only read it: its folder and
+    its summary. (A resume writes, and refuses a copied folder: its participant moved.)"""
+    config = _config(tmp_path_factory.mktemp("played") / "run")
+    done = _arena(config.parent, "run", "config.toml", "--jobs", "1")
+    assert done.returncode == 0, done.stderr
+    return config.parent, done.stdout
+
+
 def _standing(folder: Path, name: str) -> dict[str, object]:
     document = json.loads((folder / "replays" / "standings.json").read_text(encoding="utf-8"))
     return next(row for row in document["participants"] if row["name"] == name)
@@ -116,21 +126,19 @@ def test_a_line_s_reply_times_are_checked_and_an_old_line_without_them_reads() -
 
 
 def test_a_slow_bot_s_reply_times_in_the_summary_standings_and_report(
-    tmp_path: Path,
+    played: tuple[Path, str],
     browser: Browser,  # noqa: F811
 ) -> None:
-    config = _config(tmp_path / "run")
-    done = _arena(config.parent, "run", "config.toml", "--jobs", "1")
-    assert done.returncode == 0, done.stderr
+    folder, stdout = played
     # The terminal: a row per participant under "reply times".
-    table = done.stdout[done.stdout.index("reply times") :].splitlines()
+    table = stdout[stdout.index("reply times") :].splitlines()
     slow_row = next(line.split() for line in table if line.startswith("slowpoke"))
     quick_row = next(line.split() for line in table if line.startswith("quick"))
     assert slow_row[-1] == f"{round(100 * float(slow_row[-3]) / 1000 / LIMIT)}%", slow_row
     assert slow_row[-2] == "ms" and SLOW * 1000 <= float(slow_row[-3]) < LIMIT * 1000, slow_row
     assert quick_row[-1] in ("0%", "1%"), quick_row  # in-process: microseconds
     # standings.json: the same figures, in seconds.
-    slow, quick = _standing(config.parent, "slowpoke"), _standing(config.parent, "quick")
+    slow, quick = _standing(folder, "slowpoke"), _standing(folder, "quick")
     times, fast = slow["replyTimes"], quick["replyTimes"]
     assert isinstance(times, dict) and isinstance(fast, dict)
     assert SLOW <= times["slowest"] < LIMIT and times["limitShare"] == pytest.approx(
@@ -139,7 +147,7 @@ def test_a_slow_bot_s_reply_times_in_the_summary_standings_and_report(
     assert 0 < times["median"] < SLOW and times["replies"] > 20
     assert fast["slowest"] < SLOW and fast["median"] < times["median"]
     # Each results line records each seat's figures, the standings' come from them.
-    lines = results.read(config.parent / "replays" / results.RESULTS).lines
+    lines = results.read(folder / "replays" / results.RESULTS).lines
     seat_times = [
         t
         for line in lines
@@ -150,7 +158,7 @@ def test_a_slow_bot_s_reply_times_in_the_summary_standings_and_report(
     assert times["replies"] == sum(t.replies for t in seat_times if t is not None)
     assert times["slowest"] == max(round(t.slowest, 6) for t in seat_times if t is not None)
     # The report: a reply-times table in the page, read in a real browser.
-    page = config.parent / "replays" / "report.html"
+    page = folder / "replays" / "report.html"
     browser.open(page.as_uri())
     assert browser.js("document.body.dataset.ready") == "1"
     shown = browser.js(
@@ -196,16 +204,15 @@ def test_check_names_the_slowest_reply_and_its_share_of_the_limit(tmp_path: Path
     assert f"of the {LIMIT:g} s reply limit" in line
 
 
-def test_arena_standings_shows_them_in_its_table_and_csv(tmp_path: Path) -> None:
-    config = _config(tmp_path / "run")
-    assert _arena(config.parent, "run", "config.toml", "--jobs", "1", "-q").returncode == 0
-    table = _arena(config.parent, "standings", "replays")
+def test_arena_standings_shows_them_in_its_table_and_csv(played: tuple[Path, str]) -> None:
+    folder = played[0]
+    table = _arena(folder, "standings", "replays")
     assert table.returncode == 0, table.stderr
     assert "reply times" in table.stdout and "of the limit" in table.stdout
-    done = _arena(config.parent, "standings", "replays", "--csv")
+    done = _arena(folder, "standings", "replays", "--csv")
     assert done.returncode == 0, done.stderr
     rows = {row["name"]: row for row in csv.DictReader(io.StringIO(done.stdout))}
-    times = _standing(config.parent, "slowpoke")["replyTimes"]
+    times = _standing(folder, "slowpoke")["replyTimes"]
     assert isinstance(times, dict)
     assert float(rows["slowpoke"]["slowestReply"]) == times["slowest"] >= SLOW
     assert float(rows["slowpoke"]["medianReply"]) == times["median"]
