@@ -352,7 +352,7 @@ def test_sigint_stops_every_match_and_resume_finishes_the_tournament(tmp_path: P
     path = bots_config(
         tmp_path,
         ["random", "easy", "hard"],
-        header="games = 14\n",
+        header="games = 8\n",
         tournament_section="seats = 2\ninProcessBots = false\nreuse = false",
         env=f'env = {{ MARK = "{marker}" }}',
     )
@@ -377,19 +377,19 @@ def test_sigint_stops_every_match_and_resume_finishes_the_tournament(tmp_path: P
     assert wait_for_no_process(marker) == []
     assert "seed" in stdout and "(drawn" in stdout
     first = results(tmp_path / "replays")
-    assert 2 <= len(first) < 14
+    assert 2 <= len(first) < 8
     assert len({line["seed"] for line in first}) == 1
 
     # As the stopped run was: a process (tests/command.py).
     resumed = arena_process("run", str(path), "--resume", "--jobs", "2", cwd=tmp_path, env=env)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
-    assert f"{len(first)} of 14 already played" in resumed.stdout
+    assert f"{len(first)} of 8 already played" in resumed.stdout
     lines = results(tmp_path / "replays")
-    assert sorted(line["game"] for line in lines) == list(range(14))
+    assert sorted(line["game"] for line in lines) == list(range(8))
     assert lines[: len(first)] == first
     assert {line["seed"] for line in lines} == {first[0]["seed"]}
     standings = json.loads((tmp_path / "replays" / "standings.json").read_text())
-    assert standings["matches"] == 14 and standings["complete"] is True
+    assert standings["matches"] == 8 and standings["complete"] is True
     assert wait_for_no_process(marker) == []
 
 
