@@ -326,7 +326,7 @@ def test_exits_leaving_a_child_holding_stdout(play: Any, mode: str, at: int) -> 
 
 
 def test_slow_inside_the_limit(play: Any) -> None:
-    played = play("slow.py", "0.2", limits={"maxTurns": 4})
+    played = play("slow.py", "0.2", limits={"maxTurns": 2})
     assert played.faults == []
     assert played.replay["result"]["outcome"] == "turn-limit"
     timing = played.replay["timings"][0]
@@ -342,12 +342,12 @@ def test_late_reply_is_a_timeout(play: Any) -> None:
 
 
 def test_time_bank_pays_for_late_replies(play: Any) -> None:
-    # Each reply is 0.2 s late: a bank of 0.9 s pays for four, and the fifth times out.
-    played = play("slow.py", "0.5", limits={"timeBank": 0.9, "maxTurns": 20})
+    # Each reply is 0.2 s late: a bank of 0.5 s pays for two, and the third times out.
+    played = play("slow.py", "0.5", limits={"timeBank": 0.5, "maxTurns": 20})
     [fault] = played.faults
     assert fault["kind"] == "timeout"
     answered = [entry for entry in played.delivered() if "noReply" not in entry]
-    assert len(answered) == 1 + 4  # init (start-up time) and four paid by the bank
+    assert len(answered) == 1 + 2  # init (start-up time) and two paid by the bank
 
 
 def test_padded_replies_are_accepted(play: Any) -> None:
