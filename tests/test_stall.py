@@ -61,7 +61,7 @@ def _gone(pid: int) -> bool:
 def test_a_trickle_of_unasked_output_ends_the_seat_as_a_fault_within_its_reply_limit(
     tmp_path: Path,
 ) -> None:
-    _config(tmp_path, reply_timeout=2)
+    _config(tmp_path, reply_timeout=1)  # the trickle's limit, waited for: short
     arena = _arena(tmp_path)
     try:
         output, _ = arena.communicate(timeout=DEADLINE)
@@ -75,14 +75,14 @@ def test_a_trickle_of_unasked_output_ends_the_seat_as_a_fault_within_its_reply_l
     assert played["result"]["outcome"] == "completed"
     faults = [f for f in played["faults"] if f["seat"] == 0]
     # The seat ends at the message after init, within its reply limit, whichever way the
-    # trickle reached the arena: as unasked output still coming after 2 s (watched before the
+    # trickle reached the arena: as unasked output still coming after 1 s (watched before the
     # message was written), or as a reply line that never ended (a load pause in the trickle
     # let the message be written, and the rest read as its reply).
     assert {f["at"] for f in faults} == {2}, faults
     [ending] = [f for f in faults if "stopped for the rest of the match" in f["detail"]]
-    assert (ending["kind"], "2 s" in ending["detail"]) in (
-        ("unsolicited-output", True),  # "…, and more still coming after 2 s (its reply limit)"
-        ("timeout", True),  # "no reply line within 2 s; …"
+    assert (ending["kind"], "1 s" in ending["detail"]) in (
+        ("unsolicited-output", True),  # "…, and more still coming after 1 s (its reply limit)"
+        ("timeout", True),  # "no reply line within 1 s; …"
     ), ending
     seat_entries = [e for e in played["transcript"] if e["seat"] == 0]
     assert all(not e.get("delivered", True) for e in seat_entries[2:])  # nothing more after
