@@ -150,7 +150,9 @@ class Run:
             assert self.process.poll() is None, f"the run ended before {what}: {self.output()}"
             assert time.monotonic() < deadline, f"no {what} within {DEADLINE} s"
             self.look()
-            time.sleep(0.02)
+            # A look reads every process of the machine: ten a second, not fifty, while a
+            # match lasts half a second or more (a participant also notes its own pid).
+            time.sleep(0.1)
         self.look()
 
     def in_the_middle(self, *, reuse: bool = False) -> None:
@@ -188,7 +190,7 @@ class Run:
             ]
             if not left or time.monotonic() > deadline:
                 return left
-            time.sleep(0.01)
+            time.sleep(0.05)
 
     def output(self) -> str:
         return "".join(
