@@ -4,7 +4,6 @@ alone, one column on a phone. A real server on a loopback port (tests/test_leagu
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +23,10 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Browser]:
-    started = Browser(tmp_path / "profile")
-    try:
-        yield started
-    finally:
-        started.close()
+def browser(chromium: Browser) -> Browser:
+    """A tab of its own in this worker's Chromium (conftest's `chromium`), as in test_viewer."""
+    chromium.new_page()
+    return chromium
 
 
 def test_the_leaderboard_changes_in_chromium_without_a_reload(
