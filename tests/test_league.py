@@ -181,6 +181,8 @@ def here(shared: tuple[Server, Path, dict[str, str]]) -> tuple[Path, dict[str, s
 
 @pytest.fixture
 def own_server(league: tuple[Path, dict[str, str]]) -> Iterator[Server]:
+    """A server of its own for `league`, paused (it plays only once the test resumes it)."""
+    paused(league[0], True)
     running = Server(league[0])
     yield running
     running.kill()
@@ -455,7 +457,7 @@ def test_a_build_runs_in_the_sandbox_and_its_children_die_with_it(
     outside = folder.parent / "touched-by-a-build"
     build = (
         'build = ["sh", "-c", "cp src.py bot.py && echo built-it && '
-        f'{{ (sleep 3; touch {outside}) > /dev/null 2>&1 & }}"]\n'
+        f'{{ (sleep 1; touch {outside}) > /dev/null 2>&1 & }}"]\n'
     )
     archive = tar_of(
         {"bot.toml": b'command = ["python3", "bot.py"]\n' + build.encode(), "src.py": GOOD}
@@ -467,7 +469,7 @@ def test_a_build_runs_in_the_sandbox_and_its_children_die_with_it(
             "SELECT build_log FROM versions WHERE folder LIKE 'versions/built-%'"
         ).fetchone()
     assert "built-it" in log
-    time.sleep(4)  # (the child's sleep: it must have been killed with the build)
+    time.sleep(2)  # (the child's sleep and a second more: it must have died with the build)
     assert not outside.exists()
 
 
@@ -537,10 +539,10 @@ def test_the_organiser_disqualifies_a_version_and_pauses_the_league(
         assert client.post("/organiser/state", data={**rule, "state": "retired"}).status_code == 303
         assert client.post("/organiser/state", data={**rule, "state": "active"}).status_code == 422
         assert "annbot" not in names_on(server)
-        assert (
-            client.post("/organiser/pause", data={"paused": "1", "csrf": csrf}).status_code == 303
-        )
-        assert server.get("/api/leaderboard").json()["paused"] is True
+        for pause in (False, True):  # (its league began paused)
+            state = {"paused": str(int(pause)), "csrf": csrf}
+            assert client.post("/organiser/pause", data=state).status_code == 303
+            assert server.get("/api/leaderboard").json()["paused"] is pause
     # ann's token is not the organiser's.
     client, csrf = signed_in(server, tokens["ann"])
     with contextlib.closing(client):
