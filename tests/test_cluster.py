@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from command import arena_here
 
 import arena
 from arena.base.config import Seat, bot_command
@@ -468,8 +469,8 @@ def test_arena_run_with_a_scheduler_writes_what_jobs_1_writes(address: str, tmp_
     there.write_text(
         there.read_text().replace("[tournament]\n", f'[tournament]\nscheduler = "{address}"\n')
     )
-    local = arena_cli("run", str(here), "--jobs", "1", cwd=tmp_path)
-    remote = arena_cli("run", str(there), cwd=tmp_path)
+    local = arena_here("run", str(here), "--jobs", "1", cwd=tmp_path)
+    remote = arena_here("run", str(there), cwd=tmp_path)
     assert local.returncode == 0, local.stderr
     assert remote.returncode == 0, remote.stderr
     assert f"on the Dask cluster at {address}: 2 workers checked" in remote.stdout
@@ -495,17 +496,11 @@ def test_without_dask_a_scheduler_is_one_line_and_exit_2(tmp_path: Path) -> None
 
 
 def test_a_worker_with_another_arena_version_stops_the_run_before_it_starts(
-    address: str, tmp_path: Path
+    address: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = write_config(tmp_path / "t", BOTS_CONFIG, games=2)
-    done = arena_cli(
-        "run",
-        str(path),
-        "--scheduler",
-        address,
-        cwd=tmp_path,
-        before="import arena; arena.__version__ = '9.9.9'  # the client's; the workers keep theirs",
-    )
+    monkeypatch.setattr(arena, "__version__", "9.9.9")  # the client's; the workers keep theirs
+    done = arena_here("run", str(path), "--scheduler", address, cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     [line] = done.stderr.strip().splitlines()
     assert line.startswith("worker tcp://127.0.0.1:")
@@ -515,7 +510,7 @@ def test_a_worker_with_another_arena_version_stops_the_run_before_it_starts(
 
 def test_jobs_and_a_scheduler_together_are_a_usage_error(tmp_path: Path) -> None:
     path = write_config(tmp_path / "t", BOTS_CONFIG, games=2)
-    done = arena_cli(
+    done = arena_here(
         "run", str(path), "--scheduler", "tcp://127.0.0.1:9", "--jobs", "2", cwd=tmp_path
     )
     assert done.returncode == 2
@@ -536,14 +531,13 @@ def _run_on(address: str, path: Path, cwd: Path) -> subprocess.Popen[str]:
     )
 
 
-@pytest.mark.slow
 def test_ctrl_c_cancels_the_outstanding_tasks_and_resume_plays_the_rest(
     cluster: Any, address: str, tmp_path: Path
 ) -> None:
     import json
     import signal
 
-    games = 10
+    games = 6
     markers = tmp_path / "markers"
     markers.mkdir()
     folder = tmp_path / "t"
