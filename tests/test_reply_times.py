@@ -2,7 +2,7 @@
 slowest used, one definition (`arena.referee.loop.ReplyTimes`) from the match loop through the
 results line to `arena run`'s summary, standings.json, the report and `arena check`.
 
-The slow bot is the random bot that sleeps 0.3 s before its first `ask` and 0.02 s before each
+The slow bot is the random bot that sleeps 0.3 s before its first `ask` and 1 ms before each
 other one: its slowest reply is at least 0.3 s, its median far below it.
 """
 
@@ -34,7 +34,7 @@ def _slow_bot(folder: Path) -> None:
     source = source.replace("import json\n", f"import json\nimport time\nfirst = [{SLOW}]\n")
     source = source.replace(
         '        elif kind == "ask":\n',
-        '        elif kind == "ask":\n            time.sleep(first.pop() if first else 0.005)\n',
+        '        elif kind == "ask":\n            time.sleep(first.pop() if first else 0.001)\n',
     )
     assert "time.sleep" in source
     (folder / "slow.py").write_text(source, encoding="utf-8")
