@@ -306,7 +306,7 @@ def built(script: str) -> bytes:
         (
             tar_of(
                 {
-                    "bot.toml": b'command = ["python3", "bot.py"]\nbuild = ["sh", "-c", "while :; do :; done"]',
+                    "bot.toml": b'command = ["python3", "bot.py"]\nbuild = ["sh", "-c", "sleep 600"]',
                     "bot.py": GOOD,
                 }
             ),
