@@ -373,7 +373,6 @@ def test_a_tournament_on_the_cluster_plays_exactly_what_jobs_1_plays(
     assert remote == local
 
 
-@pytest.mark.slow
 def test_a_worker_killed_mid_match_costs_one_retry_and_nothing_is_lost_or_doubled(
     cluster: Any, address: str, tmp_path: Path
 ) -> None:

@@ -385,7 +385,6 @@ def test_an_owner_sees_their_logs_and_nobody_elses(
         assert client.get("/organiser").status_code == 303  # not the organiser: to sign-in
 
 
-@pytest.mark.slow
 def test_kill_9_and_restart_lose_and_double_nothing(
     league: tuple[Path, dict[str, str]],
 ) -> None:
@@ -725,7 +724,6 @@ def test_an_owner_reads_their_bots_notes_beside_each_decision_and_no_rivals(
     ), server.log.read_text()
 
 
-@pytest.mark.slow
 def test_a_session_survives_kill_9_and_a_forged_or_expired_one_does_not(
     league: tuple[Path, dict[str, str]],
 ) -> None:
