@@ -73,8 +73,13 @@ def test_the_season_plays_on_a_dask_cluster(cluster: Any, tmp_path: Path) -> Non
     server = Server(folder, "--scheduler", str(cluster.scheduler_address), env=env)
     try:
         wait_for(lambda: server.matches() >= 4, "matches played on the cluster")
-        # A version submitted while it plays there starts playing there too.
+        # A version submitted while it plays there starts playing there too. And one whose
+        # program the workers lack passes the check here, is checked on the workers before it
+        # is seated, and is paused with the worker and what it lacks. (Both submitted before
+        # either is waited for: the cluster plays flat out the whole test.)
         assert upload(server, "clusterbot", good_bot(), tokens["ann"]).status_code == 201
+        pathbot = tar_of({"bot.toml": b'command = ["pathbot-run"]\n'})
+        assert upload(server, "pathbot", pathbot, tokens["ann"]).status_code == 201
         wait_for(
             lambda: any(
                 b["name"] == "clusterbot" and b["matches"]
@@ -82,10 +87,6 @@ def test_the_season_plays_on_a_dask_cluster(cluster: Any, tmp_path: Path) -> Non
             ),
             "the new version plays on the cluster",
         )
-        # One whose program the workers lack passes the check here, is checked on the
-        # workers before it is seated, and is paused with the worker and what it lacks.
-        pathbot = tar_of({"bot.toml": b'command = ["pathbot-run"]\n'})
-        assert upload(server, "pathbot", pathbot, tokens["ann"]).status_code == 201
         note = wait_for(lambda: paused_note(folder, "pathbot"), "the version paused")
         assert "program pathbot-run: missing there, present on the client" in note, note
         assert any(f"worker {worker}:" in note for worker in cluster.scheduler.workers), note
