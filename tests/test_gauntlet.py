@@ -219,7 +219,15 @@ def test_two_random_bots_differing_only_in_their_seed_do_not_accept_h1(tmp_path:
         f'[[participants]]\nname = "r{seed}"\ncommand = ["{sys.executable}", "{SEEDED}", "{seed}"]\n'
         for seed in (1, 2)
     )
-    config = _config(tmp_path, participants, candidate="r1", share0=0.5, share1=0.8, seed=11)
+    config = _config(
+        tmp_path,
+        participants,
+        candidate="r1",
+        share0=0.5,
+        share1=0.8,
+        seed=11,
+        extra="minGroups = 5",
+    )
     done = _arena("run", str(config), "--jobs", "1", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     test = _standings(tmp_path)["sprt"]
