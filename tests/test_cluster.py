@@ -355,7 +355,7 @@ def test_a_tournament_on_the_cluster_plays_exactly_what_jobs_1_plays(
 ) -> None:
     from arena.tournaments.executors import InlineExecutor
 
-    games = 12
+    games = 8
     here = write_config(tmp_path / "here", BOTS_CONFIG, games=games)
     there = write_config(tmp_path / "there", BOTS_CONFIG, games=games)
     play(here, InlineExecutor, 1)
@@ -464,8 +464,8 @@ def arena_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_arena_run_with_a_scheduler_writes_what_jobs_1_writes(address: str, tmp_path: Path) -> None:
-    here = write_config(tmp_path / "here", BOTS_CONFIG, games=8)
-    there = write_config(tmp_path / "there", BOTS_CONFIG, games=8)
+    here = write_config(tmp_path / "here", BOTS_CONFIG, games=4)
+    there = write_config(tmp_path / "there", BOTS_CONFIG, games=4)
     # The address from the config, as `[tournament] scheduler`, works like the option.
     there.write_text(
         there.read_text().replace("[tournament]\n", f'[tournament]\nscheduler = "{address}"\n')
