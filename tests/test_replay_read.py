@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from command import arena_here
 
 from arena.base.errors import ReplayError
 from arena.engine.match import Outcome
@@ -66,29 +65,18 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
         'command = ["python3", "../fakes/chatty.py"]\n'
         '[[participants]]\nname = "steady"\nbot = "easy"\n'
     )
-    # All at once (most of their time is spent waiting on the faults' reply limits), each in a
-    # copy of its own: one run writes into a replays folder at a time.
-    runs = []
+    # Each in a copy of its own (one run writes into a replays folder at a time), in this
+    # process: the runs' own processes are their participants.
     for name in [*CONFIGS, "start-failed", "log-full"]:
         own = work / "runs" / name
         (own / "configs").mkdir(parents=True)
         shutil.copy(work / "configs" / f"{name}.toml", own / "configs")
         shutil.copytree(work / "fakes", own / "fakes", symlinks=True)
-        runs.append(
-            subprocess.Popen(
-                [
-                    *(sys.executable, "-m", "arena", "run", str(own / "configs" / f"{name}.toml")),
-                    *("-q", "--jobs", "1"),  # (the runs are already side by side)
-                ],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
-                env={**os.environ, "NO_COLOR": "1"},
-            )
+        done = arena_here(
+            *("run", str(own / "configs" / f"{name}.toml"), "-q", "--jobs", "1"),
+            env={**os.environ, "NO_COLOR": "1"},
         )
-    for run in runs:
-        _, err = run.communicate(timeout=300)
-        assert run.returncode == 0, err
+        assert done.returncode == 0, done.stderr
     return sorted(work.rglob("*-g[0-9][0-9][0-9][0-9]-*.json"))
 
 
