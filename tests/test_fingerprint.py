@@ -4,8 +4,13 @@ opens or follows."""
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -105,3 +110,53 @@ def test_built_in_bots_are_their_level_and_the_arena_code_they_run(tmp_path: Pat
     again = _seat(tmp_path, '[[participants]]\nname = "h2"\nbot = "hard"\n')
     easy = _seat(tmp_path, '[[participants]]\nname = "e"\nbot = "easy"\n')
     assert fingerprint.of(hard) == fingerprint.of(again) != fingerprint.of(easy)
+
+
+def _plainly(seat: Seat) -> str:
+    """The fingerprint as the module's docstring defines it, written plainly: every given path
+    walked in order on one budget, a runtime's installation too."""
+    digest = hashlib.sha256()
+    budget = fingerprint._Budget()
+    for label, path in fingerprint._given(seat):
+        digest.update(f"{label}\0{path}\0".encode("utf-8", "surrogateescape"))
+        if label not in ("bot", "missing"):
+            for entry in fingerprint._entries(path, budget, contents=label != "runtime"):
+                digest.update(entry)
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize("paths", [60, fingerprint.MOST_ENTRIES])
+def test_seats_sharing_a_runtime_walk_it_once_and_get_what_each_would_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, paths: int
+) -> None:
+    # Two Python bots in this virtual environment: its installation is their runtime. With 60
+    # paths the budget runs out inside it, where the shared walk must stop as a lone one does.
+    monkeypatch.setattr(
+        fingerprint, "_Budget", functools.partial(fingerprint._Budget, entries=paths)
+    )
+    table = ""
+    for name in ("alice", "bob"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "bot.py").write_text(f"print('{name}')\n", encoding="utf-8")
+        table += f'[[participants]]\nname = "{name}"\ncommand = ["{sys.executable}", "{tmp_path / name / "bot.py"}"]\n'
+    path = tmp_path / "config.toml"
+    path.write_text(table, encoding="utf-8")
+    seats = config.load(path)[1]
+    runtimes = [p for label, p in fingerprint._given(seats[0]) if label == "runtime"]
+    assert runtimes and runtimes == [
+        p for label, p in fingerprint._given(seats[1]) if label == "runtime"
+    ]
+    walks: list[str] = []
+    entries = fingerprint._entries
+
+    def counted(top: str, budget: Any, *, contents: bool) -> Iterator[bytes]:
+        if not contents:
+            walks.append(top)
+        return entries(top, budget, contents=contents)
+
+    monkeypatch.setattr(fingerprint, "_entries", counted)
+    together = fingerprint.of_all(seats)
+    assert sorted(walks) == sorted(runtimes)  # once each, for both seats
+    monkeypatch.setattr(fingerprint, "_entries", entries)
+    assert together == {seat.name: _plainly(seat) for seat in seats}
+    assert together["alice"] != together["bob"] and together["alice"] == fingerprint.of(seats[0])

@@ -1,6 +1,7 @@
 """A fingerprint of what a participant runs: SHA-256 over the files its sandbox gives it.
 
     fingerprint.of(seat)          # 64 hex digits; the same program gives the same digits
+    fingerprint.of_all(seats)     # name -> digits, each runtime walked once for all the seats
 
 What is hashed, in a stable order (the same whether or not the run is sandboxed):
 
@@ -10,9 +11,9 @@ What is hashed, in a stable order (the same whether or not the run is sandboxed)
 - every host path the sandbox binds for it (`Jail.readable`, `sandbox.visible_paths`): the
   files its command names, its own folder and its `readOnly` paths by their contents; its
   runtime's installation outside the system (a virtual environment, a pyenv version) by each
-  file's path, size and modification time (40,000 files of a pyenv Python and a venv take about
-  a second to list, and minutes to read); not the arena's own package, which every participant
-  sees;
+  file's path, size and modification time (53,000 paths of a pyenv Python and a venv take
+  0.4 s of CPU to list, and minutes to read), walked once for all the seats of a run that share
+  it; not the arena's own package, which every participant sees;
 - for a built-in bot, its level and the arena's `bots` and `sdk` code, which is what it runs.
 
 Bounded: a folder is walked in sorted order without following links (a link is hashed as the
@@ -28,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +42,7 @@ MOST_FILES = 20_000  # files read per participant; later ones count by their met
 MOST_BYTES = 256 << 20  # bytes read per participant; likewise
 MOST_ENTRIES = 200_000  # paths looked at per participant; the rest is "and more"
 SKIPPED = frozenset({"__pycache__"})
+_MORE = b"and more\n"  # where a walk's paths run out
 ARENA = Path(arena.__file__).resolve().parent
 BOT_CODE = (ARENA / "bots", ARENA / "sdk")
 
@@ -54,15 +56,44 @@ class _Budget:
 
 def of(seat: Seat) -> str:
     """The SHA-256 (hex) of what `seat` runs."""
+    return _of(seat, {})
+
+
+def of_all(seats: Sequence[Seat]) -> dict[str, str]:
+    """Each seat's fingerprint by its name, as `of` gives it; a runtime the seats share (a
+    class's Python bots in one virtual environment) is walked once for all of them."""
+    runtimes: dict[str, list[bytes]] = {}
+    return {seat.name: _of(seat, runtimes) for seat in seats}
+
+
+def _of(seat: Seat, runtimes: dict[str, list[bytes]]) -> str:
+    """`of`, taking a runtime's walk from `runtimes` (by its path) or adding it there."""
     digest = hashlib.sha256()
     budget = _Budget()
     for label, path in _given(seat):
         digest.update(f"{label}\0{path}\0".encode("utf-8", "surrogateescape"))
         if label in ("bot", "missing"):
             continue  # a name, not a path
-        for entry in _entries(Path(path), budget, contents=label != "runtime"):
+        if label == "runtime":  # by metadata only: the walk spends no budget but its paths
+            if path not in runtimes:
+                runtimes[path] = list(_entries(str(Path(path)), _Budget(), contents=False))
+            entries = _spent(runtimes[path], budget)
+        else:
+            entries = _entries(str(Path(path)), budget, contents=True)
+        for entry in entries:
             digest.update(entry)
     return digest.hexdigest()
+
+
+def _spent(walk: list[bytes], budget: _Budget) -> Iterator[bytes]:
+    """A walk made on a full budget, as `_entries` would have given it on what is left of
+    `budget`: one entry a path, and "and more" where the paths run out."""
+    for entry in walk:
+        budget.entries -= 1
+        if budget.entries < 0:
+            yield _MORE
+            return
+        yield entry
 
 
 def _given(seat: Seat) -> list[tuple[str, str]]:
@@ -89,32 +120,33 @@ def _given(seat: Seat) -> list[tuple[str, str]]:
     return given
 
 
-def _entries(top: Path, budget: _Budget, *, contents: bool) -> Iterator[bytes]:
-    """Byte strings describing `top` and, for a folder, everything in it (sorted, no links
-    followed); files by their contents, or by their size and time only."""
+def _entries(top: str, budget: _Budget, *, contents: bool) -> Iterator[bytes]:
+    """One byte string for `top` and, for a folder, for each path in it (sorted, no links
+    followed): files by their contents, or by their size and time only. Paths are strings,
+    not `Path`s: a runtime has tens of thousands of them."""
     stack = [top]
     while stack:
         path = stack.pop()
         budget.entries -= 1
         if budget.entries < 0:
-            yield b"and more\n"
+            yield _MORE
             return
+        name = path.encode("utf-8", "surrogateescape")
         try:
             info = os.lstat(path)
         except OSError as error:
-            yield f"{path}\0unreadable {error.errno}\n".encode("utf-8", "surrogateescape")
+            yield name + f"\0unreadable {error.errno}\n".encode()
             continue
-        name = str(path).encode("utf-8", "surrogateescape")
         if stat.S_ISLNK(info.st_mode):
             yield name + b"\0link\0" + os.readlink(path).encode("utf-8", "surrogateescape") + b"\n"
         elif stat.S_ISDIR(info.st_mode):
-            yield name + b"\0folder\n"
             try:
                 children = sorted(os.listdir(path), reverse=True)  # popped in sorted order
             except OSError as error:
-                yield name + f"\0unlisted {error.errno}\n".encode()
+                yield name + b"\0folder\n" + name + f"\0unlisted {error.errno}\n".encode()
                 continue
-            stack.extend(path / child for child in children if child not in SKIPPED)
+            yield name + b"\0folder\n"
+            stack.extend(os.path.join(path, child) for child in children if child not in SKIPPED)
         elif stat.S_ISREG(info.st_mode):
             found = _file(path, info, budget) if contents else _metadata(info)
             yield name + b"\0file\0" + found + b"\n"
@@ -122,7 +154,7 @@ def _entries(top: Path, budget: _Budget, *, contents: bool) -> Iterator[bytes]:
             yield name + f"\0{stat.S_IFMT(info.st_mode):o}\n".encode()
 
 
-def _file(path: Path, info: os.stat_result, budget: _Budget) -> bytes:
+def _file(path: str, info: os.stat_result, budget: _Budget) -> bytes:
     """The file's SHA-256, or its size and time when it is too large or the budget is spent."""
     if info.st_size > FILE_BYTES or budget.files <= 0 or budget.bytes < info.st_size:
         return _metadata(info)
@@ -151,4 +183,4 @@ def _within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-__all__ = ["of"]
+__all__ = ["of", "of_all"]

@@ -398,7 +398,7 @@ def _prepared(
             resume=resume,
             new_run=new_run,
             replace_standings=replace_standings,
-            fingerprints={seat.name: fingerprint.of(seat) for seat in seats},
+            fingerprints=fingerprint.of_all(seats),
         )
     if plan.replaces is not None:
         err.print(
