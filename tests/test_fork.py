@@ -76,24 +76,29 @@ def _the_match(document: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize("name", FORKED_CONFIGS)
-def test_a_fork_with_nobody_replaced_is_the_recorded_match(played: Played, name: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "quarters"),
+    # Forked a quarter of the way in, or three quarters, every other config.
+    [pytest.param(name, 1 + 2 * (i % 2), id=name) for i, name in enumerate(FORKED_CONFIGS)],
+)
+def test_a_fork_with_nobody_replaced_is_the_recorded_match(
+    played: Played, name: str, quarters: int
+) -> None:
     folder, source = played(name)
     document = replay_json(source)
-    length = len(document["transcript"])
-    for number, at in enumerate(sorted({length // 4, (3 * length) // 4})):
-        out = folder / f"fork{number}.json"
-        path, forked = fork.fork_file(source, str(at), [], out, cwd=folder)
-        assert path == out
-        assert replay.verify(replay.read(path)) is None
-        again = replay_json(path)
-        assert _the_match(again) == _the_match(document), f"fork at {at}"
-        assert again["fork"]["at"] == at and again["fork"]["replaced"] == []
-        # Every live seat was sent each of its messages before the point; their replies are aside.
-        live = {s for s, p in enumerate(forked.record.commands) if p}
-        assert {(i["at"], i["seat"]) for i in again["fork"]["ignored"]} <= {
-            (i, e["seat"]) for i, e in enumerate(document["transcript"][:at]) if e["seat"] in live
-        }
+    at = quarters * len(document["transcript"]) // 4
+    out = folder / "fork.json"
+    path, forked = fork.fork_file(source, str(at), [], out, cwd=folder)
+    assert path == out
+    assert replay.verify(replay.read(path)) is None
+    again = replay_json(path)
+    assert _the_match(again) == _the_match(document), f"fork at {at}"
+    assert again["fork"]["at"] == at and again["fork"]["replaced"] == []
+    # Every live seat was sent each of its messages before the point; their replies are aside.
+    live = {s for s, p in enumerate(forked.record.commands) if p}
+    assert {(i["at"], i["seat"]) for i in again["fork"]["ignored"]} <= {
+        (i, e["seat"]) for i, e in enumerate(document["transcript"][:at]) if e["seat"] in live
+    }
 
 
 def test_a_replaced_seat_plays_live_from_the_point(played: Played) -> None:
