@@ -161,7 +161,6 @@ def test_hard_beats_easy_in_wins_and_books() -> None:
     assert hard_wins > easy_wins and hard_books > easy_books
 
 
-@pytest.mark.slow
 def test_expert_beats_hard() -> None:
     # At two seats expert's edge (0.539 over 4,000 games) is within the noise of a few hundred;
     # at four seats (0.75 in bench/bot_strength.py) it is not.

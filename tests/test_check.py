@@ -574,6 +574,7 @@ def test_keeping_the_first_match_in_a_reused_process_is_caught(tmp_path: Path) -
     assert survivors(marker) == []
 
 
+@pytest.mark.slow
 def test_a_bot_that_asks_for_reuse_then_ends_anyway_gets_a_warning_as_arena_run_treats_it(
     tmp_path: Path,
 ) -> None:

@@ -373,6 +373,7 @@ def test_a_tournament_on_the_cluster_plays_exactly_what_jobs_1_plays(
     assert remote == local
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_match_costs_one_retry_and_nothing_is_lost_or_doubled(
     cluster: Any, address: str, tmp_path: Path
 ) -> None:
@@ -528,6 +529,7 @@ def _run_on(address: str, path: Path, cwd: Path) -> subprocess.Popen[str]:
     )
 
 
+@pytest.mark.slow
 def test_ctrl_c_cancels_the_outstanding_tasks_and_resume_plays_the_rest(
     cluster: Any, address: str, tmp_path: Path
 ) -> None:

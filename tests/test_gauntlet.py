@@ -214,6 +214,7 @@ def test_expert_against_easy_accepts_h1_at_bounds_it_clearly_beats(tmp_path: Pat
     assert row["score95"][0] < row["score"] < row["score95"][1]
 
 
+@pytest.mark.slow
 def test_two_random_bots_differing_only_in_their_seed_do_not_accept_h1(tmp_path: Path) -> None:
     participants = "".join(
         f'[[participants]]\nname = "r{seed}"\ncommand = ["{sys.executable}", "{SEEDED}", "{seed}"]\n'
@@ -307,6 +308,7 @@ def test_a_test_needs_a_candidate(tmp_path: Path) -> None:
 # --- arena sprt: the everyday question without a config ----------------------------------
 
 
+@pytest.mark.slow
 def test_arena_sprt_answers_from_the_command_line_and_resumes(tmp_path: Path) -> None:
     expert = [sys.executable, str(ROOT / "participants" / "expert_bot.py")]
     options = [
@@ -375,6 +377,7 @@ def test_arena_sprt_refuses_bad_options_in_one_line(
     assert not (tmp_path / "replays").exists()
 
 
+@pytest.mark.slow
 def test_a_four_seat_gauntlet_tests_the_candidate_against_the_field(tmp_path: Path) -> None:
     participants = "".join(
         f'[[participants]]\nname = "{level}"\nbot = "{level}"\n'

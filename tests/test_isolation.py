@@ -141,6 +141,7 @@ def test_a_fork_flood_stops_at_the_process_ceiling(tmp_path: Path, mode: str) ->
         assert "seccomp" in isolation and cgroups.describe() in isolation, isolation
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", GROUPED)
 def test_children_share_one_memory_ceiling(tmp_path: Path, mode: str) -> None:
     """Six children of 40 MiB under `memoryMiB = 128`: a per-process limit lets each have
@@ -170,6 +171,7 @@ def no_other_spinners(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", GROUPED)
 @pytest.mark.usefixtures("no_other_spinners")
 def test_busy_sessions_do_not_take_an_honest_bots_cpu(tmp_path: Path, mode: str) -> None:

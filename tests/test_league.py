@@ -385,6 +385,7 @@ def test_an_owner_sees_their_logs_and_nobody_elses(
         assert client.get("/organiser").status_code == 303  # not the organiser: to sign-in
 
 
+@pytest.mark.slow
 def test_kill_9_and_restart_lose_and_double_nothing(
     league: tuple[Path, dict[str, str]],
 ) -> None:
@@ -421,6 +422,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
         assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_disk_is_reported_and_retired_versions_pruned(
     server: Server, here: tuple[Path, dict[str, str]]
 ) -> None:
@@ -445,6 +447,7 @@ def test_disk_is_reported_and_retired_versions_pruned(
         )
 
 
+@pytest.mark.slow
 def test_a_build_runs_in_the_sandbox_and_its_children_die_with_it(
     server: Server, here: tuple[Path, dict[str, str]]
 ) -> None:
@@ -551,6 +554,7 @@ def test_the_organiser_disqualifies_a_version_and_pauses_the_league(
     assert server.get("/api/leaderboard").json()["paused"] is True
 
 
+@pytest.mark.slow
 def test_a_version_that_cannot_start_is_paused_with_a_note_to_its_owner(
     server: Server, here: tuple[Path, dict[str, str]]
 ) -> None:
@@ -683,6 +687,7 @@ def noting_bot(owner: str) -> bytes:
     return tar_of({"bot.toml": b'command = ["python3", "bot.py"]\n', "bot.py": source})
 
 
+@pytest.mark.slow
 def test_an_owner_reads_their_bots_notes_beside_each_decision_and_no_rivals(
     tmp_path: Path,
 ) -> None:

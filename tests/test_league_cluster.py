@@ -62,6 +62,7 @@ def cluster() -> Iterator[Any]:
         yield local
 
 
+@pytest.mark.slow
 def test_the_season_plays_on_a_dask_cluster(cluster: Any, tmp_path: Path) -> None:
     folder, tokens = make_league(tmp_path)
     # A program on the server's PATH and not on the workers' (started from this process).

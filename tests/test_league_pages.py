@@ -85,6 +85,7 @@ def load(browser: Browser, action: Any) -> None:
     browser.wait_event("Page.loadEventFired", timeout=300)
 
 
+@pytest.mark.slow
 def test_an_owner_signs_in_and_uploads_with_the_keyboard_alone(
     tmp_path: Path,
     league: tuple[Path, dict[str, str]],  # noqa: F811 -- the fixture

@@ -152,7 +152,6 @@ def test_the_adjusted_shares_of_a_match_still_sum_to_one(name: str) -> None:
         assert any(abs(x) > 1e-3 for x in luck.share)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("levels", "rules", "matches"),
     [
@@ -300,6 +299,7 @@ def test_a_run_shows_raw_and_adjusted_shares_side_by_side(tmp_path: Path, browse
         assert cell[at].endswith(" %") and " – " in cell[at + 1]
 
 
+@pytest.mark.slow
 def test_arena_standings_rates_on_adjusted_shares_when_asked(tmp_path: Path) -> None:
     """A real run (two copies of `hard` and `medium`, 2 seats): `arena standings
     --luck-adjusted` fits the ratings on the adjusted win shares: other ratings than the

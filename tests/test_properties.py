@@ -247,6 +247,7 @@ SETTINGS = st.builds(
 ).map(lambda rules: dataclasses.replace(rules, min_hand_size=0) if rules.problem() else rules)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(
     seed=st.integers(0, 2**63),

@@ -91,7 +91,6 @@ def _simulated(
     return found[:matches]
 
 
-@pytest.mark.slow
 def test_the_ratings_are_the_maximum_of_the_likelihood_written_independently() -> None:
     finishes = _simulated({"a": 1.0, "b": 2.0, "c": 3.5, "d": 0.5}, 120, 3, seed=7, ties=True)
     assert any(len(set(f.places.values())) < len(f.places) for f in finishes)  # ties present

@@ -193,6 +193,7 @@ def test_a_resumed_run_counts_old_lines_without_reply_times(tmp_path: Path) -> N
     assert _standing(config.parent, "slowpoke")["replyTimes"] == new["replyTimes"][seat]
 
 
+@pytest.mark.slow
 def test_check_names_the_slowest_reply_and_its_share_of_the_limit(tmp_path: Path) -> None:
     _slow_bot(tmp_path)
     done = _arena(tmp_path, "check", "--timeout", str(LIMIT), "--", sys.executable, "slow.py")

@@ -58,6 +58,7 @@ def _gone(pid: int) -> bool:
     return state in ("Z", "X")
 
 
+@pytest.mark.slow
 def test_a_trickle_of_unasked_output_ends_the_seat_as_a_fault_within_its_reply_limit(
     tmp_path: Path,
 ) -> None:

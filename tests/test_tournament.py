@@ -290,6 +290,7 @@ def test_in_process_bots_give_the_very_transcript_of_their_subprocess_form(
     assert json.loads(outside.document)["faults"] == []
 
 
+@pytest.mark.slow
 def test_reused_participants_play_the_same_matches_in_fewer_processes(tmp_path: Path) -> None:
     marker = f"ARENA_TEST_{uuid.uuid4().hex}"
     (tmp_path / "kept.py").write_text(REUSE_BOT.format(root=str(ROOT)))
