@@ -30,15 +30,18 @@ bot = "hard"
 """
 
 
+GAMES = 30  # a run's matches; the folder holds two runs
+
+
 def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return arena_here(*args, cwd=cwd)
 
 
 @pytest.fixture(scope="module")
 def league(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Two runs of one tournament (60 matches each) in one folder: a merged folder."""
+    """Two runs of one tournament (GAMES matches each) in one folder: a merged folder."""
     folder = tmp_path_factory.mktemp("league")
-    (folder / "league.toml").write_text(CONFIG.format(games=60), encoding="utf-8")
+    (folder / "league.toml").write_text(CONFIG.format(games=GAMES), encoding="utf-8")
     for _ in range(2):
         done = _arena("run", "league.toml", "-q", "--jobs", "1", cwd=folder)
         assert done.returncode == 0, done.stderr
@@ -55,9 +58,9 @@ def _json(league: Path, *options: str) -> dict[str, Any]:
 def test_json_has_every_match_of_every_run_in_the_fits_order(league: Path) -> None:
     document = _json(league)
     assert document["format"] == "gofish-arena-standings/2"
-    assert (document["matches"], document["runs"]) == (120, 2)
+    assert (document["matches"], document["runs"]) == (2 * GAMES, 2)
     rows = document["participants"]
-    assert sum(row["matches"] for row in rows) == 2 * 120
+    assert sum(row["matches"] for row in rows) == 2 * 2 * GAMES
     ratings = [row["rating"]["elo"] for row in rows]
     assert ratings == sorted(ratings, reverse=True)
     assert abs(sum(ratings)) < 0.01  # against the field's mean
