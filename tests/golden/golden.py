@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -59,27 +58,15 @@ def normalise(value: Any, folder: str) -> Any:
 
 def run(name: str, work: Path) -> Path:
     """Run one golden config with the real CLI in a copy of this folder made at `work` (its
-    `configs` and `fakes`); the folder of its replays, results and standings."""
+    `configs` and `fakes`); the folder of its replays, results and standings. The command runs
+    in this process (`tests/command.py`): what is compared is what it writes."""
+    from command import arena_here  # (tests/: on the path under pytest, and for the script)
+
     shutil.copytree(CONFIGS, work / "configs")
     shutil.copytree(HERE / "fakes", work / "fakes", ignore=shutil.ignore_patterns("__pycache__"))
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "arena",
-            "run",
-            str(work / "configs" / f"{name}.toml"),
-            "--jobs",
-            "1",
-            "--quiet",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        check=False,
-    )
+    config = str(work / "configs" / f"{name}.toml")
+    done = arena_here("run", config, "--jobs", "1", "--quiet", env=env)
     if done.returncode != 0:
         raise AssertionError(f"{name}: exit {done.returncode}\n{done.stdout}\n{done.stderr}")
     return work / "configs" / "replays"
@@ -160,4 +147,5 @@ def write() -> None:
 if __name__ == "__main__":
     if sys.argv[1:] != ["--write"]:
         sys.exit("usage: python tests/golden/golden.py --write")
+    sys.path.insert(0, str(HERE.parent))  # tests/command.py
     write()
