@@ -449,11 +449,9 @@ def _alive(pid: int) -> bool:
 # --- the command line ------------------------------------------------------------------------
 
 
-def arena_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """`arena ARGS` in a fresh interpreter (a run begun in a process resumes in one)."""
-    script = (
-        "import sys\nfrom arena.ui.cli import main\nsys.argv = ['arena', *sys.argv[1:]]\nmain()\n"
-    )
+def arena_cli(*args: str, cwd: Path, before: str = "") -> subprocess.CompletedProcess[str]:
+    """`arena ARGS` in a fresh interpreter; `before` runs first (to simulate a missing Dask…)."""
+    script = f"import sys\n{before}\nfrom arena.ui.cli import main\nsys.argv = ['arena', *sys.argv[1:]]\nmain()\n"
     return subprocess.run(
         [sys.executable, "-c", script, *args],
         cwd=cwd,
@@ -479,12 +477,16 @@ def test_arena_run_with_a_scheduler_writes_what_jobs_1_writes(address: str, tmp_
     assert outcome_of(tmp_path / "there" / "replays") == outcome_of(tmp_path / "here" / "replays")
 
 
-def test_without_dask_a_scheduler_is_one_line_and_exit_2(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_without_dask_a_scheduler_is_one_line_and_exit_2(tmp_path: Path) -> None:
     path = write_config(tmp_path / "t", BOTS_CONFIG, games=2)
-    monkeypatch.setitem(sys.modules, "distributed", None)  # as if Dask were not installed
-    done = arena_here("run", str(path), "--scheduler", "tcp://127.0.0.1:9", cwd=tmp_path)
+    done = arena_cli(
+        "run",
+        str(path),
+        "--scheduler",
+        "tcp://127.0.0.1:9",
+        cwd=tmp_path,
+        before="sys.modules['distributed'] = None  # as if Dask were not installed",
+    )
     assert done.returncode == 2
     assert (
         done.stderr.strip()
