@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.engine.cards import RANK_NAMES, Card, new_pack
+from arena.engine.events import as_json
 from arena.engine.match import NO_REPLY, Match, MatchSetup, Result
 from arena.engine.rules import NextPlayer, Rules, StartingPlayer
 
@@ -169,4 +170,4 @@ _END = object()
 
 def events_of(match: Match) -> list[dict[str, Any]]:
     """A match's events as a replay records them."""
-    return [event.as_json() for event in match.events]
+    return [as_json(event) for event in match.events]

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from rigging import Pack, Played, ask, rules, run, setup
 
+from arena.engine.events import as_json
 from arena.engine.match import NO_REPLY, Outcome
 from arena.engine.rules import RefillWhen, Rules
 
@@ -20,7 +21,7 @@ AT_ONCE, ON_ITS_TURN = RefillWhen.AT_ONCE, RefillWhen.ON_ITS_TURN
 
 
 def events(played: Played) -> list[dict[str, Any]]:
-    return [event.as_json() for event in played.match.events]
+    return [as_json(event) for event in played.match.events]
 
 
 def after_init(played: Played) -> list[tuple[int, dict[str, Any], Any]]:

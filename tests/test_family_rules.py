@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from rigging import Pack, ask, rules, run, setup
 
+from arena.engine.events import as_json
 from arena.engine.rules import NextPlayer, RefillWhen, Rules, deal_for
 
 AT_ONCE, ON_ITS_TURN = RefillWhen.AT_ONCE, RefillWhen.ON_ITS_TURN
@@ -19,7 +20,7 @@ AT_ONCE, ON_ITS_TURN = RefillWhen.AT_ONCE, RefillWhen.ON_ITS_TURN
 
 def events(played: Any) -> list[dict[str, Any]]:
     """The match's events as the replay writes them."""
-    return [event.as_json() for event in played.match.events]
+    return [as_json(event) for event in played.match.events]
 
 
 def lucky(seat: int, card: object) -> dict[str, object]:

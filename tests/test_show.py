@@ -15,6 +15,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from arena.base.errors import ReplayError
+from arena.engine.events import as_json
 from arena.engine.match import MatchSetup, Outcome, Result
 from arena.engine.rules import Rules
 from arena.referee.loop import replay_transcript
@@ -51,7 +52,7 @@ def three(tmp_path_factory: pytest.TempPathFactory) -> Read:
 def test_timeline_follows_the_engine_events(three: Read) -> None:
     setup, steps = timeline.build(three.replay)
     events = replay_transcript(setup, list(three.replay.transcript)).events
-    assert [e.as_json() for e in events] == three.json["events"]
+    assert [as_json(e) for e in events] == three.json["events"]
     kinds = [step.kind for step in steps]
     assert kinds[0] is StepKind.DEAL and kinds[-1] is StepKind.END
     by_event = {

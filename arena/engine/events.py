@@ -3,7 +3,7 @@
 The engine appends one to `Match.events` for every change of the table that a reply caused
 (or that the rules made by themselves). `at` is the transcript index of the last message sent
 before it happened: for an ask or a draw, the message whose reply made it happen. An event
-becomes JSON (`as_json`, under the contract's names: `asked`, `drew`, `book-laid`,
+becomes JSON (`as_json(event)`, under the contract's names: `asked`, `drew`, `book-laid`,
 `invalid-ask`, and under the family rules `lucky-draw`, `no-one-to-ask`) only in a replay.
 
 They are named tuples, immutable and built at the cost of a dict (a frozen dataclass costs four
@@ -43,17 +43,6 @@ class Asked(NamedTuple):
     rank: int
     moved: int
 
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "event": "asked",
-            "at": self.at,
-            "seat": self.seat,
-            "asked": self.asked,
-            "cardId": self.card_id,
-            "rank": self.rank,
-            "moved": self.moved,
-        }
-
 
 class AskRefused(NamedTuple):
     """`seat`'s ask was not a valid one (`reason` names why; `detail` says it in words)."""
@@ -62,15 +51,6 @@ class AskRefused(NamedTuple):
     seat: int
     reason: str
     detail: str
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "event": "invalid-ask",
-            "at": self.at,
-            "seat": self.seat,
-            "reason": self.reason,
-            "detail": self.detail,
-        }
 
 
 class PondReplyRead(NamedTuple):
@@ -98,9 +78,6 @@ class WentFishing(NamedTuple):
     card_id: int
     rank: int
 
-    def as_json(self) -> dict[str, Any]:
-        return _drew("go-fish", self.at, self.seat, self.place, self.card_id, self.rank)
-
 
 @_own_kind
 class PickedUp(NamedTuple):
@@ -112,9 +89,6 @@ class PickedUp(NamedTuple):
     card_id: int
     rank: int
 
-    def as_json(self) -> dict[str, Any]:
-        return _drew("pick-up", self.at, self.seat, self.place, self.card_id, self.rank)
-
 
 class BookLaid(NamedTuple):
     """`seat` laid a book of `rank`: these four cards, in hand order."""
@@ -123,15 +97,6 @@ class BookLaid(NamedTuple):
     seat: int
     rank: int
     card_ids: tuple[int, ...]
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "event": "book-laid",
-            "at": self.at,
-            "seat": self.seat,
-            "rank": self.rank,
-            "cardIds": list(self.card_ids),
-        }
 
 
 class LuckyDraw(NamedTuple):
@@ -142,15 +107,6 @@ class LuckyDraw(NamedTuple):
     card_id: int
     rank: int
 
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "event": "lucky-draw",
-            "at": self.at,
-            "seat": self.seat,
-            "cardId": self.card_id,
-            "rank": self.rank,
-        }
-
 
 class NoOneToAsk(NamedTuple):
     """No other seat held a card, so `seat` drew instead of asking (`drawWhenNoOneToAsk`)."""
@@ -158,21 +114,32 @@ class NoOneToAsk(NamedTuple):
     at: int
     seat: int
 
-    def as_json(self) -> dict[str, Any]:
-        return {"event": "no-one-to-ask", "at": self.at, "seat": self.seat}
-
-
-def _drew(via: str, at: int, seat: int, index: int, card_id: int, rank: int) -> dict[str, Any]:
-    return {
-        "event": "drew",
-        "at": at,
-        "seat": seat,
-        "via": via,
-        "index": index,
-        "cardId": card_id,
-        "rank": rank,
-    }
-
 
 Drew = WentFishing | PickedUp
 Event = Asked | AskRefused | WentFishing | PickedUp | BookLaid | LuckyDraw | NoOneToAsk
+
+# Each contract event's name in a replay; a draw also records which message it answered (`via`).
+_WIRE: dict[type[tuple[Any, ...]], tuple[str, str | None]] = {
+    Asked: ("asked", None),
+    AskRefused: ("invalid-ask", None),
+    WentFishing: ("drew", "go-fish"),
+    PickedUp: ("drew", "pick-up"),
+    BookLaid: ("book-laid", None),
+    LuckyDraw: ("lucky-draw", None),
+    NoOneToAsk: ("no-one-to-ask", None),
+}
+# The contract's keys where they differ from the fields' names.
+_KEYS = {"card_id": "cardId", "card_ids": "cardIds", "place": "index"}
+
+
+def as_json(event: Event) -> dict[str, Any]:
+    """`event` as a replay records it: its contract name, then its fields under the contract's
+    keys, a draw's `via` before its pond `index`. Made from the fields, so a field added to an
+    event is recorded without another line here."""
+    name, via = _WIRE[type(event)]
+    document: dict[str, Any] = {"event": name}
+    for field, value in zip(event._fields, event, strict=True):
+        if via is not None and field == "place":
+            document["via"] = via
+        document[_KEYS.get(field, field)] = list(value) if isinstance(value, tuple) else value
+    return document

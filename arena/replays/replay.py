@@ -33,7 +33,7 @@ from arena.base import jsontext
 from arena.base.config import MAX_SEATS, DeckSection, LimitsSection, RulesSection, engine_rules
 from arena.base.errors import ReplayError
 from arena.base.files import UnreadableFile, read_capped, safe_part, write_new
-from arena.engine import cards
+from arena.engine import cards, events
 from arena.engine.cards import new_pack
 from arena.engine.match import NO_REPLY, MatchSetup, Outcome, Result
 from arena.engine.rules import shown
@@ -220,7 +220,7 @@ def build(
         "faults": [fault.as_json() for fault in record.faults],
         "timings": record.timings,
         "deck": list(setup.deck),
-        "events": [event.as_json() for event in record.events],
+        "events": [events.as_json(event) for event in record.events],
         "transcript": [exchange.as_json() for exchange in record.transcript],
     }
 

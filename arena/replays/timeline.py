@@ -34,6 +34,7 @@ from arena.engine.events import (
     NoOneToAsk,
     PickedUp,
     WentFishing,
+    as_json,
 )
 from arena.engine.match import MatchSetup, Outcome, Result
 from arena.engine.rules import NextPlayer, RefillWhen, Rules, Table, shown
@@ -157,9 +158,7 @@ class TimelineBuilder:
                 case NoOneToAsk():
                     return self._no_one_to_ask(event)
         except (KeyError, IndexError, TypeError, ValueError) as error:
-            raise ReplayError(
-                f"event {event.as_json()} does not fit the table: {error!r}"
-            ) from None
+            raise ReplayError(f"event {as_json(event)} does not fit the table: {error!r}") from None
         return None
 
     def fault(self, fault: SeatFault) -> Step:

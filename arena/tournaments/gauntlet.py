@@ -22,7 +22,7 @@ import math
 import random
 
 from arena.tournaments.schedule import (
-    Slot,
+    Rotations,
     _affine_index,
     _BalancedOrder,
     _coprime,
@@ -30,22 +30,16 @@ from arena.tournaments.schedule import (
 )
 
 
-class Gauntlet:
-    """The seatings and seeds of every match of a gauntlet. Raises ValueError for no table."""
+class Gauntlet(Rotations):
+    """The seatings and seeds of every match of a gauntlet: a schedule whose tables all seat
+    the candidate. Raises ValueError for no table."""
 
     def __init__(
         self, participants: int, seats: int, seed: int, candidate: int, *, duplicate: bool = True
     ) -> None:
-        if not 2 <= seats <= participants:
-            raise ValueError(f"{seats} seats for {participants} participants")
+        super().__init__(participants, seats, seed, duplicate)
         if not 0 <= candidate < participants:
             raise ValueError(f"no participant {candidate}")
-        self.participants, self.seats, self.seed, self.duplicate = (
-            participants,
-            seats,
-            seed,
-            duplicate,
-        )
         self.candidate = candidate
         self.others = [index for index in range(participants) if index != candidate]
         self.combinations = math.comb(len(self.others), seats - 1)
@@ -53,18 +47,6 @@ class Gauntlet:
         rng = random.Random(f"gofish-arena gauntlet {seed}")
         self._order = _BalancedOrder(len(self.others), seats - 1, rng)
         self._keys: dict[tuple[int, ...], tuple[int, int]] = {}
-
-    @property
-    def seatings(self) -> int:
-        """How many distinct seatings there are: every table of the candidate, in every order."""
-        return self.combinations * self.cyclic_orders * self.seats
-
-    def slot(self, match: int) -> Slot:
-        group, rotation = divmod(match, self.seats)
-        base, k = self.group_base(group), self.seats
-        seating = tuple(base[(seat - rotation) % k] for seat in range(k))
-        deal_seed = self.seed + match - rotation if self.duplicate else self.seed + match
-        return Slot(match, seating, group, rotation, self.seed + match, deal_seed)
 
     def group_base(self, group: int) -> tuple[int, ...]:
         """Rotation 0 of a duplicate group: the candidate in seat 0, then the others."""

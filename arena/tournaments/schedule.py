@@ -40,10 +40,13 @@ class Slot:
     deal_seed: int  # the seed of its shuffle and starting seat
 
 
-class Schedule:
-    """The seatings and seeds of every match of a tournament."""
+class Rotations:
+    """What every plan of matches shares, whoever sits at its tables: match i is rotation
+    i % k of duplicate group i // k (everyone moved r seats on from the group's base), and
+    the deal rule (a duplicate group plays the deal of its first match's seed). A plan gives
+    `group_base`, and its `combinations` and `cyclic_orders` of tables."""
 
-    def __init__(self, participants: int, seats: int, seed: int, *, duplicate: bool = True) -> None:
+    def __init__(self, participants: int, seats: int, seed: int, duplicate: bool) -> None:
         if not 2 <= seats <= participants:
             raise ValueError(f"{seats} seats for {participants} participants")
         self.participants, self.seats, self.seed, self.duplicate = (
@@ -52,16 +55,12 @@ class Schedule:
             seed,
             duplicate,
         )
-        self.combinations = math.comb(participants, seats)
-        self.cyclic_orders = math.factorial(seats - 1)
-        self._order = _BalancedOrder(
-            participants, seats, random.Random(f"gofish-arena schedule {seed}")
-        )
-        self._keys: dict[tuple[int, ...], tuple[int, int]] = {}
+        self.combinations = 1
+        self.cyclic_orders = 1
 
     @property
     def seatings(self) -> int:
-        """How many distinct seatings there are: n! / (n-k)!."""
+        """How many distinct seatings there are: every table in every order."""
         return self.combinations * self.cyclic_orders * self.seats
 
     def slot(self, match: int) -> Slot:
@@ -71,6 +70,23 @@ class Schedule:
         seating = tuple(base[(seat - rotation) % k] for seat in range(k))
         deal_seed = self.seed + match - rotation if self.duplicate else self.seed + match
         return Slot(match, seating, group, rotation, self.seed + match, deal_seed)
+
+    def group_base(self, group: int) -> tuple[int, ...]:
+        """Rotation 0 of duplicate group `group`."""
+        raise NotImplementedError
+
+
+class Schedule(Rotations):
+    """The seatings and seeds of every match of a tournament: n! / (n-k)! seatings."""
+
+    def __init__(self, participants: int, seats: int, seed: int, *, duplicate: bool = True) -> None:
+        super().__init__(participants, seats, seed, duplicate)
+        self.combinations = math.comb(participants, seats)
+        self.cyclic_orders = math.factorial(seats - 1)
+        self._order = _BalancedOrder(
+            participants, seats, random.Random(f"gofish-arena schedule {seed}")
+        )
+        self._keys: dict[tuple[int, ...], tuple[int, int]] = {}
 
     def group_base(self, group: int) -> tuple[int, ...]:
         """Rotation 0 of a duplicate group."""

@@ -54,7 +54,7 @@ from arena.tournaments.runner import (
     replays_folder,
     write_replay,
 )
-from arena.tournaments.schedule import Schedule
+from arena.tournaments.schedule import Rotations, Schedule
 from arena.tournaments.sprt import Hypotheses
 from arena.tournaments.standings import Standings
 
@@ -104,7 +104,7 @@ class Tournament:
     run: str
     stamp: str  # the start of the run: the prefix of its replay names
     folder: Path
-    schedule: Schedule | Gauntlet
+    schedule: Rotations
     done: dict[int, ResultLine] = field(default_factory=dict)  # match -> its results line
     seed_drawn: bool = False
     resumed: bool = False
@@ -420,7 +420,7 @@ def _check_same_tournament(plan: Tournament) -> None:
         )
 
 
-def _schedule(config: Config, seats: list[Seat], seed: int) -> Schedule | Gauntlet:
+def _schedule(config: Config, seats: list[Seat], seed: int) -> Rotations:
     name = config.tournament.candidate
     if name is None:
         return Schedule(len(seats), config.seats_per_match, seed, duplicate=config.duplicate_deals)
