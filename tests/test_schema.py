@@ -339,7 +339,7 @@ def test_arena_schema_prints_one_json_document() -> None:
 def test_arena_schema_out_writes_one_file_per_schema(tmp_path: Path) -> None:
     target = tmp_path / "schemas"
     done = subprocess.run(
-        [ARENA, "schema", "--out", str(target)],
+        [ARENA, "schema", "-o", str(target)],
         capture_output=True,
         text=True,
         timeout=30,
@@ -358,7 +358,7 @@ def test_arena_schema_out_to_a_file_fails_cleanly(tmp_path: Path) -> None:
     blocker = tmp_path / "taken"
     blocker.write_text("a file, not a folder")
     done = subprocess.run(
-        [ARENA, "schema", "--out", str(blocker)],
+        [ARENA, "schema", "--output", str(blocker)],
         capture_output=True,
         text=True,
         timeout=30,
@@ -371,7 +371,7 @@ def test_arena_schema_out_to_a_file_fails_cleanly(tmp_path: Path) -> None:
 
 def _schema_out(folder: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "arena", "schema", "--out", str(folder)],
+        [sys.executable, "-m", "arena", "schema", "-o", str(folder)],
         capture_output=True,
         text=True,
         timeout=30,
@@ -399,7 +399,7 @@ def test_schema_out_never_writes_through_a_link_nor_waits_on_a_fifo(tmp_path: Pa
     done = _schema_out(folder)
     assert done.returncode == 2, done.stderr
     assert done.stderr.splitlines() == [
-        f"--out: {second}: not a regular file (a FIFO); move it out of the way"
+        f"--output: {second}: not a regular file (a FIFO); move it out of the way"
     ]
     assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir() if p != second} == before
 
@@ -408,3 +408,16 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def test_schema_old_out_spelling_still_writes_with_a_note(tmp_path: Path) -> None:
+    from command import arena_here
+
+    done = arena_here("schema", "--out", str(tmp_path / "old"))
+    assert done.returncode == 0, done.stderr
+    assert sorted(path.name for path in (tmp_path / "old").iterdir()) == sorted(schema.files())
+    assert done.stderr == "note: --out is now --output; the old name goes in the next release\n"
+    both = arena_here("schema", "--out", str(tmp_path / "a"), "-o", str(tmp_path / "b"))
+    assert both.returncode == 2
+    assert both.stderr.strip() == "--out and --output: give --output alone (--out is its old name)"
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()

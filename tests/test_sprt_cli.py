@@ -38,7 +38,7 @@ def _line(stdout: str) -> dict[str, Any]:
         # `random` is about 0.5, clearly 0.4 rather than 0.2; against `medium` about 0.4,
         # clearly 0.6 rather than 0.8.
         (["--raw", "--vs", "random", "--share0", "0.2", "--share1", "0.4"], 0, "H1"),
-        (["--raw", "--vs", "medium", "--share0", "0.6", "--share1", "0.8"], 1, "H0"),
+        (["--raw", "--vs", "medium", "--share0", "0.6", "--share1", "0.8"], 4, "H0"),
         (["--vs", "hard", "--games", "6"], 3, None),
     ],
 )

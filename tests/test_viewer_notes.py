@@ -1,7 +1,7 @@
 """The HTML viewer's notes panel and the coach's marks, in a real headless Chromium.
 
 A real match of a bot that writes a note before each ask (the example `most_held.py`, taught to)
-against `hard`, made into a page by the real CLI with `--review 0`: the notes show beside the
+against `hard`, made into a page by the real CLI with `--seat 0`: the notes show beside the
 step they were written for, only the seat's own in a seat's view; the coach's marks show in the
 view of all seats and of the reviewed seat, never in another seat's (a suggested ask would tell
 a card of that hand); and a page for people who must not read a bot's logs has no notes at all.
@@ -66,7 +66,7 @@ def test_notes_and_coach_marks_show_where_they_belong(
     browser: Browser,  # noqa: F811
 ) -> None:
     page = tmp_path / "page.html"
-    made = CliRunner().invoke(app, ["replay", "html", str(noted), "-o", str(page), "--review", "0"])
+    made = CliRunner().invoke(app, ["replay", "html", str(noted), "-o", str(page), "--seat", "0"])
     assert made.exit_code == 0, made.output
     document = json.loads(noted.read_text(encoding="utf-8"))
     noted_at = [i for i, e in enumerate(document["transcript"]) if "notes" in e]
@@ -105,8 +105,10 @@ def test_a_page_without_notes_carries_none(noted: Path) -> None:
 
 def test_review_options_are_checked_in_one_line(noted: Path, tmp_path: Path) -> None:
     for options, words in (
-        (["--review", "5"], "--review 5: the replay has seats 0..1"),
-        (["--review", "0", "--level", "nobody"], "--level nobody: not one of"),
+        (["--seat", "5"], "--seat 5: the replay has seats 0..1"),
+        (["--review", "5"], "--seat 5: the replay has seats 0..1"),  # its old name
+        (["--seat", "0", "--level", "nobody"], "--level nobody: not one of"),
+        (["--seat", "0", "--review", "0"], "--review and --seat: give --seat alone"),
     ):
         result = CliRunner().invoke(
             app, ["replay", "html", str(noted), "-o", str(tmp_path / "x.html"), *options]

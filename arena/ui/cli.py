@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 
@@ -150,6 +150,7 @@ class _Console:
 PIPED_WIDTH = 160  # columns of a table printed to a pipe or a file
 
 # soft_wrap: a line longer than the terminal (a path, a command to copy) is never broken.
+T = TypeVar("T")
 out = _Console(highlight=False, soft_wrap=True)
 err = _Console(stderr=True, highlight=False)
 
@@ -163,6 +164,17 @@ def fail(message: str, status: int) -> NoReturn:
     else:  # plain: a mistake in a file or an option is told without loading rich
         _say(message, error=True)
     raise typer.Exit(status)
+
+
+def renamed(old: str, new: str, value: T | None, given: T | None) -> T | None:
+    """An option's value given by its old spelling (kept hidden for one release), with a
+    one-line note on stderr; refused beside the new one."""
+    if value is None:
+        return given
+    if given is not None:
+        fail(f"{old} and {new}: give {new} alone ({old} is its old name)", 2)
+    _say(f"note: {old} is now {new}; the old name goes in the next release", error=True)
+    return value
 
 
 @contextmanager
@@ -822,6 +834,15 @@ def _dropped(name: str, count: int) -> str:
     return f"without {inert(name, 64)}: {count} {'match' if count == 1 else 'matches'} dropped"
 
 
+# One switch for the luck taken out of a score, in every command that has a choice
+# (docs/luck.md): `arena sprt` tests luck-adjusted points unless `--raw`; `arena standings`
+# ranks by finishing order unless `--luck-adjusted`.
+LuckSwitch = typer.Option(
+    "--luck-adjusted/--raw",
+    help="Luck-adjusted win shares, or raw match points (docs/luck.md).",
+)
+
+
 @app.command()
 def standings(
     folder: ResultsFolder,
@@ -833,13 +854,7 @@ def standings(
     ] = False,
     tournament_id: TournamentId = None,
     without: Without = None,
-    luck_adjusted: Annotated[
-        bool,
-        typer.Option(
-            "--luck-adjusted",
-            help="Fit the ratings on each match's luck-adjusted win shares instead of its finishing order (docs/luck.md).",
-        ),
-    ] = False,
+    luck_adjusted: Annotated[bool, LuckSwitch] = False,
 ) -> None:
     """The standings of a results folder (every run of its tournament, merged folders too)."""
     from arena.ui import standings_command
@@ -946,13 +961,7 @@ def sprt(
     min_groups: Annotated[
         int, typer.Option(metavar="N", help="Duplicate groups before any decision.")
     ] = 20,
-    raw: Annotated[
-        bool,
-        typer.Option(
-            "--raw",
-            help="Test raw match points, not the luck-adjusted shares (docs/luck.md).",
-        ),
-    ] = False,
+    luck_adjusted: Annotated[bool, LuckSwitch] = True,
     games: Annotated[
         int | None,
         typer.Option(metavar="N", help="The cap: at most this many matches [default: 20000]."),
@@ -1021,7 +1030,7 @@ def sprt(
             name=name,
             replays=replays,
             timeout=timeout,
-            raw=raw,
+            raw=not luck_adjusted,
         )
         # As if from a config file in the current folder: the base of relative paths.
         settings, participants = config_module.validate(Path("arena sprt"), data)
@@ -1218,14 +1227,18 @@ def replay_html(
     ],
     review: Annotated[
         int | None,
-        typer.Option(metavar="K", help="Mark seat K's asks the coach would make otherwise."),
+        typer.Option(
+            "--seat", metavar="K", help="Mark seat K's asks the coach would make otherwise."
+        ),
     ] = None,
     level: Annotated[
-        str, typer.Option(metavar="LEVEL", help="The coach's level, with --review.")
+        str, typer.Option(metavar="LEVEL", help="The coach's level, with --seat.")
     ] = "master",
+    old_review: Annotated[int | None, typer.Option("--review", hidden=True)] = None,
 ) -> None:
     """One self-contained page that steps through the match (works offline, from file://),
-    with each participant's notes beside its decisions, and the coach's marks with --review."""
+    with each participant's notes beside its decisions, and the coach's marks with --seat."""
+    review = renamed("--review", "--seat", old_review, review)
     from rich.text import Text
 
     from arena.bots import BOTS
@@ -1238,7 +1251,7 @@ def replay_html(
     with user_errors(usage=(ReplayError,), arena=None):
         data = replay_module.read(file)  # its errors name the file already
     if review is not None and not 0 <= review < len(data.players):
-        fail(f"--review {review}: the replay has seats 0..{len(data.players) - 1}", 2)
+        fail(f"--seat {review}: the replay has seats 0..{len(data.players) - 1}", 2)
     with user_errors(
         usage=(ReplayError, coach.CoachError), told=f"{file}: {{}}".format, arena=None
     ):
@@ -1364,10 +1377,14 @@ def _check_name(name: str) -> None:
 def schema(
     out_dir: Annotated[
         Path | None,
-        typer.Option("--out", metavar="DIR", help="Write one file per schema into this folder."),
+        typer.Option(
+            "--output", "-o", metavar="DIR", help="Write one file per schema into this folder."
+        ),
     ] = None,
+    old_out: Annotated[Path | None, typer.Option("--out", hidden=True)] = None,
 ) -> None:
     """Print the JSON Schema of every message, every reply and the replay file (one document)."""
+    out_dir = renamed("--out", "--output", old_out, out_dir)
     import json
 
     from rich.text import Text
@@ -1380,7 +1397,7 @@ def schema(
     from arena.base.files import check_replaceable, replace
 
     files = schema_module.files()
-    with user_errors(told="--out: {}".format, arena=_cannot_write_schemas(out_dir)):
+    with user_errors(told="--output: {}".format, arena=_cannot_write_schemas(out_dir)):
         for name in files:  # a folder or a FIFO in a schema's place: refused before any write
             check_replaceable(out_dir / name)
         for name, document in files.items():

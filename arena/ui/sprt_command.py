@@ -24,10 +24,11 @@ from arena.tournaments.sprt import Decision
 
 DEFAULT_CAP = 20000  # matches: the cap when --games is not given
 DEFAULT_MARGIN = 0.05  # share1 - share0 when --share1 is not given
-# Exit statuses of `arena sprt` (a stopped run: 128 + the signal, as `arena run`).
+# Exit statuses of `arena sprt`, none of them the arena's own failure (1) or a usage error (2);
+# a stopped run: 128 + the signal, as `arena run`.
 BETTER = 0  # H1 accepted
-NOT_BETTER = 1  # H0 accepted
 UNDECIDED = 3  # the cap came first
+NOT_BETTER = 4  # H0 accepted
 
 
 def participant_name(command: Sequence[str]) -> str:
