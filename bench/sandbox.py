@@ -20,8 +20,17 @@ With `--isolation`, only what issue 23's isolation costs and leaves (the rest is
    in the same periods; the bits it decodes right, and the capacity that gives,
    (1 - H(error rate)) / period.
 
+With `--channels`, only what issue 38's defences against channels between participants cost:
+
+6. a real run of N matches of two Python participants, sandboxed, with the defences (a uid of
+   its own per participant, the seccomp rules against shared futexes, socket families and the
+   page cache's probes, its page cache dropped with its control group) and without them (as
+   before: every participant `nobody`, nothing dropped, the earlier filter), alternating,
+   best of `--rounds`; goal: within 10% of a match of two Python bots.
+
     python bench/sandbox.py [--starts 30] [--matches 10] [--games 120] [--rounds 3]
     python bench/sandbox.py --isolation [--starts 20] [--bits 64]
+    python bench/sandbox.py --channels [--matches 10] [--rounds 5]
 """
 
 from __future__ import annotations
@@ -47,7 +56,7 @@ from arena_vs_floor import arena_round, floor_round
 
 from arena.base import config as config_module
 from arena.referee.seating import participant_env
-from arena.seats import process, sandbox, seccomp
+from arena.seats import cgroups, process, sandbox, seccomp, uids
 from arena.seats.replies import close_all
 from arena.seats.transport import SubprocessParticipant
 from arena.tournaments import tournament
@@ -243,6 +252,54 @@ def isolation_report(options: argparse.Namespace) -> None:
         )
 
 
+@contextlib.contextmanager
+def without_channel_defences() -> Iterator[None]:
+    """The sandbox as it was before issue 38: every participant `nobody`, nothing dropped from
+    the page cache, the filter without its channel rules."""
+    saved = uids.take, cgroups.Group._drop_cache, seccomp._channel_rules
+    uids.take = lambda: None  # type: ignore[assignment]
+    cgroups.Group._drop_cache = lambda self, folder: None  # type: ignore[method-assign]
+    seccomp._channel_rules = lambda rule, *, i386: True  # type: ignore[assignment]
+    seccomp.program.cache_clear()
+    try:
+        yield
+    finally:
+        uids.take, cgroups.Group._drop_cache, seccomp._channel_rules = saved  # type: ignore[method-assign]
+        seccomp.program.cache_clear()
+
+
+def channels_report(options: argparse.Namespace) -> None:
+    print(
+        f"command: python bench/sandbox.py --channels --matches {options.matches} "
+        f"--rounds {options.rounds}"
+    )
+    found: dict[str, list[float]] = {"before": [], "defended": []}
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary)
+        path = run_config(folder, options.matches, "bwrap")
+        for number in range(options.rounds):
+            order = ["before", "defended"] if number % 2 == 0 else ["defended", "before"]
+            for label in order:
+                context = (
+                    without_channel_defences() if label == "before" else contextlib.nullcontext()
+                )
+                with context:
+                    seconds, _ = arena_round(path, folder / f"{label}{number}", f"{label}{number}")
+                cgroups.wait_for_removals()
+                found[label].append(seconds)
+    for label, times in found.items():
+        print(
+            f"real run, {options.matches} matches of two Python bots, sandboxed, {label}: "
+            f"best {ms(min(times))}, median {ms(statistics.median(times))}"
+        )
+    best = min(found["defended"]) / min(found["before"])
+    median = statistics.median(found["defended"]) / statistics.median(found["before"])
+    print(
+        f"the channel defences: {best:.3f}x best, {median:.3f}x median of a run without them "
+        f"(goal <= 1.10); per match {ms((min(found['defended']) - min(found['before'])) / options.matches)} best"
+    )
+
+
 def run_config(folder: Path, matches: int, mode: str) -> Path:
     command = f'["{sys.executable}", "{BOT}"]'
     path = folder / f"run-{mode}.toml"
@@ -314,12 +371,18 @@ def main() -> None:
         "--isolation", action="store_true", help="only the isolation's cost and timing channel"
     )
     parser.add_argument("--bits", type=int, default=64, help="bits sent through the channel")
+    parser.add_argument(
+        "--channels", action="store_true", help="only what the channel defences cost"
+    )
     options = parser.parse_args()
     problem = sandbox.probe()
     if problem is not None:
         sys.exit(f"no sandbox here: {problem}")
     if options.isolation:
         isolation_report(options)
+        return
+    if options.channels:
+        channels_report(options)
         return
     print(
         f"command: python bench/sandbox.py --starts {options.starts} --matches {options.matches} "

@@ -29,8 +29,8 @@ def test_two_seats_cannot_talk_through_file_locks(tmp_path: Path, mode: str) -> 
     played = run(tmp_path, [("a", spy("locks.py")), ("b", spy("locks.py"))], mode=mode)
     holder, looker = played.report("a"), played.report("b")
     if mode == "none":
-        assert holder["locked"] == ["flock", "record", "ofd"], holder
-        assert looker["seen"] == ["flock", "record", "ofd"], looker
+        assert holder["locked"] == ["flock", "record", "ofd", "wide"], holder
+        assert looker["seen"] == ["flock", "record", "ofd", "wide"], looker
     else:  # refused, with an error the bot sees (it played on)
         assert holder["locked"] == [] and set(holder["refused"].values()) == {"EPERM"}, holder
         assert looker["seen"] == [] and set(looker["refused"].values()) == {"EPERM"}, looker
