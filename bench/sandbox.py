@@ -26,7 +26,11 @@ With `--channels`, only what issue 38's defences against channels between partic
    its own per participant, the seccomp rules against shared futexes, socket families and the
    page cache's probes, its page cache dropped with its control group) and without them (as
    before: every participant `nobody`, nothing dropped, the earlier filter), alternating,
-   best of `--rounds`; goal: within 10% of a match of two Python bots.
+   best of `--rounds`; goal: within 10% of a match of two Python bots;
+7. the page cache as a channel: a sender reads one page in each MiB of a large shared library
+   for each 1 bit of a 64-bit message (no write, no probe), a receiver times a one-byte read of
+   each; once with both alive at once (live), once with the receiver started after the
+   sender's sandbox is gone (a deal's next rotation), with its page cache dropped and without.
 
     python bench/sandbox.py [--starts 30] [--matches 10] [--games 120] [--rounds 3]
     python bench/sandbox.py --isolation [--starts 20] [--bits 64]
@@ -38,6 +42,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import os
 import random
 import resource
 import statistics
@@ -268,6 +273,91 @@ def without_channel_defences() -> Iterator[None]:
         seccomp.program.cache_clear()
 
 
+CACHE_FILES = (
+    "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1",
+    "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1",
+    "/usr/lib/x86_64-linux-gnu/libicudata.so.72.1",
+)
+CACHE_BITS = 64
+CACHE_SCRIPT = """
+import os, sys, time
+path, role, message = sys.argv[1], sys.argv[2], int(sys.argv[3])
+fd = os.open(path, os.O_RDONLY)
+if role == "receive":
+    time.sleep(float(sys.argv[4]))
+    got = 0
+    for bit in range(64):
+        began = time.perf_counter()
+        os.pread(fd, 1, bit << 20)
+        if time.perf_counter() - began < 20e-6:  # cached: about 1-2 us; read from disk: 60+
+            got |= 1 << bit
+    print(got)
+else:
+    for bit in range(64):
+        if message >> bit & 1:
+            os.pread(fd, 1, bit << 20)
+    time.sleep(float(sys.argv[4]))  # (alive meanwhile: live)
+    print(0)
+"""
+
+
+def page_cache_channel(folder: Path, rounds: int) -> None:
+    """Bits right through the page cache: live, and across a rotation with and without the
+    group's page cache dropped. Needs root (to evict the file between trials)."""
+    shared = next(
+        (f for f in CACHE_FILES if Path(f).is_file() and Path(f).stat().st_size > 70 << 20), None
+    )
+    if shared is None:
+        print("page cache: no large shared library here to send through")
+        return
+    script = folder / "cache_channel.py"
+    script.write_text(CACHE_SCRIPT)
+    rng = random.Random(38)
+
+    def play(role: str, message: int, pause: float) -> SubprocessParticipant:
+        command = [sys.executable, str(script), shared, role, str(message), str(pause)]
+        seat = SubprocessParticipant(command, folder, {"PATH": "/usr/bin:/bin"}, sandbox="bwrap")
+        seat.start()
+        return seat
+
+    def received(seat: SubprocessParticipant) -> int:
+        answer = seat.exchange(b"", 30.0)
+        close_all([seat], 0)
+        cgroups.wait_for_removals()
+        return int(answer.value) if isinstance(answer.value, int) else -1
+
+    def evict() -> None:
+        fd = os.open(shared, os.O_RDONLY)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
+
+    results: dict[str, list[int]] = {"live": [], "rotation, dropped": [], "rotation, kept": []}
+    for _ in range(rounds):
+        for label, right in results.items():
+            message = rng.getrandbits(CACHE_BITS)
+            evict()
+            context = (
+                without_channel_defences()
+                if label == "rotation, kept"
+                else contextlib.nullcontext()
+            )
+            with context:
+                if label == "live":  # the sender still alive while the receiver reads
+                    receiver = play("receive", 0, 0.5)
+                    sender = play("send", message, 1.5)
+                    got = received(receiver)
+                    received(sender)
+                else:
+                    received(play("send", message, 0))
+                    got = received(play("receive", 0, 0))
+            right.append(CACHE_BITS - ((got ^ message) & ((1 << CACHE_BITS) - 1)).bit_count())
+    for label, found in results.items():
+        print(
+            f"page cache, {label}: {statistics.mean(found):.1f} of {CACHE_BITS} bits right "
+            f"(chance: 32; {', '.join(map(str, found))})"
+        )
+
+
 def channels_report(options: argparse.Namespace) -> None:
     print(
         f"command: python bench/sandbox.py --channels --matches {options.matches} "
@@ -292,6 +382,9 @@ def channels_report(options: argparse.Namespace) -> None:
             f"real run, {options.matches} matches of two Python bots, sandboxed, {label}: "
             f"best {ms(min(times))}, median {ms(statistics.median(times))}"
         )
+    if sandbox.as_root():
+        with tempfile.TemporaryDirectory() as temporary:
+            page_cache_channel(Path(temporary), options.rounds)
     best = min(found["defended"]) / min(found["before"])
     median = statistics.median(found["defended"]) / statistics.median(found["before"])
     print(

@@ -46,7 +46,8 @@ CPU_SHARES = 1024  # v1: the weight of one ordinary process
 CPU_WEIGHT = 100  # v2: the same
 CONTROLLERS = ("cpu", "memory", "pids")
 RECLAIM_ALL = 1 << 40  # v2: bytes asked of `memory.reclaim` (all it holds; it stops there)
-_REMOVE_WAIT = 5.0  # how long a group's last processes get to be gone before it is left
+_REMOVE_WAIT = 5.0
+_DROP_WAIT = 0.5  # how long `remove` waits for its last processes before leaving it to a thread  # how long a group's last processes get to be gone before it is left
 _counter = iter(range(1 << 62))
 _counter_lock = threading.Lock()
 
@@ -237,8 +238,14 @@ class Group:
         """Kill every process left in it (a sandbox's last processes end a moment after its
         bwrap), then remove it; what is still busy is removed in the background (bounded)."""
         self.started()
-        if not self._try_remove():
-            _REMOVER.add(self)
+        # Waited for here (briefly): its page cache is dropped once it is empty, and that must
+        # be done before whatever plays next (the next rotation of its deal) starts.
+        deadline = time.monotonic() + _DROP_WAIT
+        while not self._try_remove():
+            if time.monotonic() > deadline:
+                _REMOVER.add(self)
+                return
+            time.sleep(0.002)
 
     def _try_remove(self) -> bool:
         left = []
