@@ -212,6 +212,7 @@ def test_without_control_groups_the_run_says_so_once(monkeypatch: pytest.MonkeyP
         mode, warning = sandbox_module.decide(wanted)
         assert mode == "bwrap" and warning is not None and "\n" not in warning
         assert "no control groups (no cgroup hierarchy" in warning
+        assert "page cache" in warning
 
 
 @needs_bwrap

@@ -54,7 +54,9 @@ REACH_WITHOUT_FILTER = (
 )
 REACH_WITHOUT_CGROUPS = (
     "a participant's processes are not counted together, so one with many children or busy "
-    "sessions can take more CPU and memory than its neighbours, or exhaust processes (see docs/sandbox.md)"
+    "sessions can take more CPU and memory than its neighbours, or exhaust processes, and what "
+    "it brings into the page cache is not dropped when it ends (a channel to a duplicate deal's "
+    "next rotation; see docs/sandbox.md)"
 )
 TMP_SIZE = 256 << 20  # bytes of the private /tmp (it is memory)
 HOME = "/tmp"  # inside the sandbox: HOME and TMPDIR
