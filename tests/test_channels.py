@@ -441,4 +441,27 @@ def test_the_named_rule_lists_a_module_and_a_class_path(tmp_path: Path) -> None:
         tmp_path / "b.jar",
     ]
     assert named_files(["java", "B"], tmp_path, {"PATH": os.defpath}) == [tmp_path / "B.class"]
+    # the organiser's folder, or one above it, is never a participant's own
+    assert named_files(["./x", ".", "..", "/", "jbot"], tmp_path) == [tmp_path / "jbot"]
+    assert named_files(["java", "-cp", "..:jbot", "A"], tmp_path) == [tmp_path / "jbot"]
     assert json.dumps([str(p) for p in named_files(["java", "-jar", "b.jar"], tmp_path)])
+
+
+@needs_bwrap
+def test_as_root_without_uids_of_their_own_the_run_says_so_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(uids, "missing", lambda: "/run/gofish-arena/uids is not writable")
+    for wanted in ("auto", "bwrap"):
+        mode, warning = sandbox.decide(wanted)
+        assert mode == "bwrap" and warning is not None and "\n" not in warning
+        assert "no uids of their own (/run/gofish-arena/uids is not writable)" in warning
+        assert "nobody" in warning
+
+
+@needs_root
+def test_uids_can_be_taken_here() -> None:
+    assert uids.missing() is None
+    lease = uids.take()
+    assert lease is not None and uids.FIRST_UID <= lease.uid < uids.FIRST_UID + uids.COUNT
+    lease.release(clean=True)

@@ -474,8 +474,8 @@ def named_files(
     other participant's sandbox masks them (`arena.seats.sandbox`).
 
     An argument counts when it names an existing file or folder relative to `folder` (or
-    absolutely); options (`-m`, `--flag`) never do; the folder itself never does (it is the
-    organiser's: a class path `.` there names the class files in it).
+    absolutely); options (`-m`, `--flag`) never do; the folder itself and the folders above it
+    never do (they are the organiser's: a class path `.` there names the class files in it).
     """
     found: list[Path] = []
     for index, part in enumerate(command):
@@ -486,11 +486,19 @@ def named_files(
         if index and command[index - 1] in CLASS_PATH_OPTIONS:
             continue  # (below, entry by entry)
         candidate = _existing(folder, part)
-        if candidate is not None and candidate != Path(os.path.abspath(folder)):
+        if candidate is not None and not _holds(candidate, folder):
             found.append(candidate)
     found += _class_path(command, folder, env)
     found += _module(command, folder, env)
     return list(dict.fromkeys(found))
+
+
+def _holds(candidate: Path, folder: Path) -> bool:
+    """Whether `candidate` is the organiser's folder or a folder above it (never a
+    participant's own: it holds the config and everyone's files)."""
+    here = os.path.abspath(folder)
+    top = str(candidate).rstrip("/")
+    return candidate.is_dir() and (here == str(candidate) or here.startswith(f"{top}/"))
 
 
 def _existing(folder: Path, part: str) -> Path | None:
@@ -517,7 +525,7 @@ def _class_path(command: Sequence[str], folder: Path, env: Mapping[str, str] | N
                 continue
             if path == here:  # the organiser's folder: its class files only
                 found += sorted(p for p in here.glob("*.class") if p.is_file())
-            else:
+            elif not _holds(path, folder):
                 found.append(path)
     return found
 

@@ -37,7 +37,7 @@ from typing import Literal
 import arena
 from arena.base.config import named_files
 from arena.base.errors import ConfigError
-from arena.seats import cgroups, seccomp
+from arena.seats import cgroups, seccomp, uids
 
 Confinement = Literal["bwrap", "none"]
 
@@ -57,6 +57,10 @@ REACH_WITHOUT_CGROUPS = (
     "sessions can take more CPU and memory than its neighbours, or exhaust processes, and what "
     "it brings into the page cache is not dropped when it ends (a channel to a duplicate deal's "
     "next rotation; see docs/sandbox.md)"
+)
+REACH_WITHOUT_UIDS = (
+    "every participant runs as nobody (uid 65534), so what the kernel counts per user (pending "
+    "signals, processes, pipe buffers) is a channel between them (see docs/sandbox.md)"
 )
 TMP_SIZE = 256 << 20  # bytes of the private /tmp (it is memory)
 HOME = "/tmp"  # inside the sandbox: HOME and TMPDIR
@@ -239,6 +243,8 @@ def decide(wanted: str) -> tuple[Confinement, str | None]:
             lacking.append(f"no seccomp filter ({missing}): {REACH_WITHOUT_FILTER}")
         if (missing := cgroups.missing()) is not None:
             lacking.append(f"no control groups ({missing}): {REACH_WITHOUT_CGROUPS}")
+        if (missing := uids.missing()) is not None:
+            lacking.append(f"no uids of their own ({missing}): {REACH_WITHOUT_UIDS}")
         return "bwrap", ("warning: " + "; ".join(lacking)) if lacking else None
     if wanted == "bwrap":
         raise ConfigError(f'limits.sandbox = "bwrap": {problem}; {INSTALL_HINT}')

@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import secrets
 import shutil
 import subprocess
 from dataclasses import dataclass, field
@@ -61,6 +60,20 @@ def available() -> bool:
     return os.geteuid() == 0
 
 
+def missing() -> str | None:
+    """As root: None when uids can be taken here; otherwise why not, in a few words. (As a
+    user: None; a user namespace is what there is.)"""
+    if not available():
+        return None
+    try:
+        os.makedirs(RUNTIME, mode=0o700, exist_ok=True)
+    except OSError as error:
+        return f"{RUNTIME} cannot be made ({error.strerror})"
+    if not os.access(RUNTIME, os.W_OK):
+        return f"{RUNTIME} is not writable"
+    return None
+
+
 def take() -> Lease | None:
     """A uid no live sandbox on the machine has, locked for this participant; None when the
     arena is not root, or the runtime folder cannot be made, or every uid is taken."""
@@ -70,9 +83,8 @@ def take() -> Lease | None:
         os.makedirs(RUNTIME, mode=0o700, exist_ok=True)
     except OSError:
         return None
-    start = secrets.randbelow(COUNT)  # (arenas starting together rarely try the same first)
-    for step in range(COUNT):
-        uid = FIRST_UID + (start + step) % COUNT
+    for step in range(COUNT):  # the first free: as many lock files as sandboxes ever at once
+        uid = FIRST_UID + step
         try:
             fd = os.open(
                 os.path.join(RUNTIME, str(uid)), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600
@@ -113,4 +125,4 @@ def _sweep(uid: int) -> None:
         )
 
 
-__all__ = ["COUNT", "FIRST_UID", "RUNTIME", "Lease", "available", "take"]
+__all__ = ["COUNT", "FIRST_UID", "RUNTIME", "Lease", "available", "missing", "take"]
