@@ -25,7 +25,7 @@ import pytest
 from test_isolation import PROTECTION
 from test_spies import needs_bwrap, run, spy
 
-from arena.seats import cgroups, sandbox, seccomp, uids
+from arena.seats import cgroups, fingerprint, sandbox, seccomp, uids
 from arena.seats.replies import close_all
 from arena.seats.transport import SubprocessParticipant
 
@@ -226,6 +226,53 @@ def _resident(fd: int) -> int:
         return sum(byte & 1 for byte in vector.raw)
     finally:
         libc.munmap(where, size)
+
+
+@needs_filter
+@pytest.mark.parametrize("mode", PROTECTION)
+def test_a_hand_does_not_reach_the_next_rotation_through_the_page_cache(
+    tmp_path: Path, mode: str
+) -> None:
+    """The issue's attack through the real CLI: a duplicate deal of two rotations, both
+    seats the same program; each writes its starting hand into pages of a file both can read
+    (by reading them), and in the second rotation reads the other seat's by timing reads.
+    Unsandboxed it learns its opponent's exact starting hand; sandboxed (pages dropped with the
+    first rotation's groups) it learns nothing."""
+    if mode == "bwrap" and not sandbox.cgroups_on():
+        pytest.skip("without control groups nothing is dropped (docs/sandbox.md)")
+    pages = tmp_path / "pages.bin"
+    with open(pages, "wb") as file:
+        file.writelines(os.urandom(64 << 10) for _ in range(2 * 65))
+        # (a hole to past fingerprint.FILE_BYTES: the arena's fingerprint of the bot, taken
+        # before the run, counts it by size and time instead of reading it into the cache)
+        file.truncate(fingerprint.FILE_BYTES + (1 << 20))
+        file.flush()
+        os.fsync(file.fileno())
+        os.posix_fadvise(file.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+    pages.chmod(0o644)
+    command = spy("cache_rotation.py", str(pages))
+    played = run(
+        tmp_path,
+        [("a", command), ("b", command)],
+        mode=mode,
+        games=2,
+        limits_text="[tournament]\nduplicate = true\n",
+    )
+    first, second = played.replays
+    assert first["dealSeed"] == second["dealSeed"]  # one deal, two rotations
+    hands = {
+        (game, report["seat"]): report
+        for game in range(2)
+        for report in played.reports[game].values()
+    }
+    later = hands[1, 0], hands[1, 1]
+    assert not hands[0, 0]["later"] and not hands[0, 1]["later"]
+    decoded = [set(r["decoded"].get(str(1 - r["seat"]), ())) for r in later]
+    truth = [set(hands[0, 1 - r["seat"]]["hand"]) for r in later]
+    if mode == "none":  # its opponent's exact starting hand (a preempted read may look slow)
+        assert all(len(d ^ t) <= 1 for d, t in zip(decoded, truth, strict=True)), (decoded, truth)
+    else:
+        assert all(len(d & t) <= 1 for d, t in zip(decoded, truth, strict=True)), (decoded, truth)
 
 
 # -- a uid of its own -------------------------------------------------------------------------
