@@ -20,8 +20,21 @@ With `--isolation`, only what issue 23's isolation costs and leaves (the rest is
    in the same periods; the bits it decodes right, and the capacity that gives,
    (1 - H(error rate)) / period.
 
+With `--channels`, only what issue 38's defences against channels between participants cost:
+
+6. a real run of N matches of two Python participants, sandboxed, with the defences (a uid of
+   its own per participant, the seccomp rules against shared futexes, socket families and the
+   page cache's probes, its page cache dropped with its control group) and without them (as
+   before: every participant `nobody`, nothing dropped, the earlier filter), alternating,
+   best of `--rounds`; goal: within 10% of a match of two Python bots;
+7. the page cache as a channel: a sender reads one page in each MiB of a large shared library
+   for each 1 bit of a 64-bit message (no write, no probe), a receiver times a one-byte read of
+   each; once with both alive at once (live), once with the receiver started after the
+   sender's sandbox is gone (a deal's next rotation), with its page cache dropped and without.
+
     python bench/sandbox.py [--starts 30] [--matches 10] [--games 120] [--rounds 3]
     python bench/sandbox.py --isolation [--starts 20] [--bits 64]
+    python bench/sandbox.py --channels [--matches 10] [--rounds 5]
 """
 
 from __future__ import annotations
@@ -29,6 +42,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import os
 import random
 import resource
 import statistics
@@ -47,7 +61,7 @@ from arena_vs_floor import arena_round, floor_round
 
 from arena.base import config as config_module
 from arena.referee.seating import participant_env
-from arena.seats import process, sandbox, seccomp
+from arena.seats import cgroups, process, sandbox, seccomp, uids
 from arena.seats.replies import close_all
 from arena.seats.transport import SubprocessParticipant
 from arena.tournaments import tournament
@@ -243,6 +257,142 @@ def isolation_report(options: argparse.Namespace) -> None:
         )
 
 
+@contextlib.contextmanager
+def without_channel_defences() -> Iterator[None]:
+    """The sandbox as it was before issue 38: every participant `nobody`, nothing dropped from
+    the page cache, the filter without its channel rules."""
+    saved = uids.take, cgroups.Group._drop_cache, seccomp._channel_rules
+    uids.take = lambda: None  # type: ignore[assignment]
+    cgroups.Group._drop_cache = lambda self, folder: None  # type: ignore[method-assign]
+    seccomp._channel_rules = lambda rule, *, i386: True  # type: ignore[assignment]
+    seccomp.program.cache_clear()
+    try:
+        yield
+    finally:
+        uids.take, cgroups.Group._drop_cache, seccomp._channel_rules = saved  # type: ignore[method-assign]
+        seccomp.program.cache_clear()
+
+
+CACHE_FILES = (
+    "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1",
+    "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1",
+    "/usr/lib/x86_64-linux-gnu/libicudata.so.72.1",
+)
+CACHE_BITS = 64
+CACHE_SCRIPT = """
+import os, sys, time
+path, role, message = sys.argv[1], sys.argv[2], int(sys.argv[3])
+fd = os.open(path, os.O_RDONLY)
+if role == "receive":
+    time.sleep(float(sys.argv[4]))
+    got = 0
+    for bit in range(64):
+        began = time.perf_counter()
+        os.pread(fd, 1, bit << 20)
+        if time.perf_counter() - began < 20e-6:  # cached: about 1-2 us; read from disk: 60+
+            got |= 1 << bit
+    print(got)
+else:
+    for bit in range(64):
+        if message >> bit & 1:
+            os.pread(fd, 1, bit << 20)
+    time.sleep(float(sys.argv[4]))  # (alive meanwhile: live)
+    print(0)
+"""
+
+
+def page_cache_channel(folder: Path, rounds: int) -> None:
+    """Bits right through the page cache: live, and across a rotation with and without the
+    group's page cache dropped. Needs root (to evict the file between trials)."""
+    shared = next(
+        (f for f in CACHE_FILES if Path(f).is_file() and Path(f).stat().st_size > 70 << 20), None
+    )
+    if shared is None:
+        print("page cache: no large shared library here to send through")
+        return
+    script = folder / "cache_channel.py"
+    script.write_text(CACHE_SCRIPT)
+    rng = random.Random(38)
+
+    def play(role: str, message: int, pause: float) -> SubprocessParticipant:
+        command = [sys.executable, str(script), shared, role, str(message), str(pause)]
+        seat = SubprocessParticipant(command, folder, {"PATH": "/usr/bin:/bin"}, sandbox="bwrap")
+        seat.start()
+        return seat
+
+    def received(seat: SubprocessParticipant) -> int:
+        answer = seat.exchange(b"", 30.0)
+        close_all([seat], 0)
+        cgroups.wait_for_removals()
+        return int(answer.value) if isinstance(answer.value, int) else -1
+
+    def evict() -> None:
+        fd = os.open(shared, os.O_RDONLY)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
+
+    results: dict[str, list[int]] = {"live": [], "rotation, dropped": [], "rotation, kept": []}
+    for _ in range(rounds):
+        for label, right in results.items():
+            message = rng.getrandbits(CACHE_BITS)
+            evict()
+            context = (
+                without_channel_defences()
+                if label == "rotation, kept"
+                else contextlib.nullcontext()
+            )
+            with context:
+                if label == "live":  # the sender still alive while the receiver reads
+                    receiver = play("receive", 0, 0.5)
+                    sender = play("send", message, 1.5)
+                    got = received(receiver)
+                    received(sender)
+                else:
+                    received(play("send", message, 0))
+                    got = received(play("receive", 0, 0))
+            right.append(CACHE_BITS - ((got ^ message) & ((1 << CACHE_BITS) - 1)).bit_count())
+    for label, found in results.items():
+        print(
+            f"page cache, {label}: {statistics.mean(found):.1f} of {CACHE_BITS} bits right "
+            f"(chance: 32; {', '.join(map(str, found))})"
+        )
+
+
+def channels_report(options: argparse.Namespace) -> None:
+    print(
+        f"command: python bench/sandbox.py --channels --matches {options.matches} "
+        f"--rounds {options.rounds}"
+    )
+    found: dict[str, list[float]] = {"before": [], "defended": []}
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary)
+        path = run_config(folder, options.matches, "bwrap")
+        for number in range(options.rounds):
+            order = ["before", "defended"] if number % 2 == 0 else ["defended", "before"]
+            for label in order:
+                context = (
+                    without_channel_defences() if label == "before" else contextlib.nullcontext()
+                )
+                with context:
+                    seconds, _ = arena_round(path, folder / f"{label}{number}", f"{label}{number}")
+                cgroups.wait_for_removals()
+                found[label].append(seconds)
+    for label, times in found.items():
+        print(
+            f"real run, {options.matches} matches of two Python bots, sandboxed, {label}: "
+            f"best {ms(min(times))}, median {ms(statistics.median(times))}"
+        )
+    if sandbox.as_root():
+        with tempfile.TemporaryDirectory() as temporary:
+            page_cache_channel(Path(temporary), options.rounds)
+    best = min(found["defended"]) / min(found["before"])
+    median = statistics.median(found["defended"]) / statistics.median(found["before"])
+    print(
+        f"the channel defences: {best:.3f}x best, {median:.3f}x median of a run without them "
+        f"(goal <= 1.10); per match {ms((min(found['defended']) - min(found['before'])) / options.matches)} best"
+    )
+
+
 def run_config(folder: Path, matches: int, mode: str) -> Path:
     command = f'["{sys.executable}", "{BOT}"]'
     path = folder / f"run-{mode}.toml"
@@ -314,12 +464,18 @@ def main() -> None:
         "--isolation", action="store_true", help="only the isolation's cost and timing channel"
     )
     parser.add_argument("--bits", type=int, default=64, help="bits sent through the channel")
+    parser.add_argument(
+        "--channels", action="store_true", help="only what the channel defences cost"
+    )
     options = parser.parse_args()
     problem = sandbox.probe()
     if problem is not None:
         sys.exit(f"no sandbox here: {problem}")
     if options.isolation:
         isolation_report(options)
+        return
+    if options.channels:
+        channels_report(options)
         return
     print(
         f"command: python bench/sandbox.py --starts {options.starts} --matches {options.matches} "

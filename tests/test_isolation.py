@@ -36,9 +36,13 @@ def test_proc_says_nothing_of_the_machine(tmp_path: Path, mode: str) -> None:
     played = run(tmp_path, [("spy", spy("reads_proc.py")), ("random", None)], mode=mode)
     spoke = played.report()["spoke"]
     if mode == "none":
-        assert "/proc/stat" in spoke and "/proc/loadavg" in spoke, spoke
+        assert {"/proc/stat", "/proc/loadavg", "/proc/cmdline"} <= set(spoke), spoke
     else:
         assert spoke == [], spoke
+        # a minimal PATH: its program's folders, then only the system's
+        path = played.report()["path"].split(os.pathsep)
+        own = [d for d in path if not d.startswith(("/usr/", "/bin", "/sbin"))]
+        assert own and all(os.path.basename(sys.executable) in os.listdir(d) for d in own), path
 
 
 @pytest.mark.parametrize("mode", PROTECTION)
@@ -208,6 +212,7 @@ def test_without_control_groups_the_run_says_so_once(monkeypatch: pytest.MonkeyP
         mode, warning = sandbox_module.decide(wanted)
         assert mode == "bwrap" and warning is not None and "\n" not in warning
         assert "no control groups (no cgroup hierarchy" in warning
+        assert "page cache" in warning
 
 
 @needs_bwrap

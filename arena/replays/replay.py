@@ -233,7 +233,7 @@ def _player(record: MatchRecord, seat: int, name: str) -> dict[str, Any]:
     if seat < len(record.confinement) and record.confinement[seat]:
         player["sandbox"] = record.confinement[seat]  # how it was confined (docs/sandbox.md)
     if seat < len(record.isolation) and record.isolation[seat]:
-        player["isolation"] = list(record.isolation[seat])  # e.g. ["uid 65534", "seccomp"]
+        player["isolation"] = list(record.isolation[seat])  # e.g. ["uid of its own", "seccomp"]
     return player
 
 

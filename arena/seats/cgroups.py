@@ -19,6 +19,10 @@ that every process of the participant is in it from its first instruction: no ra
 - CPU: every group the same weight as one process of the machine (v1 `cpu.shares` 1024, v2
   `cpu.weight` 100): a participant with sixteen busy children, each in a session of its own,
   gets the CPU of one process, and its neighbours theirs.
+- the page cache: the pages of files it brought into the cache (charged to its group) are
+  dropped when it is gone (v1 `memory.force_empty`, v2 `memory.reclaim`), before its group is
+  removed: which pages of a shared file are cached is left as it found it, so nothing it set
+  there is read by the next rotation of its deal (docs/sandbox.md, "Channels").
 
 The module only touches /sys/fs/cgroup (and /proc/self to find its own group).
 """
@@ -41,7 +45,9 @@ PIDS_MAX = 256  # processes and threads of one participant (a JVM starts about 2
 CPU_SHARES = 1024  # v1: the weight of one ordinary process
 CPU_WEIGHT = 100  # v2: the same
 CONTROLLERS = ("cpu", "memory", "pids")
-_REMOVE_WAIT = 5.0  # how long a group's last processes get to be gone before it is left
+RECLAIM_ALL = 1 << 40  # v2: bytes asked of `memory.reclaim` (all it holds; it stops there)
+_REMOVE_WAIT = 5.0
+_DROP_WAIT = 0.5  # how long `remove` waits for its last processes before leaving it to a thread  # how long a group's last processes get to be gone before it is left
 _counter = iter(range(1 << 62))
 _counter_lock = threading.Lock()
 
@@ -166,6 +172,12 @@ class Group:
         self.place = place
         self.folders = folders
         self._procs: list[int] = []
+        self._after: Callable[[bool], None] | None = None
+
+    def then(self, after: Callable[[bool], None]) -> None:
+        """Call `after(True)` once the group is removed (every process of it gone), or
+        `after(False)` when that was given up."""
+        self._after = after
 
     @classmethod
     def make(cls, memory_bytes: int | None) -> Group | None:
@@ -226,18 +238,28 @@ class Group:
         """Kill every process left in it (a sandbox's last processes end a moment after its
         bwrap), then remove it; what is still busy is removed in the background (bounded)."""
         self.started()
-        if not self._try_remove():
-            _REMOVER.add(self)
+        # Waited for here (briefly): its page cache is dropped once it is empty, and that must
+        # be done before whatever plays next (the next rotation of its deal) starts.
+        deadline = time.monotonic() + _DROP_WAIT
+        while not self._try_remove():
+            if time.monotonic() > deadline:
+                _REMOVER.add(self)
+                return
+            time.sleep(0.002)
 
     def _try_remove(self) -> bool:
         left = []
         for folder in self.folders:
             if not folder.exists():
                 continue
+            tasks = ""
             with contextlib.suppress(OSError, ValueError):
-                for pid in (folder / "cgroup.procs").read_text().split():
+                tasks = (folder / "cgroup.procs").read_text()
+                for pid in tasks.split():
                     with contextlib.suppress(OSError):
                         os.kill(int(pid), signal.SIGKILL)
+            if not tasks:
+                self._drop_cache(folder)
             try:
                 folder.rmdir()
             except FileNotFoundError:
@@ -245,7 +267,26 @@ class Group:
             except OSError:
                 left.append(folder)
         self.folders = tuple(left)
+        if not left:
+            self._done(True)
         return not left
+
+    def _drop_cache(self, folder: Path) -> None:
+        """Drop the pages charged to the group, once it has no process: the page cache it
+        filled (files it read first) and what else it held."""
+        if self.place.version == "v1":
+            if folder.parent != self.place.parents[CONTROLLERS.index("memory")]:
+                return
+            name, value = "memory.force_empty", "0"
+        else:
+            name, value = "memory.reclaim", str(RECLAIM_ALL)
+        with contextlib.suppress(OSError):  # (v2 says EAGAIN when it held less: fine)
+            (folder / name).write_text(value)
+
+    def _done(self, removed: bool) -> None:
+        after, self._after = self._after, None
+        if after is not None:
+            after(removed)
 
 
 class _Remover:
@@ -277,6 +318,8 @@ class _Remover:
                 groups = list(self._groups)
             time.sleep(0.01)
             done = [(g, d) for g, d in groups if g._try_remove() or time.monotonic() > d]
+            for group, _ in done:
+                group._done(False)  # (a no-op for one removed: it was told already)
             with self._busy:
                 self._groups = [entry for entry in self._groups if entry not in done]
 

@@ -111,7 +111,9 @@ def _given(seat: Seat) -> list[tuple[str, str]]:
     interpreter = sandbox.interpreter_of(jail.program, seat.env, seat.cwd)
     if interpreter is not None:
         given.append(("program", os.path.realpath(interpreter)))
-    own = {str(path) for path in named_files(seat.command, seat.cwd)} | set(seat.read_only)
+    own = {str(path) for path in named_files(seat.command, seat.cwd, seat.env)} | set(
+        seat.read_only
+    )
     if jail.cwd != sandbox.HOME:
         own.add(jail.cwd)
     visible = [path for path in jail.readable if not _within(path, str(ARENA))]

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from arena.base import shutdown
-from arena.seats import cgroups, seccomp
+from arena.seats import cgroups, sandbox, seccomp, uids
 from arena.seats.channel import Exit, Stream
 from arena.seats.replies import Ending, Fault, FaultKind
 from arena.seats.sandbox import Confinement, Jail, bwrap_path, cgroups_on, identity_word
@@ -261,6 +261,8 @@ class ParticipantProcess:
         self._status = b""
         self._tmp: str | None = None  # unsandboxed: its own temporary folder
         self._group: cgroups.Group | None = None  # sandboxed: its control group
+        self._lease: uids.Lease | None = None  # sandboxed as root: its uid (`uids`)
+        self._uid: int | None = None  # who it ran as, as root
         self._grouped = False  # whether it was started in one
         self._reaped = False
         self._fds: dict[Stream, int] = {}
@@ -325,8 +327,13 @@ class ParticipantProcess:
         arguments = os.memfd_create("arena-bwrap-args")
         syscalls = seccomp.filter_fd()  # (None without libseccomp: `decide` said so)
         passed = (write_end, arguments) + (() if syscalls is None else (syscalls,))
+        # As root, a uid no other live sandbox on the machine has (`uids`); else `nobody`.
+        self._lease = uids.take()
+        self._uid = None if self._lease is None else self._lease.uid
         try:
-            options = jail.argv("", write_end, seccomp_fd=syscalls)[1:]
+            options = jail.argv(
+                "", write_end, seccomp_fd=syscalls, uid=self._uid or sandbox.SANDBOX_UID
+            )[1:]
             command = options.index("--")  # bwrap takes the command itself from its argv only
             os.write(arguments, b"".join(a.encode() + b"\0" for a in options[:command]))
             os.lseek(arguments, 0, os.SEEK_SET)
@@ -407,7 +414,7 @@ class ParticipantProcess:
         """What confines it besides its sandbox's walls, as its replay records (docs/sandbox.md)."""
         if self.sandbox != "bwrap":
             return ()
-        applied = [identity_word()]
+        applied = [identity_word(self._uid)]
         if seccomp.program() is not None:
             applied.append("seccomp")
         if self._grouped:
@@ -532,9 +539,14 @@ class ParticipantProcess:
         if self._tmp is not None:
             _SWEEPER.remove(self._tmp)
             self._tmp = None
+        lease, self._lease = self._lease, None
         if self._group is not None:  # reaped (or never started): its group goes too
+            if lease is not None:  # its uid is free once every process of it is gone
+                self._group.then(lambda removed: lease.release(clean=removed))
             self._group.remove()
             self._group = None
+        elif lease is not None:  # (no group: whoever takes it next sweeps it first)
+            lease.release(clean=self.proc is None)
 
     def _sandboxed_status(self, code: int | None) -> int | None:
         """The program's own status from bwrap's status output (negative: a signal).

@@ -11,8 +11,8 @@ resolves to, the folder of its program file when that folder is its own, else on
 its command names), the arena's code read-only, what the organiser lists for it, a private
 `/tmp` (its `HOME` and `TMPDIR`, the only place it may write) that is gone when it ends, a
 read-only `/dev` of five devices and a `/proc` that says nothing of the machine. It runs in its
-own pid, network, IPC and UTS namespaces with no capabilities, in a session of its own, as
-`nobody` when the arena is root, and dies with the arena. The config, the replays and results,
+own pid, network, IPC and UTS namespaces with no capabilities, in a session of its own, as a
+uid of its own when the arena is root (`arena.seats.uids`), and dies with the arena. The config, the replays and results,
 and the other participants' files are masked wherever they lie in what it may read, and never
 bound through a link.
 
@@ -37,7 +37,7 @@ from typing import Literal
 import arena
 from arena.base.config import named_files
 from arena.base.errors import ConfigError
-from arena.seats import cgroups, seccomp
+from arena.seats import cgroups, seccomp, uids
 
 Confinement = Literal["bwrap", "none"]
 
@@ -54,13 +54,21 @@ REACH_WITHOUT_FILTER = (
 )
 REACH_WITHOUT_CGROUPS = (
     "a participant's processes are not counted together, so one with many children or busy "
-    "sessions can take more CPU and memory than its neighbours, or exhaust processes (see docs/sandbox.md)"
+    "sessions can take more CPU and memory than its neighbours, or exhaust processes, and what "
+    "it brings into the page cache is not dropped when it ends (a channel to a duplicate deal's "
+    "next rotation; see docs/sandbox.md)"
+)
+REACH_WITHOUT_UIDS = (
+    "every participant runs as nobody (uid 65534), so what the kernel counts per user (pending "
+    "signals, processes, pipe buffers) is a channel between them (see docs/sandbox.md)"
 )
 TMP_SIZE = 256 << 20  # bytes of the private /tmp (it is memory)
 HOME = "/tmp"  # inside the sandbox: HOME and TMPDIR
-# Who a participant is when the arena runs as root: `nobody`, never the host's root (whose uid
-# passes the kernel's checks on /proc/sys and other files even with no capabilities).
+# Who a participant is when the arena runs as root and no uid of its own can be had
+# (`arena.seats.uids`): `nobody`, never the host's root (whose uid passes the kernel's checks on
+# /proc/sys and other files even with no capabilities).
 SANDBOX_UID = SANDBOX_GID = 65534
+OWN_UID = "uid of its own"  # what a replay records for a participant given one
 JAVA_OPTIONS = "-XX:-UsePerfData"  # added to a participant's JAVA_TOOL_OPTIONS (see Jail.of)
 # The devices a participant gets (/dev is otherwise read-only and empty; /dev/shm is its /tmp).
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
@@ -97,6 +105,11 @@ PROC_MASKED_FILES = (
     "sys/fs/aio-nr",
     "sys/kernel/random/entropy_avail",
     "sys/kernel/pty/nr",
+    # what names the host: its boot line, its kernel's modules and build configuration
+    "cmdline",
+    "bootconfig",
+    "modules",
+    "config.gz",
 )
 PROC_MASKED_FOLDERS = ("pressure", "sysvipc", "driver", "tty")
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -152,15 +165,18 @@ def cgroups_on() -> bool:
     return cgroups.missing() is None
 
 
-def identity_word() -> str:
-    """Who a sandboxed participant is, in a word or two, as a replay records it."""
-    return f"uid {SANDBOX_UID}" if as_root() else "user namespace"
+def identity_word(uid: int | None = None) -> str:
+    """Who a sandboxed participant is, in a word or two, as a replay records it (`uid`: the
+    uid it was given, as root)."""
+    if not as_root():
+        return "user namespace"
+    return f"uid {SANDBOX_UID}" if uid in (None, SANDBOX_UID) else OWN_UID
 
 
 def identity() -> str:
     """Who a participant is on the host, in words (docs/sandbox.md)."""
     if as_root():
-        return f"uid {SANDBOX_UID} (nobody), in no user namespace, with no capabilities"
+        return "a uid of its own (arena.seats.uids), in no user namespace, with no capabilities"
     return f"uid {os.geteuid()} (the arena's user), in a user namespace of its own, with no capabilities"
 
 
@@ -227,6 +243,8 @@ def decide(wanted: str) -> tuple[Confinement, str | None]:
             lacking.append(f"no seccomp filter ({missing}): {REACH_WITHOUT_FILTER}")
         if (missing := cgroups.missing()) is not None:
             lacking.append(f"no control groups ({missing}): {REACH_WITHOUT_CGROUPS}")
+        if (missing := uids.missing()) is not None:
+            lacking.append(f"no uids of their own ({missing}): {REACH_WITHOUT_UIDS}")
         return "bwrap", ("warning: " + "; ".join(lacking)) if lacking else None
     if wanted == "bwrap":
         raise ConfigError(f'limits.sandbox = "bwrap": {problem}; {INSTALL_HINT}')
@@ -386,7 +404,7 @@ class Jail:
         if program is None:
             return None
         hidden = tuple(os.path.abspath(path) for path in hidden)
-        named = [str(path) for path in named_files(command, cwd)]
+        named = [str(path) for path in named_files(command, cwd, env)]
         # A path in the command means what it meant from the config's folder.
         arguments = tuple(
             absolute if (absolute := os.path.abspath(cwd / part)) in named else part
@@ -408,6 +426,8 @@ class Jail:
             path_first.append(os.path.dirname(step))
         program_file = _program_file(command, program, named, cwd, bot)
         own = None if program_file is None else os.path.dirname(program_file)
+        if program_file is not None and os.path.isdir(program_file):
+            own = program_file  # a class path's folder, a package: its own folder
         if own is not None and _within(organiser, os.path.realpath(own)):
             own = None  # kept beside its config (or above it): its own files only, not the folder
         readable = [*runtime, *named, *read_only, str(Path(arena.__file__).resolve().parent)]
@@ -444,8 +464,11 @@ class Jail:
         # it would say so on stdout, in the middle of the replies. Nothing reads that data here.
         java = inside.get("JAVA_TOOL_OPTIONS", "")
         inside["JAVA_TOOL_OPTIONS"] = f"{java} {JAVA_OPTIONS}".strip()
+        # A minimal PATH: its program's folders, then the system's folders of the organiser's
+        # PATH (never its home's: `~/.cargo/bin` says who runs the arena, and is not there).
         folders = [folder for folder in dict.fromkeys(path_first) if not _is_system(folder)]
-        inside["PATH"] = os.pathsep.join([*folders, env.get("PATH", os.defpath)])
+        system = [d for d in env.get("PATH", os.defpath).split(os.pathsep) if _is_system(d)]
+        inside["PATH"] = os.pathsep.join(dict.fromkeys([*folders, *(system or [os.defpath])]))
         here = os.path.dirname(program_file) if program_file is not None else HOME
         return cls(program, arguments, here, inside, tuple(readable), hidden)
 
@@ -457,11 +480,13 @@ class Jail:
         *,
         root: bool | None = None,
         seccomp_fd: int | None = None,
+        uid: int = SANDBOX_UID,
     ) -> list[str]:
         """The whole `bwrap` command line that runs the participant in its sandbox.
 
         `root`: whether bwrap runs as root (default: whether this process does);
-        `seccomp_fd`: a descriptor holding the seccomp filter (`arena.seats.seccomp`).
+        `seccomp_fd`: a descriptor holding the seccomp filter (`arena.seats.seccomp`);
+        `uid`: who it runs as when bwrap runs as root (`arena.seats.uids`).
         """
         root = as_root() if root is None else root
         argv = [bwrap, *_namespaces(root), *_system_binds(), *_private_binds(tmp_size)]
@@ -488,7 +513,7 @@ class Jail:
         if seccomp_fd is not None:
             argv += ["--seccomp", str(seccomp_fd)]
         argv += ["--chdir", self.cwd, "--"]
-        return [*argv, *_become_nobody(root), self.program, *self.arguments]
+        return [*argv, *_become_nobody(root, uid), self.program, *self.arguments]
 
     def closed_to_nobody(self) -> str | None:
         """As root: why `nobody` could not run its program or read a file it is given (files
@@ -503,11 +528,11 @@ class Jail:
             except OSError:
                 continue
             needed = stat.S_IROTH | (stat.S_IXOTH if file == program else 0)
-            if mode & needed != needed and os.stat(file).st_uid != SANDBOX_UID:
+            if mode & needed != needed:
                 what = "run" if file == program else "read"
                 return (
                     f"{file} is closed to others (mode {stat.S_IMODE(mode):04o}), and in the sandbox "
-                    f"it runs as nobody (uid {SANDBOX_UID}): it could not {what} it (chmod o+r"
+                    f"it runs as a user of its own: it could not {what} it (chmod o+r"
                     f"{'x' if what == 'run' else ''})"
                 )
         return None
@@ -608,16 +633,16 @@ def _namespaces(root: bool | None = None) -> list[str]:
     return [*shared, "--die-with-parent", "--new-session", "--proc", "/proc"]
 
 
-def _become_nobody(root: bool | None = None) -> list[str]:
-    """As root: the launcher that makes the participant `nobody`, with no capabilities left
-    and none to gain (`no_new_privs`), before it runs its program."""
+def _become_nobody(root: bool | None = None, uid: int = SANDBOX_UID) -> list[str]:
+    """As root: the launcher that makes the participant `uid` (its own, or `nobody`), with no
+    capabilities left and none to gain (`no_new_privs`), before it runs its program."""
     if not (as_root() if root is None else root):
         return []
     setpriv = _setpriv() or "/usr/bin/setpriv"
     return [
         setpriv,
-        f"--reuid={SANDBOX_UID}",
-        f"--regid={SANDBOX_GID}",
+        f"--reuid={uid}",
+        f"--regid={uid}",
         "--clear-groups",
         "--inh-caps=-all",
         "--no-new-privs",

@@ -16,6 +16,17 @@ sandbox shares (the interpreter, `/usr/bin/env`), and inotify watches on them. A
 with EPERM, which the program sees as an error: it is never killed for it. `clone3` fails with
 ENOSYS (its flags live in memory a filter cannot read), so that the C library falls back to
 `clone`, whose namespace flags are denied.
+
+And the channels through kernel objects every sandbox shares (docs/sandbox.md, "Channels"):
+a futex that is not private (`FUTEX_PRIVATE_FLAG` unset: keyed by a file and an offset, so two
+sandboxes mapping one library meet on it), `futex_waitv` and `futex_requeue` (their flags are in
+memory); `setsid` (each call moves the machine's autogroup counter, read in
+`/proc/self/autogroup`); every socket family but Unix, IPv4, IPv6 and netlink's routing (no
+`AF_VSOCK`, `AF_PACKET`, `AF_ALG`...); and what evicts a page from the page cache or tells
+whether one is cached without reading it (`fadvise` `DONTNEED`/`NOREUSE`, `madvise`
+`COLD`/`PAGEOUT`, `process_madvise`, `mincore`, `cachestat`, `preadv2`'s `RWF_NOWAIT`, the
+kernel's asynchronous I/O). An argument is compared in its low 32 bits where the kernel reads
+an int (a high bit set would slip past a 64-bit comparison).
 """
 
 from __future__ import annotations
@@ -26,7 +37,7 @@ import errno
 import functools
 import os
 import platform
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 # Denied outright (EPERM). Docker's default profile leaves these out of its allow list, or
 # allows them only to CAP_SYS_ADMIN, CAP_SYS_PTRACE, CAP_SYS_MODULE, CAP_SYS_TIME, CAP_SYS_BOOT,
@@ -109,7 +120,43 @@ DENIED = (
     "mbind",
     "move_pages",
     "migrate_pages",
+    # shared kernel objects: futexes whose flags live in memory, the autogroup counter
+    "futex_waitv",
+    "futex_requeue",
+    "setsid",
+    # the page cache: what evicts others' pages or probes them without reading
+    "process_madvise",
+    "mincore",
+    "cachestat",
+    # (i386's multiplexed socket calls: their arguments live in memory)
+    "socketcall",
 )
+# Refused with ENOSYS, so that a runtime falls back to what it would do without them.
+ABSENT = ("clone3", "io_setup", "io_submit", "io_uring_setup")
+# Numbers libseccomp may not know yet (x86-64's), denied all the same (ENOSYS).
+# (futex2's calls, which glibc does not use yet, among them: their flags would need the rules
+# above again.)
+NEW_X86_64 = {"futex_waitv": 449, "cachestat": 451, "futex_wake": 454, "futex_wait": 455}
+NEW_X86_64 |= {"futex_requeue": 456, "listmount": 458, "statmount": 457, "open_tree_attr": 467}
+FUTEX_PRIVATE_FLAG = 128
+# futex's commands that wake (or requeue, or unlock and wake) another waiter: FUTEX_WAKE,
+# FUTEX_FD, FUTEX_REQUEUE, FUTEX_CMP_REQUEUE, FUTEX_WAKE_OP, FUTEX_UNLOCK_PI,
+# FUTEX_WAKE_BITSET, FUTEX_CMP_REQUEUE_PI; compared with the private flag (unset).
+FUTEX_WAKING = (1, 2, 3, 4, 5, 7, 10, 12)
+_FUTEX_COMMAND = 0x7F | FUTEX_PRIVATE_FLAG
+# Socket families a participant may open: Unix, IPv4, IPv6 (in its empty network namespace),
+# netlink (routing only: the C library asks it for the addresses of its interfaces).
+AF_UNIX, AF_INET, AF_INET6, AF_NETLINK = 1, 2, 10, 16
+SOCKET_FAMILIES = (AF_UNIX, AF_INET, AF_INET6, AF_NETLINK)
+NETLINK_ROUTE = 0
+FAMILY_LIMIT = 64  # (the kernel knows 46; a larger one it refuses itself)
+# fadvise advice that drops or demotes cached pages; madvise advice that does.
+POSIX_FADV_DONTNEED, POSIX_FADV_NOREUSE = 4, 5
+MADV_COLD, MADV_PAGEOUT = 20, 21
+RWF_NOWAIT = 8
+# fadvise64's advice: x86-64 and x32 (and the 64-bit machines) pass it fourth; i386 fifth,
+# after a split offset (so there, fadvise64 is refused whole).
+_FADVISE_ADVICE = 3
 # fcntl's commands that lock (record and open-file-description locks) or lease a file.
 F_GETLK, F_SETLK, F_SETLKW = 5, 6, 7
 F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW = 36, 37, 38
@@ -130,9 +177,10 @@ PERSONALITY_BITS = tuple(1 << bit for bit in range(32) if bit not in (3, 17))
 _ALLOW = 0x7FFF0000
 _UNKNOWN = -1  # __NR_SCMP_ERROR
 _CMP_NE, _CMP_EQ, _CMP_MASKED_EQ = 1, 4, 7
+_INT = 0xFFFFFFFF  # the bits of an argument the kernel reads as an int
 # On x86-64 the 32-bit (int 0x80) and x32 system calls get the same rules (else they would
 # be a way around them).
-_X86_64_EXTRA = (0x40000003, 0x4000003E)  # SCMP_ARCH_X86, SCMP_ARCH_X32
+_X86, _X32 = 0x40000003, 0x4000003E  # SCMP_ARCH_X86, SCMP_ARCH_X32
 
 
 class _Compare(ctypes.Structure):
@@ -168,6 +216,9 @@ def _library() -> ctypes.CDLL | None:
         ctypes.POINTER(_Compare),
     ]
     library.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    library.seccomp_arch_remove.argtypes = [ctypes.c_void_p, ctypes.c_uint32]
+    library.seccomp_arch_native.restype = ctypes.c_uint32
+    library.seccomp_merge.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
     return library
 
 
@@ -190,11 +241,27 @@ def program() -> bytes | None:
     if not context:
         return None
     try:
-        if platform.machine() == "x86_64":
-            for arch in _X86_64_EXTRA:
-                library.seccomp_arch_add(context, arch)  # (already there: -EEXIST, fine)
-        if not _rules(library, context):
+        if not _rules(library, context, i386=False):
             return None
+        if platform.machine() == "x86_64":
+            library.seccomp_arch_add(context, _X32)
+            # i386's calls (int 0x80) get the same rules in a filter of their own, merged in:
+            # some of its arguments lie elsewhere (fadvise64's advice).
+            i386 = library.seccomp_init(_ALLOW)
+            if not i386:
+                return None
+            merged = False
+            try:
+                library.seccomp_arch_add(i386, _X86)
+                library.seccomp_arch_remove(i386, library.seccomp_arch_native())
+                if not _rules(library, i386, i386=True):
+                    return None
+                merged = library.seccomp_merge(context, i386) == 0
+            finally:
+                if not merged:
+                    library.seccomp_release(i386)
+            if not merged:
+                return None
         read_end, write_end = os.pipe()
         try:
             if library.seccomp_export_bpf(context, write_end) != 0:
@@ -213,9 +280,12 @@ def program() -> bytes | None:
         library.seccomp_release(context)
 
 
-def _rules(library: ctypes.CDLL, context: int) -> bool:
-    """Add every rule; False when one the filter must have could not be added."""
-    eperm = _errno(errno.EPERM)
+Rule = Callable[[str, int, Iterable[tuple[int, int, int, int]]], bool]
+
+
+def _rules(library: ctypes.CDLL, context: int, *, i386: bool) -> bool:
+    """Add every rule; False when one the filter must have could not be added. (`i386`: the
+    filter of i386's calls, whose fadvise64 is refused whole.)"""
 
     def rule(name: str, action: int, compares: Iterable[tuple[int, int, int, int]] = ()) -> bool:
         number = library.seccomp_syscall_resolve_name(name.encode())
@@ -228,19 +298,70 @@ def _rules(library: ctypes.CDLL, context: int) -> bool:
         # i386's fcntl64: added there; one no architecture here has is nothing to deny.)
         return added == 0 or number < 0
 
-    done = all(rule(name, eperm) for name in DENIED)
-    done &= rule("clone3", _errno(errno.ENOSYS))
+    eperm, enosys = _errno(errno.EPERM), _errno(errno.ENOSYS)
+    done = all(rule(name, eperm, ()) for name in DENIED)
+    done &= all(rule(name, enosys, ()) for name in ABSENT)
+    if platform.machine() == "x86_64" and not i386:  # (i386's: known to libseccomp or not)
+        for number in NEW_X86_64.values():
+            done &= _by_number(library, context, enosys, number)
     for flag in NAMESPACE_FLAGS:
         done &= rule("clone", eperm, [(0, _CMP_MASKED_EQ, flag, flag)])
     for call in ("fcntl", "fcntl64"):
         for command in LOCKING_FCNTL:
-            done &= rule(call, eperm, [(1, _CMP_EQ, command, 0)])
+            done &= rule(call, eperm, [_equal(1, command)])
     # personality: no flag that changes the address space (no ASLR, executable data, page 0…)
     # and no exec domain but Linux's and 32-bit Linux's. (A filter compares an argument once
     # per rule, so each bit is a rule; the query 0xffffffff is refused with them.)
     for bit in PERSONALITY_BITS:
         done &= rule("personality", eperm, [(0, _CMP_MASKED_EQ, bit, bit)])
+    return bool(done) and _channel_rules(rule, i386=i386)
+
+
+def _equal(arg: int, value: int) -> tuple[int, int, int, int]:
+    """An int argument equal to `value` (its low 32 bits: the kernel ignores the rest)."""
+    return (arg, _CMP_MASKED_EQ, _INT, value)
+
+
+def _channel_rules(rule: Rule, *, i386: bool) -> bool:
+    """The rules that close channels through what every sandbox shares: futexes, socket
+    families, the page cache (docs/sandbox.md, "Channels")."""
+    eperm = _errno(errno.EPERM)
+    done = True
+    # A futex that is not private (FUTEX_PRIVATE_FLAG unset) on a page of a file is keyed by
+    # the file, so every process that maps it meets there. What would wake one (or count its
+    # waiters) does nothing and says it woke none; the C library still waits on shared futexes
+    # (pthread_join waits for the kernel's wake at a thread's exit), so a wait is left be.
+    for call in ("futex", "futex_time64"):
+        for command in FUTEX_WAKING:
+            done &= rule(call, _errno(0), [(1, _CMP_MASKED_EQ, _FUTEX_COMMAND, command)])
+    for call in ("socket", "socketpair"):
+        for family in range(FAMILY_LIMIT):
+            if family not in SOCKET_FAMILIES:
+                done &= rule(call, _errno(errno.EAFNOSUPPORT), [_equal(0, family)])
+    done &= rule(
+        "socket",
+        _errno(errno.EPROTONOSUPPORT),
+        [_equal(0, AF_NETLINK), (2, _CMP_NE, NETLINK_ROUTE, 0)],
+    )
+    if i386:
+        done &= rule("fadvise64", eperm, ())
+    else:
+        for advice in (POSIX_FADV_DONTNEED, POSIX_FADV_NOREUSE):
+            done &= rule("fadvise64", eperm, [_equal(_FADVISE_ADVICE, advice)])
+    done &= rule("fadvise64_64", eperm, ())  # (32-bit: its advice is elsewhere; refused whole)
+    done &= rule("arm_fadvise64_64", eperm, ())
+    for advice in (MADV_COLD, MADV_PAGEOUT):
+        done &= rule("madvise", eperm, [_equal(2, advice)])
+    for call in ("preadv2", "pwritev2"):
+        done &= rule(call, eperm, [(5, _CMP_MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT)])
     return bool(done)
+
+
+def _by_number(library: ctypes.CDLL, context: int, action: int, number: int) -> bool:
+    """A whole call denied by its native number (one libseccomp may not know by name)."""
+    pointer = (_Compare * 1)()
+    added = int(library.seccomp_rule_add_array(context, action, number, 0, pointer))
+    return added == 0 or added == -errno.EEXIST
 
 
 def filter_fd() -> int | None:

@@ -10,6 +10,7 @@ saw. A lock seen is one bit through the wall; a bot doing this in a loop reaches
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import fcntl
 import os
@@ -20,11 +21,23 @@ from _spy import play, report
 
 SHARED = "/usr/bin/env"
 F_OFD_GETLK, F_OFD_SETLK = 36, 37
+SYS_FCNTL = 72  # x86-64
 me: dict[str, Any] = {"seat": -1, "held": []}
 
 
 def lock(kind: int, start: int) -> bytes:
     return struct.pack("hhqqi", kind, os.SEEK_SET, start, 1, 0)
+
+
+def wide_lock(fd: int, request: bytes) -> None:
+    """F_SETLK with a high bit set in the command's 64 bits: the kernel reads an int (the
+    command), a filter comparing all 64 bits would not see a lock."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    buffer = ctypes.create_string_buffer(request, len(request))
+    command = ctypes.c_long(fcntl.F_SETLK | 1 << 32)
+    if libc.syscall(ctypes.c_long(SYS_FCNTL), ctypes.c_long(fd), command, buffer) == -1:
+        raise OSError(ctypes.get_errno(), "fcntl")
 
 
 def on_init(message: dict[str, Any]) -> None:
@@ -41,6 +54,7 @@ def on_hand(message: dict[str, Any]) -> None:
         ("flock", lambda: fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)),
         ("record", lambda: fcntl.fcntl(fd, fcntl.F_SETLK, lock(fcntl.F_RDLCK, 100))),
         ("ofd", lambda: fcntl.fcntl(fd, F_OFD_SETLK, lock(fcntl.F_RDLCK, 200))),
+        ("wide", lambda: wide_lock(fd, lock(fcntl.F_RDLCK, 300))),
     ):
         try:
             take()
@@ -63,7 +77,11 @@ def on_ask(message: dict[str, Any]) -> None:
             seen.append("flock")
         else:
             refused["flock"] = errno.errorcode.get(error.errno or 0, "")
-    for name, command, start in (("record", fcntl.F_GETLK, 100), ("ofd", F_OFD_GETLK, 200)):
+    for name, command, start in (
+        ("record", fcntl.F_GETLK, 100),
+        ("ofd", F_OFD_GETLK, 200),
+        ("wide", fcntl.F_GETLK, 300),
+    ):
         try:
             answer = fcntl.fcntl(fd, command, lock(fcntl.F_WRLCK, start))
             if struct.unpack("hhqqi", answer)[0] != fcntl.F_UNLCK:

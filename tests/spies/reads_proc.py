@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from _spy import play, report
@@ -21,6 +22,8 @@ COUNTERS = (
     "/proc/pressure/cpu",
     "/proc/sys/fs/file-nr",
     "/proc/uptime",
+    "/proc/cmdline",  # (the machine's boot line)
+    "/proc/modules",
 )
 
 
@@ -33,7 +36,7 @@ def on_hand(message: dict[str, Any]) -> None:
                     spoke.append(path)
         except OSError:
             continue
-    report(spoke=spoke)
+    report(spoke=spoke, path=os.environ.get("PATH", ""))
 
 
 play({"starting-hand": on_hand})

@@ -8,6 +8,7 @@ sixteen shares of the CPU from every other process. They spin until the spy ends
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -22,7 +23,8 @@ def on_init(message: dict[str, Any]) -> None:
     parent = os.getpid()
     for _ in range(COUNT):
         if os.fork() == 0:
-            os.setsid()
+            with contextlib.suppress(PermissionError):  # (the sandbox refuses it)
+                os.setsid()
             deadline = time.monotonic() + 8
             while os.getppid() == parent and time.monotonic() < deadline:
                 for _ in range(10000):
