@@ -42,7 +42,10 @@ class Failed(Refused):
 def valid_name(name: str) -> str | None:
     """Why `name` cannot be a bot's name, or None."""
     if not 1 <= len(name) <= 40 or not set(name) <= NAME_CHARACTERS or name[0] in "-.":
-        return f"bot name {name[:40]!r}: 1 to 40 letters, digits, '-', '_' or '.'"
+        return (
+            f"bot name {name[:40]!r}: 1 to 40 letters, digits, '-', '_' or '.' "
+            "(not starting with '-' or '.'; no '/' or spaces)"
+        )
     return None
 
 
@@ -63,6 +66,14 @@ def submit(
     exists, owner_id = store.bot_owner(bot)
     if exists and owner_id != owner.id:
         raise Forbidden(f"bot {bot!r} belongs to another owner")
+    like = None if exists else store.bot_like(bot)
+    if like is not None:
+        whose = "your own" if store.bot_owner(like)[1] == owner.id else "another owner's"
+        raise Refused(
+            f"bot name {bot!r} reads the same as {like!r}, {whose} bot (names are told apart "
+            "whatever their case and look-alike characters): choose another name"
+            + (f", or submit to {like!r}" if whose == "your own" else "")
+        )
     place = store.folder / VERSIONS / f"{bot}-{secrets.token_hex(6)}"
     place.mkdir()
     place.chmod(0o755)  # (the arena's umask is 077; the sandbox may run the bot as nobody)

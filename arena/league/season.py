@@ -14,6 +14,7 @@ once or, when the server dies before its row, not at all — its table is chosen
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import random
 import secrets
@@ -23,10 +24,21 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from arena.base.config import Config, Seat, bot_command, named_files
 from arena.league.matchmaking import Entry, next_table, table_size
-from arena.league.store import PAUSED, REPLAYS, Store, Version
+from arena.league.store import (
+    ACTIVE,
+    DISQUALIFIED,
+    FINAL,
+    OVER,
+    PAUSED,
+    REPLAYS,
+    SEASON,
+    Store,
+    Version,
+)
 from arena.seats import fingerprint
 from arena.seats.replies import FaultKind
 from arena.tournaments import rating
@@ -37,6 +49,9 @@ REASON_CHARS, REASONS_TOLD = 300, 100  # a lost table's reason: its length, how 
 REFRESH_SECONDS = 0.5  # the fit over every match is redone at most this often
 SNAPSHOT_SECONDS = 10.0  # at most one rating snapshot per version this often
 PRIOR_WIDTH = 350.0  # the interval shown for a version with no match yet
+PROVISIONAL = 5  # a version with fewer matches has no place yet: it is shown apart
+PRUNE_EVERY = 50  # matches recorded between two looks at the replays' disk budget
+FINAL_COMBINATIONS = 2000  # a final phase of larger tables samples this many of them
 
 
 class NotYet(Exception):
@@ -53,8 +68,42 @@ class Row:
     rating: float
     interval: float  # 95 % half-width
     matches: int
-    place: str
+    place: str  # among the rated active versions ("" while provisional)
     state: str
+    owner: str = ""  # the owner's name ("" for the organiser's own bots)
+    provisional: bool = False  # fewer than PROVISIONAL matches: no place yet
+
+
+@dataclass(frozen=True)
+class Ending:
+    """When the season ends (`[league] deadline`, `maxMatches`; None: not by that) and how
+    many duplicate groups each pair plays in the final phase (`finalDeals`; 0: none)."""
+
+    deadline: float | None = None  # a Unix time
+    max_matches: int | None = None
+    final_deals: int = 0
+
+    def reason(self, now: float, matches: int) -> str | None:
+        """Why the season is over now, or None."""
+        if self.max_matches is not None and matches >= self.max_matches:
+            return f"{self.max_matches} matches played"
+        if self.deadline is not None and now >= self.deadline:
+            return "the deadline passed"
+        return None
+
+
+def places_among(names: Sequence[str], fit: rating.Fit) -> dict[str, str]:
+    """Each of `names`' places among those `names` only (retired, paused and disqualified
+    versions take none): from one more than those surely above it to the field's size less
+    those surely below it (`fit.apart`), "3" or "3–5"."""
+    shown = {}
+    for name in names:
+        others = [other for other in names if other != name]
+        above = sum(1 for o in others if fit.apart(name, o) and fit.los(o, name) > 0.5)
+        below = sum(1 for o in others if fit.apart(name, o) and fit.los(name, o) > 0.5)
+        first, last = 1 + above, len(names) - below
+        shown[name] = str(first) if first == last else f"{first}–{last}"
+    return shown
 
 
 def seat_of(version: Version, folder: Path) -> Seat:
@@ -87,10 +136,19 @@ def fingerprint_of(seat: Seat) -> str:
     return fingerprint.of(seat)
 
 
-def standings(store: Store) -> list[Row]:
-    """Every active version's rating over all the matches of the season, best first."""
+def standings(store: Store, *, phase: str | None = None) -> list[Row]:
+    """Every active version's rating over the season's matches (`phase`: those of that phase
+    only), best first: rated versions by rating with their places among themselves, then
+    the provisional ones (fewer than PROVISIONAL matches), shown apart without a place."""
     versions = {version.id: version for version in store.versions()}
-    active = [version for version in versions.values() if version.state == "active"]
+    active = [version for version in versions.values() if version.state == ACTIVE]
+    if phase == FINAL:  # the final table: every version the final phase seated, not disqualified
+        seated = {v for _, ids, _ in store.final_tables() for v in ids}
+        active = [
+            versions[v]
+            for v in sorted(seated)
+            if v in versions and versions[v].state != DISQUALIFIED
+        ]
     finishes = [
         rating.Finish(
             {
@@ -99,18 +157,20 @@ def standings(store: Store) -> list[Row]:
             },
             group=match.deal_seed,
         )
-        for match in store.matches()
+        for match in store.matches(phase=phase)
         if match.outcome != "interrupted" and all(v in versions for v in match.versions)
     ]
     if not active:
         return []
     fit = rating.fit(finishes, names=[version.name for version in active])
     shown = {version.name: version for version in active}
+    owners = store.owner_names()
+    lines = [line for line in fit.rated if line.name in shown]
+    rated = [line.name for line in lines if line.matches >= PROVISIONAL]
+    places = places_among(rated, fit)
     rows = []
-    for line in fit.rated:
-        version = shown.get(line.name)
-        if version is None:
-            continue
+    for line in sorted(lines, key=lambda line: line.matches < PROVISIONAL):
+        version = shown[line.name]
         rows.append(
             Row(
                 version.bot,
@@ -119,11 +179,58 @@ def standings(store: Store) -> list[Row]:
                 round(line.rating, 1),
                 round(line.plus_minus if line.matches else PRIOR_WIDTH, 1),
                 line.matches,
-                line.place,
+                places.get(line.name, ""),
                 version.state,
+                owners.get(version.owner_id, "") if version.owner_id is not None else "",
+                line.matches < PROVISIONAL,
             )
         )
     return rows
+
+
+def row_json(row: Row) -> dict[str, Any]:
+    """A board's line as the API and the results files give it."""
+    return {
+        "name": row.name,
+        "version": row.version,
+        "owner": row.owner,
+        "rating": row.rating,
+        "interval": row.interval,
+        "matches": row.matches,
+        "place": row.place,
+        "provisional": row.provisional,
+        "needs": PROVISIONAL,
+    }
+
+
+def results_of(store: Store, league: str) -> dict[str, Any]:
+    """The results: the final phase's table (once one is played) and the season's board (its
+    standings at the end once it is over), with owners; `final` once the board is frozen."""
+    phase = store.phase
+    season = standings(store, phase=None if phase == SEASON else SEASON)
+    final = [] if phase == SEASON else standings(store, phase=FINAL)
+    return {
+        "league": league,
+        "final": phase == OVER,
+        "ended": store.setting("ended"),
+        "finalPhase": [row_json(row) for row in final],
+        "finalMatches": len(store.matches(phase=FINAL)) if final else 0,
+        "season": [row_json(row) for row in season],
+    }
+
+
+def final_schedule(
+    ids: Sequence[int], size: int, deals: int, rng: random.Random
+) -> list[tuple[int, tuple[int, ...]]]:
+    """The final phase's tables: every `size`-set of `ids` (a sample of FINAL_COMBINATIONS of
+    them when there are more), each on `deals` fresh deals, every rotation played (a
+    duplicate group): (deal seed, versions in the first rotation's seat order)."""
+    tables = list(itertools.combinations(sorted(ids), size)) if len(ids) >= size else []
+    if len(tables) > FINAL_COMBINATIONS:
+        tables = rng.sample(tables, FINAL_COMBINATIONS)
+    schedule = [(rng.getrandbits(62), table) for _ in range(deals) for table in tables]
+    rng.shuffle(schedule)
+    return schedule
 
 
 class Season:
@@ -141,6 +248,8 @@ class Season:
         rng: random.Random | None = None,
         admit: Callable[[Version], str | None] | None = None,
         on_problem: Callable[[str], None] = lambda line: None,
+        ending: Ending = Ending(),
+        replay_bytes: int | None = None,
     ) -> None:
         """`admit(version)`, when given, is asked once before a version is first seated (and
         again after it was paused or retired and resumed): why it cannot play
@@ -153,21 +262,33 @@ class Season:
         self.on_change, self.on_problem, self.told = on_change, on_problem, set[str]()
         self.rng = rng or random.Random(secrets.randbits(64))
         self.admit, self.admitted = admit, set[int]()
-        self.rows: list[Row] = standings(store)
+        self.ending, self.replay_bytes, self.recorded = ending, replay_bytes, 0
+        self.rows: list[Row] = []
+        self.final_rows: list[Row] = []
         self.lock = threading.Lock()
         self.snapshot_at = -SNAPSHOT_SECONDS
         self.dirty, self.refreshed_at = False, -REFRESH_SECONDS
-        self.playing: dict[Future[MatchPlayed], tuple[MatchTask, tuple[int, ...], int]] = {}
+        # each match in flight: its task, versions in seat order, rotation and phase
+        self.playing: dict[Future[MatchPlayed], tuple[MatchTask, tuple[int, ...], int, str]] = {}
+        self.refresh()
 
     def leaderboard(self) -> list[Row]:
+        """The live board; once the season is over, frozen: its standings at the end."""
         with self.lock:
             return list(self.rows)
 
+    def final(self) -> list[Row]:
+        """The final phase's table (empty while the season runs)."""
+        with self.lock:
+            return list(self.final_rows)
+
     def refresh(self) -> None:
         self.dirty, self.refreshed_at = False, time.monotonic()
-        rows = standings(self.store)
+        phase = self.store.phase
+        rows = standings(self.store, phase=None if phase == SEASON else SEASON)
+        final = [] if phase == SEASON else standings(self.store, phase=FINAL)
         with self.lock:
-            self.rows = rows
+            self.rows, self.final_rows = rows, final
         now = time.monotonic()
         if now - self.snapshot_at >= SNAPSHOT_SECONDS:  # the rating over time, not every match
             self.snapshot_at = now
@@ -198,11 +319,22 @@ class Season:
             allowed[ident] = version
         return allowed
 
-    def _table(self) -> list[tuple[MatchTask, tuple[int, ...], int]]:
-        """The tasks of the next table (one per rotation), or none."""
+    def _table(self) -> list[tuple[MatchTask, tuple[int, ...], int, str]]:
+        """The tasks of the next table (one per rotation), or none: matchmaking's while the
+        season runs, the final phase's fixed ones after it, none once it is over."""
+        phase = self.store.phase
+        if phase == SEASON:
+            reason = self.ending.reason(time.time(), self.store.match_count())
+            if reason is not None:
+                self._end(reason)
+                phase = self.store.phase
+        if phase == FINAL:
+            return self._final_table()
+        if phase == OVER:
+            return []
         by_id = {row.version_id: row for row in self.leaderboard()}
         active = self._admitted({version.id: version for version in self.store.active()})
-        busy = {v for _, ids, _ in self.playing.values() for v in ids}
+        busy = {v for _, ids, *_ in self.playing.values() for v in ids}
         field = [
             Entry(
                 version.id,
@@ -220,11 +352,47 @@ class Season:
         chosen = next_table(idle if len(idle) >= size else field, size, self.rng)
         if chosen is None:
             return []
-        deal = secrets.randbits(62)
+        return self._tasks(chosen, active, secrets.randbits(62), range(size), SEASON)
+
+    def _end(self, reason: str) -> None:
+        """The season over: the final phase scheduled (every active version, fixed tables of
+        the league's smallest size), or the board frozen at once when it plays none."""
+        ids = sorted(self._admitted({v.id: v for v in self.store.active()}))
+        schedule = final_schedule(ids, min(self.sizes), self.ending.final_deals, self.rng)
+        self.store.end_season(reason, schedule)
+        self.dirty = True
+
+    def _final_table(self) -> list[tuple[MatchTask, tuple[int, ...], int, str]]:
+        """The rotations of the final phase's next table not yet counted nor in flight; the
+        board frozen once every table is counted."""
+        flying = {task.deal_seed for task, *_ in self.playing.values()}
+        versions = {v.id: v for v in self.store.versions()}
+        for deal, ids, done in self.store.final_tables():
+            left = [r for r in range(len(ids)) if r not in done]
+            if not left or deal in flying:
+                continue
+            if any(v not in versions or versions[v].state == DISQUALIFIED for v in ids):
+                continue  # (a disqualified version's tables are not played)
+            return self._tasks(ids, versions, deal, left, FINAL)
+        if not self.playing:
+            self.store.freeze()
+            self.dirty = True
+        return []
+
+    def _tasks(
+        self,
+        chosen: Sequence[int],
+        versions: dict[int, Version],
+        deal: int,
+        rotations: Sequence[int],
+        phase: str,
+    ) -> list[tuple[MatchTask, tuple[int, ...], int, str]]:
+        """One task per rotation of a duplicate group on `deal`."""
+        size = len(chosen)
         tasks = []
-        for rotation in range(size):
+        for rotation in rotations:
             order = tuple(chosen[(seat - rotation) % size] for seat in range(size))
-            seats = tuple(seat_of(active[v], self.store.folder) for v in order)
+            seats = tuple(seat_of(versions[v], self.store.folder) for v in order)
             task = MatchTask(
                 config=self.config,
                 seats=seats,
@@ -235,7 +403,7 @@ class Season:
                 reuse=False,
                 extra=(("league", {"deal": deal, "rotation": rotation}),),
             )
-            tasks.append((task, order, rotation))
+            tasks.append((task, order, rotation, phase))
         return tasks
 
     def step(self, stop: threading.Event, timeout: float = 0.5) -> None:
@@ -244,8 +412,8 @@ class Season:
             tasks = self._table()
             if not tasks:
                 break
-            for task, order, rotation in tasks:
-                self.playing[self.executor.submit(play_task, task)] = (task, order, rotation)
+            for task, order, rotation, phase in tasks:
+                self.playing[self.executor.submit(play_task, task)] = (task, order, rotation, phase)
         if not self.playing:
             if self.dirty:
                 self.refresh()
@@ -254,7 +422,7 @@ class Season:
         done, _ = wait(list(self.playing), timeout=timeout, return_when=FIRST_COMPLETED)
         lost = False
         for future in done:
-            task, order, rotation = self.playing.pop(future)
+            task, order, rotation, phase = self.playing.pop(future)
             try:
                 played = future.result()
             except Exception as error:  # noqa: BLE001 - a worker lost: the table is chosen again
@@ -263,8 +431,11 @@ class Season:
                 continue
             if played.interrupted:
                 continue  # stopped by shutdown: played again after a restart
-            self.record(played, order, rotation)
+            self.record(played, order, rotation, phase)
         self.dirty = self.dirty or bool(done)
+        if self.replay_bytes is not None and self.recorded >= PRUNE_EVERY:
+            self.recorded = 0
+            self.store.prune_replays(self.replay_bytes)
         if self.dirty and time.monotonic() - self.refreshed_at >= REFRESH_SECONDS:
             self.refresh()
         if lost:
@@ -279,7 +450,9 @@ class Season:
             self.told.add(reason)
             self.on_problem(f"a table was lost and is chosen again: {reason}")
 
-    def record(self, played: MatchPlayed, order: tuple[int, ...], rotation: int) -> None:
+    def record(
+        self, played: MatchPlayed, order: tuple[int, ...], rotation: int, phase: str = SEASON
+    ) -> None:
         line = played.line
         stamp = f"league-{line.deal_seed:x}"
         path = write_replay(self.store.folder / REPLAYS, played, stamp)
@@ -300,7 +473,9 @@ class Season:
             faults=tuple(line.faults),
             replay=path.name,  # (its seats' stderr logs are beside it)
             start_failed=start_failed,
+            phase=phase,
         )
+        self.recorded += 1
 
     def run(self, stop: threading.Event) -> None:
         try:
