@@ -37,7 +37,7 @@ class LeagueSection(_Section):
     # The final phase: this many duplicate groups (fresh deals, every rotation) per pair.
     final_deals: Annotated[int, Field(ge=0, le=10_000)] = 12
     session_hours: Annotated[float, Field(gt=0, le=24 * 366)] = 12.0  # signed in this long
-    replay_mib: Annotated[int | None, Field(ge=1, alias="replayMiB")] = None  # replays' budget
+    replay_mib: Annotated[float | None, Field(gt=0, alias="replayMiB")] = None  # replays' budget
 
     @field_validator("deadline", mode="before")
     @classmethod
@@ -78,6 +78,11 @@ class LeagueSection(_Section):
         if self.seats is None:
             return None
         return tuple(sorted(set([self.seats] if isinstance(self.seats, int) else self.seats)))
+
+    @property
+    def replay_bytes(self) -> int | None:
+        """The replays' disk budget in bytes (None: none; the oldest past it are pruned)."""
+        return None if self.replay_mib is None else int(self.replay_mib * (1 << 20))
 
     @property
     def session_seconds(self) -> float:

@@ -359,13 +359,13 @@ def disk(
     print(f"replays: {replays} bytes for {matches} matches{per_match}")
     if prune:
         try:
-            budget = load_config(folder).league.replay_mib
+            budget = load_config(folder).league.replay_bytes
         except ConfigError as error:
             _fail(str(error))
         if budget is not None:
-            count, bytes_freed = store.prune_replays(budget << 20)
+            count, bytes_freed = store.prune_replays(budget)
             freed += bytes_freed
-            print(f"replays over the budget of {budget} MiB: {count} oldest pruned")
+            print(f"replays over their budget of {budget} bytes: the {count} oldest pruned")
         print(f"pruned: {freed} bytes")
 
 
@@ -503,7 +503,7 @@ def serve(
             league.max_matches,
             league.final_deals,
         ),
-        replay_bytes=None if league.replay_mib is None else league.replay_mib << 20,
+        replay_bytes=league.replay_bytes,
     )
     app = make_app(
         store,
