@@ -42,19 +42,17 @@ from test_league import (  # noqa: F401 -- the fixtures, shared
 
 httpx = pytest.importorskip("httpx")
 
-ENDING = LIMITS + b"maxMatches = 6\nfinalDeals = 2\nreplayMiB = 0.02\n[tournament]\n"
-
 
 @pytest.fixture(scope="module")
 def ended(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[tuple[Path, dict[str, str], Server]]:
     """A league of three built-in bots whose season ends at 6 matches, then plays its final
-    phase (every pair on 2 fresh deals, both seat orders: 12 matches) and freezes; killed
+    phase (every pair on 3 fresh deals, both seat orders: 18 matches) and freezes; killed
     with -9 once in its final phase and started again. Its server, left up, for the tests."""
     root = tmp_path_factory.mktemp("ended")
     config = LIMITS.replace(b"[tournament]\n", b'[tournament]\ntitle = "Class 2026"\n') + (
-        b"maxMatches = 6\nfinalDeals = 2\nreplayMiB = 0.02\n"
+        b"maxMatches = 6\nfinalDeals = 3\nreplayMiB = 0.02\n"
     )
     folder, tokens = make_league(root, config, bots=("random", "easy", "hard"))
     server = Server(folder, "--jobs", "2")
@@ -80,8 +78,8 @@ def test_a_season_ends_in_a_final_phase_and_a_frozen_board(
             "GROUP BY deal_seed, rotation HAVING COUNT(*) > 1)"
         ).fetchone()[0]
     # The season's tables (6, and those already in flight), then exactly the final phase's:
-    # 3 pairs × 2 deals × 2 rotations, none lost or counted twice over the kill -9.
-    assert 6 <= phases["season"] <= 10 and phases["final"] == 12 and tables == 6
+    # 3 pairs × 3 deals × 2 rotations, none lost or counted twice over the kill -9.
+    assert 6 <= phases["season"] <= 10 and phases["final"] == 18 and tables == 9
     assert doubled == 0
     before = server.matches()
     time.sleep(1.5)
@@ -97,11 +95,13 @@ def test_a_season_ends_in_a_final_phase_and_a_frozen_board(
     assert results["final"] is True and results["league"] == "Class 2026"
     final = results["finalPhase"]
     assert {row["name"] for row in final} == {"rando", "easy", "hard"}
-    assert all(row["matches"] == 8 for row in final)  # 2 opponents × 2 deals × 2 seat orders
+    assert all(row["matches"] == 12 for row in final)  # 2 opponents × 3 deals × 2 seat orders
+    # Each bot played 6 deals: placed (the simultaneous final table), not provisional.
+    assert all(row["standing"] == "ranked" for row in final)
     assert final[0]["place"].startswith("1") and all(row["owner"] == "" for row in final)
     page = server.get("/results").text
     assert "<h1>Class 2026: final results</h1>" in page and "The final phase" in page
-    assert "12 matches: every pair of the 3 bots on 2 fresh deals" in page
+    assert "18 matches: every pair of the 3 bots on 3 fresh deals" in page
     projected = server.get("/results?projector=1").text
     assert '<body class="projector">' in projected
     # The same results from the command line, as CSV and JSON.

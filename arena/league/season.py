@@ -14,6 +14,7 @@ once or, when the server dies before its row, not at all — its table is chosen
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import os
 import random
@@ -41,7 +42,7 @@ from arena.league.store import (
 )
 from arena.seats import fingerprint
 from arena.seats.replies import FaultKind
-from arena.tournaments import rating
+from arena.tournaments import board, rating
 from arena.tournaments.executors import MatchExecutor
 from arena.tournaments.runner import MatchPlayed, MatchTask, play_task, write_replay
 
@@ -49,7 +50,8 @@ REASON_CHARS, REASONS_TOLD = 300, 100  # a lost table's reason: its length, how 
 REFRESH_SECONDS = 0.5  # the fit over every match is redone at most this often
 SNAPSHOT_SECONDS = 10.0  # at most one rating snapshot per version this often
 PRIOR_WIDTH = 350.0  # the interval shown for a version with no match yet
-PROVISIONAL = 5  # a version with fewer matches has no place yet: it is shown apart
+PROVISIONAL = board.PROVISIONAL_DEALS  # deals before a version is placed (shown apart before)
+LIVE_PLANNED = 500.0  # matches a version is planned to play: the live board's every-look plan
 PRUNE_EVERY = 50  # matches recorded between two looks at the replays' disk budget
 FINAL_COMBINATIONS = 2000  # a final phase of larger tables samples this many of them
 
@@ -68,10 +70,17 @@ class Row:
     rating: float
     interval: float  # 95 % half-width
     matches: int
-    place: str  # among the rated active versions ("" while provisional)
+    place: str  # among the ranked active versions ("" while provisional or unplayed)
     state: str
     owner: str = ""  # the owner's name ("" for the organiser's own bots)
-    provisional: bool = False  # fewer than PROVISIONAL matches: no place yet
+    standing: str = "ranked"  # `board.Standing`: ranked, provisional (no place) or unplayed
+    win_share: float = 0.0
+    win_interval: tuple[float, float] = (0.0, 1.0)  # at this look
+
+    @property
+    def provisional(self) -> bool:
+        """Not placed: fewer than PROVISIONAL deals, or no match yet."""
+        return self.standing != board.Standing.RANKED
 
 
 @dataclass(frozen=True)
@@ -90,20 +99,6 @@ class Ending:
         if self.deadline is not None and now >= self.deadline:
             return "the deadline passed"
         return None
-
-
-def places_among(names: Sequence[str], fit: rating.Fit) -> dict[str, str]:
-    """Each of `names`' places among those `names` only (retired, paused and disqualified
-    versions take none): from one more than those surely above it to the field's size less
-    those surely below it (`fit.apart`), "3" or "3–5"."""
-    shown = {}
-    for name in names:
-        others = [other for other in names if other != name]
-        above = sum(1 for o in others if fit.apart(name, o) and fit.los(o, name) > 0.5)
-        below = sum(1 for o in others if fit.apart(name, o) and fit.los(name, o) > 0.5)
-        first, last = 1 + above, len(names) - below
-        shown[name] = str(first) if first == last else f"{first}–{last}"
-    return shown
 
 
 def seat_of(version: Version, folder: Path) -> Seat:
@@ -136,10 +131,14 @@ def fingerprint_of(seat: Seat) -> str:
     return fingerprint.of(seat)
 
 
-def standings(store: Store, *, phase: str | None = None) -> list[Row]:
-    """Every active version's rating over the season's matches (`phase`: those of that phase
-    only), best first: rated versions by rating with their places among themselves, then
-    the provisional ones (fewer than PROVISIONAL matches), shown apart without a place."""
+def standings(
+    store: Store, *, phase: str | None = None, look: board.Look | None = None
+) -> list[Row]:
+    """Every active version on the board (`arena.tournaments.board`) of the fit over the
+    season's matches (`phase`: that phase's only), at `look` (the live board's every-look
+    plan by default): the ranked best first, with places counted among the active versions
+    only; then the provisional (fewer than PROVISIONAL deals: a win share, no place) and the
+    unplayed, apart. The final phase's table is every version it seated, at one look (Holm)."""
     versions = {version.id: version for version in store.versions()}
     active = [version for version in versions.values() if version.state == ACTIVE]
     if phase == FINAL:  # the final table: every version the final phase seated, not disqualified
@@ -149,6 +148,7 @@ def standings(store: Store, *, phase: str | None = None) -> list[Row]:
             for v in sorted(seated)
             if v in versions and versions[v].state != DISQUALIFIED
         ]
+        look = board.Final() if look is None else look
     finishes = [
         rating.Finish(
             {
@@ -164,12 +164,13 @@ def standings(store: Store, *, phase: str | None = None) -> list[Row]:
         return []
     fit = rating.fit(finishes, names=[version.name for version in active])
     shown = {version.name: version for version in active}
+    # Only the active versions are on the board: places are counted among them alone.
+    fit = dataclasses.replace(fit, rated=tuple(row for row in fit.rated if row.name in shown))
+    claims = board.of(fit, look if look is not None else board.Live(LIVE_PLANNED))
     owners = store.owner_names()
-    lines = [line for line in fit.rated if line.name in shown]
-    rated = [line.name for line in lines if line.matches >= PROVISIONAL]
-    places = places_among(rated, fit)
+    lines = [*claims, *(_unplayed(fit[name]) for name in claims.unplayed)]
     rows = []
-    for line in sorted(lines, key=lambda line: line.matches < PROVISIONAL):
+    for line in lines:
         version = shown[line.name]
         rows.append(
             Row(
@@ -179,13 +180,21 @@ def standings(store: Store, *, phase: str | None = None) -> list[Row]:
                 round(line.rating, 1),
                 round(line.plus_minus if line.matches else PRIOR_WIDTH, 1),
                 line.matches,
-                places.get(line.name, ""),
+                line.place,
                 version.state,
                 owners.get(version.owner_id, "") if version.owner_id is not None else "",
-                line.matches < PROVISIONAL,
+                str(line.standing),
+                round(line.win_share, 4),
+                (round(line.win_interval[0], 4), round(line.win_interval[1], 4)),
             )
         )
     return rows
+
+
+def _unplayed(row: rating.Rated) -> board.Line:
+    return board.Line(
+        row.name, board.Standing.UNPLAYED, row.rating, row.plus_minus, 0, 0, 0.0, (0.0, 1.0)
+    )
 
 
 def row_json(row: Row) -> dict[str, Any]:
@@ -199,6 +208,9 @@ def row_json(row: Row) -> dict[str, Any]:
         "matches": row.matches,
         "place": row.place,
         "provisional": row.provisional,
+        "standing": row.standing,
+        "winShare": row.win_share,
+        "winShareInterval": list(row.win_interval),
         "needs": PROVISIONAL,
     }
 

@@ -98,18 +98,26 @@ function cell(row, text, numeric) {
   row.appendChild(td);
   return td;
 }
+function share(bot) {
+  if (bot.standing === "unplayed") return "no match yet";
+  const [low, high] = bot.winShareInterval;
+  return bot.winShare.toFixed(2) + " (" + low.toFixed(2) + "–" + high.toFixed(2) + ")";
+}
 function rows(table, bots, provisional) {
   const body = document.createElement("tbody");
   for (const bot of bots) {
     const row = document.createElement("tr");
-    cell(row, provisional ? String(bot.matches) + " of " + String(bot.needs) : bot.place);
+    if (!provisional) cell(row, bot.place);
     const link = document.createElement("a");
     link.href = "/bots/" + encodeURIComponent(bot.name);
     link.textContent = bot.name;
     cell(row, "").appendChild(link);
     cell(row, bot.owner || "house");
     cell(row, "v" + bot.version);
-    if (!provisional) {
+    if (provisional) {
+      cell(row, String(bot.matches), true);
+      cell(row, share(bot));
+    } else {
       cell(row, bot.rating.toFixed(0), true);
       cell(row, "±" + bot.interval.toFixed(0), true);
       cell(row, String(bot.matches), true);
@@ -164,17 +172,18 @@ TEMPLATES = {
 <td>{{ row.owner or "house" }}</td><td>v{{ row.version }}</td><td class="n">{{ "%.0f"|format(row.rating) }}</td>
 <td class="n">±{{ "%.0f"|format(row.interval) }}</td><td class="n">{{ row.matches }}</td></tr>{% endfor %}
 </tbody></table>
-<table id="provisional"{% if not provisional %} hidden{% endif %}><caption>Provisional: no place until {{ needs }} matches</caption>
-<thead><tr><th>Matches</th><th>Bot</th><th>Owner</th><th>Version</th></tr></thead><tbody>
-{% for row in provisional %}<tr><td>{{ row.matches }} of {{ needs }}</td><td><a href="/bots/{{ row.name }}">{{ row.name }}</a></td>
-<td>{{ row.owner or "house" }}</td><td>v{{ row.version }}</td></tr>{% endfor %}</tbody></table>
+<table id="provisional"{% if not provisional %} hidden{% endif %}><caption>Provisional: no place until {{ needs }} deals; the win share with its interval</caption>
+<thead><tr><th>Bot</th><th>Owner</th><th>Version</th><th>Matches</th><th>Win share</th></tr></thead><tbody>
+{% for row in provisional %}<tr><td><a href="/bots/{{ row.name }}">{{ row.name }}</a></td>
+<td>{{ row.owner or "house" }}</td><td>v{{ row.version }}</td><td class="n">{{ row.matches }}</td>
+<td>{% if row.matches %}{{ "%.2f (%.2f–%.2f)"|format(row.win_share, row.win_interval[0], row.win_interval[1]) }}{% else %}no match yet{% endif %}</td></tr>{% endfor %}</tbody></table>
 <p class="muted">Projector: <a href="/?projector=1">this board in large type</a>.</p>
 <script src="/static/league.js"></script>{% endblock %}""",
     "results.html": """{% extends "base.html" %}{% block main %}
 <h1>{{ league }}: {{ "final results" if over else "results so far" }}</h1>
 {% if not over %}<p class="banner">{{ phase_text }} These are not the final results.</p>{% else %}<p>{{ phase_text }}</p>{% endif %}
 {% if final %}<h2>The final phase</h2>
-<p>{{ final_matches }} matches: every pair of the {{ final|length }} bots on {{ deals }} fresh deals, each deal played in every seat order.</p>
+<p>{{ final_matches }} matches: every pair of the {{ final|length }} bots on {{ deals }} fresh deals, each deal played in every seat order. A place is shared where the final phase cannot tell bots apart (all pairs at once, Holm's method, 95 %).</p>
 <table id="final"><thead><tr><th>Place</th><th>Bot</th><th>Owner</th><th>Version</th><th>Rating</th><th>±</th><th>Matches</th><th>Season's place</th></tr></thead><tbody>
 {% for row in final %}<tr><td>{{ row.place }}</td><td>{{ row.name }}</td><td>{{ row.owner or "house" }}</td><td>v{{ row.version }}</td>
 <td class="n">{{ "%.0f"|format(row.rating) }}</td><td class="n">±{{ "%.0f"|format(row.interval) }}</td><td class="n">{{ row.matches }}</td><td>{{ season_places.get(row.version_id, "") }}</td></tr>{% endfor %}
