@@ -112,6 +112,20 @@ def test_a_season_ends_in_a_final_phase_and_a_frozen_board(
     assert exported["finalPhase"] == final
     shown = server.get("/results.csv")
     assert shown.headers["content-type"].startswith("text/csv") and "final,1" in shown.text
+    # Places are counted among the versions still in it: the winner disqualified (after
+    # the prize-giving, say), the two others hold places 1 and 2 between them.
+    client, csrf = signed_in(server, tokens["organiser"])
+    with contextlib.closing(client):
+        winner = next(row for row in final if row["place"] == "1" or row["place"].startswith("1"))
+        ident = client.get("/organiser").text.split(
+            f"<td>{winner['name']}#{winner['version']}</td>"
+        )
+        version = ident[1].split('name="version" value="')[1].split('"')[0]
+        rule = {"csrf": csrf, "version": version, "state": "disqualified", "reason": "a test"}
+        assert client.post("/organiser/state", data={**rule, "confirm": "1"}).status_code == 303
+    after = server.get("/api/results").json()["finalPhase"]
+    assert {row["name"] for row in after} == {row["name"] for row in final} - {winner["name"]}
+    assert all(part in {"1", "2"} for row in after for part in row["place"].split("–"))
 
 
 def test_old_replays_are_pruned_to_the_budget_and_their_pages_say_so(

@@ -78,9 +78,10 @@ nav a{margin-right:1rem}nav form{display:inline}
 .banner{border-left:4px solid var(--warn);padding:.3rem .6rem;background:var(--soft)}
 .muted{opacity:.75}
 svg.chart{width:100%;height:auto;max-width:40rem}svg.chart text{fill:currentColor;font-size:11px}
-body.projector{max-width:none;font-size:2.2vw;padding:2vw}body.projector nav{display:none}
-body.projector h1{font-size:3.5vw;margin:.2em 0}
-@media (max-width:40rem){body{font-size:15px;padding:.5rem}th,td{padding:.2rem}}
+body.projector{max-width:none;font-size:max(24px,2.2vw);padding:2vw}body.projector nav{display:none}
+body.projector h1{font-size:max(36px,3.5vw);margin:.2em 0}
+@media (max-width:40rem){body{font-size:15px;padding:.5rem}th,td{padding:.2rem}
+table{display:block;overflow-x:auto;max-width:100%}}
 """
 
 _SCRIPT = """
@@ -111,9 +112,10 @@ function rows(table, bots, provisional) {
     const link = document.createElement("a");
     link.href = "/bots/" + encodeURIComponent(bot.name);
     link.textContent = bot.name;
-    cell(row, "").appendChild(link);
+    const named = cell(row, "");
+    named.appendChild(link);
+    named.appendChild(document.createTextNode(" v" + bot.version));
     cell(row, bot.owner || "house");
-    cell(row, "v" + bot.version);
     if (provisional) {
       cell(row, String(bot.matches), true);
       cell(row, share(bot));
@@ -154,7 +156,7 @@ _BASE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 {% if report %}<pre class="report">{{ report }}</pre>{% endif %}
 {% if back %}<p><a href="{{ back }}">Back</a></p>{% endif %}{% endblock %}</main></body></html>"""
 
-_BOARD_HEAD = """<tr><th>Place</th><th>Bot</th><th>Owner</th><th>Version</th><th>Rating</th>
+_BOARD_HEAD = """<tr><th>Place</th><th>Bot</th><th>Owner</th><th>Rating</th>
 <th>±</th><th>Matches</th></tr>"""
 
 TEMPLATES = {
@@ -168,14 +170,14 @@ TEMPLATES = {
 <thead>"""
     + _BOARD_HEAD
     + """</thead><tbody>
-{% for row in rows if not row.provisional %}<tr><td>{{ row.place }}</td><td><a href="/bots/{{ row.name }}">{{ row.name }}</a></td>
-<td>{{ row.owner or "house" }}</td><td>v{{ row.version }}</td><td class="n">{{ "%.0f"|format(row.rating) }}</td>
+{% for row in rows if not row.provisional %}<tr><td>{{ row.place }}</td><td><a href="/bots/{{ row.name }}">{{ row.name }}</a> v{{ row.version }}</td>
+<td>{{ row.owner or "house" }}</td><td class="n">{{ "%.0f"|format(row.rating) }}</td>
 <td class="n">±{{ "%.0f"|format(row.interval) }}</td><td class="n">{{ row.matches }}</td></tr>{% endfor %}
 </tbody></table>
 <table id="provisional"{% if not provisional %} hidden{% endif %}><caption>Provisional: no place until {{ needs }} deals; the win share with its interval</caption>
-<thead><tr><th>Bot</th><th>Owner</th><th>Version</th><th>Matches</th><th>Win share</th></tr></thead><tbody>
-{% for row in provisional %}<tr><td><a href="/bots/{{ row.name }}">{{ row.name }}</a></td>
-<td>{{ row.owner or "house" }}</td><td>v{{ row.version }}</td><td class="n">{{ row.matches }}</td>
+<thead><tr><th>Bot</th><th>Owner</th><th>Matches</th><th>Win share</th></tr></thead><tbody>
+{% for row in provisional %}<tr><td><a href="/bots/{{ row.name }}">{{ row.name }}</a> v{{ row.version }}</td>
+<td>{{ row.owner or "house" }}</td><td class="n">{{ row.matches }}</td>
 <td>{% if row.matches %}{{ "%.2f (%.2f–%.2f)"|format(row.win_share, row.win_interval[0], row.win_interval[1]) }}{% else %}no match yet{% endif %}</td></tr>{% endfor %}</tbody></table>
 <p class="muted">Projector: <a href="/?projector=1">this board in large type</a>.</p>
 <script src="/static/league.js"></script>{% endblock %}""",
@@ -184,14 +186,14 @@ TEMPLATES = {
 {% if not over %}<p class="banner">{{ phase_text }} These are not the final results.</p>{% else %}<p>{{ phase_text }}</p>{% endif %}
 {% if final %}<h2>The final phase</h2>
 <p>{{ final_matches }} matches: every pair of the {{ final|length }} bots on {{ deals }} fresh deals, each deal played in every seat order. A place is shared where the final phase cannot tell bots apart (all pairs at once, Holm's method, 95 %).</p>
-<table id="final"><thead><tr><th>Place</th><th>Bot</th><th>Owner</th><th>Version</th><th>Rating</th><th>±</th><th>Matches</th><th>Season's place</th></tr></thead><tbody>
-{% for row in final %}<tr><td>{{ row.place }}</td><td>{{ row.name }}</td><td>{{ row.owner or "house" }}</td><td>v{{ row.version }}</td>
+<table id="final"><thead><tr><th>Place</th><th>Bot</th><th>Owner</th><th>Rating</th><th>±</th><th>Matches</th><th>Season's place</th></tr></thead><tbody>
+{% for row in final %}<tr><td>{{ row.place or "provisional" }}</td><td>{{ row.name }} v{{ row.version }}</td><td>{{ row.owner or "house" }}</td>
 <td class="n">{{ "%.0f"|format(row.rating) }}</td><td class="n">±{{ "%.0f"|format(row.interval) }}</td><td class="n">{{ row.matches }}</td><td>{{ season_places.get(row.version_id, "") }}</td></tr>{% endfor %}
 </tbody></table>{% endif %}
 <h2>The season</h2><table id="season"><thead>"""
     + _BOARD_HEAD
     + """</thead><tbody>
-{% for row in rows %}<tr><td>{{ row.place or "provisional" }}</td><td>{{ row.name }}</td><td>{{ row.owner or "house" }}</td><td>v{{ row.version }}</td>
+{% for row in rows %}<tr><td>{{ row.place or "provisional" }}</td><td>{{ row.name }} v{{ row.version }}</td><td>{{ row.owner or "house" }}</td>
 <td class="n">{{ "%.0f"|format(row.rating) }}</td><td class="n">±{{ "%.0f"|format(row.interval) }}</td><td class="n">{{ row.matches }}</td></tr>{% endfor %}
 </tbody></table>
 <p class="muted"><a href="/results?projector=1">Projector</a> · <a href="/api/results">JSON</a> · <a href="/results.csv">CSV</a></p>{% endblock %}""",
