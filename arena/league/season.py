@@ -21,6 +21,7 @@ import random
 import secrets
 import threading
 import time
+from collections import defaultdict, deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
@@ -52,6 +53,10 @@ SNAPSHOT_SECONDS = 10.0  # at most one rating snapshot per version this often
 PRIOR_WIDTH = 350.0  # the interval shown for a version with no match yet
 PROVISIONAL = board.PROVISIONAL_DEALS  # deals before a version is placed (shown apart before)
 LIVE_PLANNED = 500.0  # matches a version is planned to play: the live board's every-look plan
+# A slow version does not take the workers: one at the tables for more than FAIR_SHARE times
+# its share (seats / versions) of the time the last RECENT matches took waits while the others
+# play (once those matches took FAIR_AFTER_SECONDS: not at the season's first tables).
+FAIR_SHARE, FAIR_AFTER_SECONDS, RECENT = 1.25, 1.0, 50
 PRUNE_EVERY = 50  # matches recorded between two looks at the replays' disk budget
 FINAL_COMBINATIONS = 2000  # a final phase of larger tables samples this many of them
 
@@ -275,6 +280,8 @@ class Season:
         self.rng = rng or random.Random(secrets.randbits(64))
         self.admit, self.admitted = admit, set[int]()
         self.ending, self.replay_bytes, self.recorded = ending, replay_bytes, 0
+        # the last RECENT matches: how long each took, and who sat at it
+        self.recent: deque[tuple[float, tuple[int, ...]]] = deque(maxlen=RECENT)
         self.rows: list[Row] = []
         self.final_rows: list[Row] = []
         self.lock = threading.Lock()
@@ -359,12 +366,31 @@ class Season:
         size = table_size(self.sizes, len(field), self.rng)
         if size is None:
             return []
-        # Versions already at a table wait, when there are enough others.
-        idle = [entry for entry in field if entry.id not in busy]
-        chosen = next_table(idle if len(idle) >= size else field, size, self.rng)
+        # Versions already at a table wait, when there are enough others; so does one that took
+        # more than its share of the time played (a slow bot does not stall the season).
+        hogs = self._hogs(size, len(field))
+        choices = [
+            [entry for entry in field if entry.id not in busy | hogs],
+            [entry for entry in field if entry.id not in hogs],
+            field,
+        ]
+        chosen = next_table(next(c for c in choices if len(c) >= size), size, self.rng)
         if chosen is None:
             return []
         return self._tasks(chosen, active, secrets.randbits(62), range(size), SEASON)
+
+    def _hogs(self, size: int, versions: int) -> set[int]:
+        """The versions at the tables for more than FAIR_SHARE times their share of the time
+        the last RECENT matches took: they wait (a slow bot does not stall the season)."""
+        wall = sum(seconds for seconds, _ in self.recent)
+        if wall <= FAIR_AFTER_SECONDS:
+            return set()
+        taken: dict[int, float] = defaultdict(float)
+        for seconds, seated in self.recent:
+            for version in seated:
+                taken[version] += seconds
+        fair = FAIR_SHARE * wall * size / versions
+        return {version for version, seconds in taken.items() if seconds > fair}
 
     def _end(self, reason: str) -> None:
         """The season over: the final phase scheduled (every active version, fixed tables of
@@ -488,6 +514,7 @@ class Season:
             phase=phase,
         )
         self.recorded += 1
+        self.recent.append((line.seconds, order))
 
     def run(self, stop: threading.Event) -> None:
         try:
