@@ -66,6 +66,7 @@ def ended(
         server.kill()
 
 
+@pytest.mark.slow  # (the `ended` league: a season and its final phase, ~20 s)
 def test_a_season_ends_in_a_final_phase_and_a_frozen_board(
     ended: tuple[Path, dict[str, str], Server],
 ) -> None:
@@ -128,6 +129,7 @@ def test_a_season_ends_in_a_final_phase_and_a_frozen_board(
     assert all(part in {"1", "2"} for row in after for part in row["place"].split("–"))
 
 
+@pytest.mark.slow  # (the `ended` league: a season and its final phase, ~20 s)
 def test_old_replays_are_pruned_to_the_budget_and_their_pages_say_so(
     ended: tuple[Path, dict[str, str], Server],
 ) -> None:
