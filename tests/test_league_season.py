@@ -435,3 +435,40 @@ def test_a_slow_bot_does_not_stall_a_season_of_one_job(tmp_path: Path) -> None:
     with_slow = sum(1 for ids in seated if slow_id in ids)
     others = len(seated) - with_slow
     assert with_slow >= 2 and others >= 3 * with_slow, (with_slow, others)
+
+
+def test_an_uploads_stages_are_shown_while_it_is_checked(
+    server: Server, here: tuple[Path, dict[str, str]]
+) -> None:
+    """The owner's page polls where their upload is (the form's script shows it): built, then
+    checked, then nothing once the answer is back."""
+    import threading
+
+    tokens = here[1]
+    bot = tar_of(
+        {
+            "bot.toml": b'command = ["python3", "bot.py"]\nbuild = ["sleep", "2"]\n',
+            "bot.py": GOOD,
+        }
+    )
+    client, _ = signed_in(server, tokens["cat"])
+    answers: list[int] = []
+    sending = threading.Thread(
+        target=lambda: answers.append(upload(server, "stagebot", bot, tokens["cat"]).status_code)
+    )
+    with contextlib.closing(client):
+        assert client.get("/me/progress").json()["stage"] is None
+        sending.start()
+        seen = set()
+        while sending.is_alive():
+            now = client.get("/me/progress").json()
+            if now["stage"]:
+                seen.add(now["stage"])
+                assert now["text"] and now["seconds"] >= 0
+            time.sleep(0.2)
+        sending.join()
+        assert answers == [201] and {"building", "checking"} <= seen, seen
+        assert client.get("/me/progress").json()["stage"] is None
+        assert "/static/upload.js" in client.get("/me").text
+    script = server.get("/static/upload.js").text
+    assert 'fetch("/me/progress"' in script

@@ -24,6 +24,13 @@ from arena.league.submission import MANIFEST, Refused, UnpackLimits, read_manife
 
 Check = Callable[[Sequence[str], Path, Sequence[str]], tuple[bool, str]]
 DEFAULT_BUILD = BuildSettings()
+# What an upload is going through, in words for its owner's page (`submit`'s `progress`).
+STAGES = {
+    "unpacking": "Unpacking the archive",
+    "building": "Building it in the sandbox (its build step)",
+    "checking": "Checking it in the sandbox (arena check's scenarios: a normal match, then "
+    "hostile ones)",
+}
 NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 
 
@@ -58,8 +65,10 @@ def submit(
     limits: UnpackLimits,
     build_settings: BuildSettings = DEFAULT_BUILD,
     sandbox: str = "auto",
+    progress: Callable[[str], None] = lambda stage: None,
 ) -> Version:
-    """A new version of `bot` from an archive. Raises Forbidden, Refused or Failed."""
+    """A new version of `bot` from an archive; `progress(stage)` is told each stage as it
+    begins (STAGES). Raises Forbidden, Refused or Failed."""
     problem = valid_name(bot)
     if problem is not None:
         raise Refused(problem)
@@ -78,10 +87,12 @@ def submit(
     place.mkdir()
     place.chmod(0o755)  # (the arena's umask is 077; the sandbox may run the bot as nobody)
     try:
+        progress("unpacking")
         root = unpack(data, place / "source", limits)
         manifest = read_manifest(root)
         log = ""
         if manifest.build is not None:
+            progress("building")
             try:
                 root, log = build(
                     root, place / "built", manifest.build, build_settings, limits, sandbox
@@ -100,6 +111,7 @@ def submit(
             )
         folder = str(root.relative_to(store.folder))
         seat = seat_for(bot, manifest.command, None, folder, store.folder)
+        progress("checking")
         passed, report = check(seat.command, seat.cwd, manifest.command)  # as at a table
         if not passed:
             raise Failed("refused by arena check", report)

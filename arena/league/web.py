@@ -258,15 +258,17 @@ _UPLOAD_SCRIPT = """
 "use strict";
 const form = document.getElementById("upload");
 const progress = document.getElementById("progress");
+async function look() {
+  try {
+    const response = await fetch("/me/progress", {cache: "no-store"});
+    const data = await response.json();
+    if (data.stage) progress.textContent = data.text + "… " + data.seconds + " s";
+  } catch (error) { /* the answer is on its way */ }
+}
 form.addEventListener("submit", () => {
   progress.hidden = false;
-  let seconds = 0;
-  progress.textContent = "Uploading and checking: unpacked, built (if it has a build), then " +
-    "checked in the sandbox. This can take a minute or two.";
-  setInterval(() => {
-    seconds += 1;
-    progress.textContent = "Checking your bot in the sandbox… " + seconds + " s";
-  }, 1000);
+  progress.textContent = "Uploading…";
+  setInterval(look, 1000);
 });
 """
 
@@ -427,6 +429,7 @@ class Site:
             loader=DictLoader(TEMPLATES), autoescape=select_autoescape(default=True)
         )
         self.rates = _RateLimit()
+        self.stages: dict[int, tuple[str, float]] = {}  # an owner's upload: its stage, since
 
     def page(self, template: str, status: int = 200, **values: Any) -> HTMLResponse:
         page = self.env.get_template(template).render(league=self.name, **values)
@@ -704,6 +707,10 @@ class Site:
         data = await archive.read(self.limits.archive_bytes + 1)
         if len(data) > self.limits.archive_bytes:
             return self._refused(request, owner, 413, too_big, "")
+
+        def progress(stage: str) -> None:
+            self.stages[owner.id] = (stage, time.monotonic())
+
         try:
             version = await run_in_threadpool(
                 intake.submit,
@@ -715,6 +722,7 @@ class Site:
                 self.limits,
                 self.build_settings,
                 self.sandbox,
+                progress,
             )
         except intake.Forbidden as error:
             return self._refused(request, owner, 403, str(error), "")
@@ -722,6 +730,8 @@ class Site:
             return self._refused(request, owner, 422, str(error), error.report)
         except Refused as error:
             return self._refused(request, owner, 422, str(error), "")
+        finally:
+            self.stages.pop(owner.id, None)
         self.rates.count(key, "upload")
         await run_in_threadpool(self.season.refresh)  # on the leaderboard at once
         if not request.url.path.startswith("/api/"):
@@ -769,6 +779,21 @@ class Site:
         response = RedirectResponse("/login", status_code=303)
         response.delete_cookie(COOKIE, path="/")
         return response
+
+    async def me_progress(self, request: Request) -> Response:
+        """Where the signed-in owner's upload is: `{"stage", "text", "seconds"}` (stage null:
+        none running). The upload form's script polls it while the upload's answer is awaited."""
+        owner, _ = self.session_of(request)
+        if owner is None:
+            return JSONResponse({"error": "not signed in"}, status_code=401)
+        stage, since = self.stages.get(owner.id, ("", time.monotonic()))
+        return JSONResponse(
+            {
+                "stage": stage or None,
+                "text": intake.STAGES.get(stage, ""),
+                "seconds": round(time.monotonic() - since),
+            }
+        )
 
     async def me(self, request: Request) -> Response:
         owner, csrf = self.session_of(request)
@@ -973,6 +998,7 @@ class Site:
             Route("/logout", self.logout, methods=["POST"]),
             Route("/me", self.me),
             Route("/me/upload", self.me_upload, methods=["POST"]),
+            Route("/me/progress", self.me_progress),
             Route("/me/retire", self.me_retire, methods=["POST"]),
             Route("/me/resume", self.me_resume, methods=["POST"]),
             Route("/me/matches/{ident}", self.my_match_page),
