@@ -589,7 +589,14 @@ def test_a_version_that_cannot_start_is_paused_with_a_note_to_its_owner(
                 )
 
         wait_for(lambda: state() == "paused", "the version paused")
-        wait_for(lambda: "nostart" not in names_on(server), "the version off the leaderboard")
+
+        # Still in sight on the board, apart and without a place (it used to disappear).
+        def on_board() -> dict[str, object]:
+            bots = server.get("/api/leaderboard").json()["bots"]
+            return next((b for b in bots if b["name"] == "nostart"), {})
+
+        wait_for(lambda: on_board().get("standing") == "paused", "shown paused on the board")
+        assert on_board()["place"] == ""
         client, _ = signed_in(server, tokens["ann"])
         with contextlib.closing(client):
             page = client.get("/me").text

@@ -167,13 +167,22 @@ def standings(
     ]
     if not active:
         return []
-    fit = rating.fit(finishes, names=[version.name for version in active])
+    everyone = rating.fit(finishes, names=[version.name for version in active])
     shown = {version.name: version for version in active}
     # Only the active versions are on the board: places are counted among them alone.
-    fit = dataclasses.replace(fit, rated=tuple(row for row in fit.rated if row.name in shown))
+    fit = dataclasses.replace(
+        everyone, rated=tuple(row for row in everyone.rated if row.name in shown)
+    )
     claims = board.of(fit, look if look is not None else board.Live(LIVE_PLANNED))
     owners = store.owner_names()
     lines = [*claims, *(_unplayed(fit[name]) for name in claims.unplayed)]
+    if phase is None:  # a paused version stays in sight, apart and without a place
+        rated = {row.name: row for row in everyone.rated}
+        for version in versions.values():
+            if version.state == PAUSED:
+                shown[version.name] = version
+                row = rated.get(version.name)
+                lines.append(_apart(version.name, row))
     rows = []
     for line in lines:
         version = shown[line.name]
@@ -188,7 +197,7 @@ def standings(
                 line.place,
                 version.state,
                 owners.get(version.owner_id, "") if version.owner_id is not None else "",
-                str(line.standing),
+                PAUSED if version.state == PAUSED else str(line.standing),
                 round(line.win_share, 4),
                 (round(line.win_interval[0], 4), round(line.win_interval[1], 4)),
             )
@@ -197,8 +206,22 @@ def standings(
 
 
 def _unplayed(row: rating.Rated) -> board.Line:
+    return _apart(row.name, row)
+
+
+def _apart(name: str, row: rating.Rated | None) -> board.Line:
+    """A line shown apart, without a place (unplayed, or paused: `standings` says which)."""
+    if row is None or not row.matches:
+        return board.Line(name, board.Standing.UNPLAYED, 0.0, PRIOR_WIDTH, 0, 0, 0.0, (0.0, 1.0))
     return board.Line(
-        row.name, board.Standing.UNPLAYED, row.rating, row.plus_minus, 0, 0, 0.0, (0.0, 1.0)
+        name,
+        board.Standing.PROVISIONAL,
+        row.rating,
+        row.plus_minus,
+        row.matches,
+        row.deals,
+        row.wins,
+        board.share_interval(row.wins, row.matches),
     )
 
 

@@ -100,6 +100,7 @@ function cell(row, text, numeric) {
   return td;
 }
 function share(bot) {
+  if (bot.standing === "paused") return "paused";
   if (bot.standing === "unplayed") return "no match yet";
   const [low, high] = bot.winShareInterval;
   return bot.winShare.toFixed(2) + " (" + low.toFixed(2) + "–" + high.toFixed(2) + ")";
@@ -174,11 +175,11 @@ TEMPLATES = {
 <td>{{ row.owner or "house" }}</td><td class="n">{{ "%.0f"|format(row.rating) }}</td>
 <td class="n">±{{ "%.0f"|format(row.interval) }}</td><td class="n">{{ row.matches }}</td></tr>{% endfor %}
 </tbody></table>
-<table id="provisional"{% if not provisional %} hidden{% endif %}><caption>Provisional: no place until {{ needs }} deals; the win share with its interval</caption>
+<table id="provisional"{% if not provisional %} hidden{% endif %}><caption>Apart, without a place: provisional (fewer than {{ needs }} deals: the win share with its interval), not played yet, or paused</caption>
 <thead><tr><th>Bot</th><th>Owner</th><th>Matches</th><th>Win share</th></tr></thead><tbody>
 {% for row in provisional %}<tr><td><a href="/bots/{{ row.name }}">{{ row.name }}</a> v{{ row.version }}</td>
 <td>{{ row.owner or "house" }}</td><td class="n">{{ row.matches }}</td>
-<td>{% if row.matches %}{{ "%.2f (%.2f–%.2f)"|format(row.win_share, row.win_interval[0], row.win_interval[1]) }}{% else %}no match yet{% endif %}</td></tr>{% endfor %}</tbody></table>
+<td>{% if row.standing == "paused" %}paused{% elif row.matches %}{{ "%.2f (%.2f–%.2f)"|format(row.win_share, row.win_interval[0], row.win_interval[1]) }}{% else %}no match yet{% endif %}</td></tr>{% endfor %}</tbody></table>
 <p class="muted">Projector: <a href="/?projector=1">this board in large type</a>.</p>
 <script src="/static/league.js"></script>{% endblock %}""",
     "results.html": """{% extends "base.html" %}{% block main %}
