@@ -291,6 +291,13 @@ def test_server_paths_are_never_shown_to_owners(
         page = wait_for(shown, "pathbot's stderr on its owner's page")
     assert str(folder.resolve()) not in page and "versions/pathbot" not in page
     assert '<h4><a href="/me/matches/' in page  # each stderr block names its match
+    # Nor in its notes beside each decision, on the match's page.
+    ident = page.split('<h4><a href="/me/matches/')[1].split('"')[0]
+    client, _ = signed_in(server, tokens["cat"])
+    with contextlib.closing(client):
+        viewer = client.get(f"/me/matches/{ident}").text
+    assert "at bot.py" in viewer
+    assert "versions/pathbot" not in viewer and "versions\\/pathbot" not in viewer
 
 
 # -- errors a browser can meet are pages ------------------------------------------------

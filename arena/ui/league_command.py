@@ -395,11 +395,17 @@ def make_check(config: Any) -> Any:
 
 def view(path: Path, seats: frozenset[int] = frozenset()) -> str:
     """A match's page, with the notes (what the bots wrote to stderr) of `seats` only: none on
-    the public page, the owner's own on theirs."""
+    the public page, the owner's own on theirs, without the server's paths (`path` is in the
+    league's `replays/`)."""
+    from arena.league.store import hide_paths
     from arena.replays import replay
     from arena.ui import viewer
 
-    return viewer.render(replay.read(path), notes=seats)
+    data = viewer.page_data(replay.read(path), notes=seats)
+    league = path.parent.parent
+    for note in data.get("notes") or []:
+        note["text"] = hide_paths(str(note["text"]), league)
+    return viewer.page("viewer", data, "Go Fish replay")
 
 
 def worker_check(opened: Any, folder: Path) -> Callable[[Any], str | None]:
