@@ -275,8 +275,9 @@ def test_server_paths_are_never_shown_to_owners(
     """A bot that writes where it runs from (its traceback would) shows its own file's name,
     not the league's folder on the server."""
     folder, tokens = here
-    talker = GOOD.replace(
-        b"import sys", b"import sys\nprint('at', __file__, file=sys.stderr, flush=True)", 1
+    talker = GOOD.replace(  # (while answering: a note beside each decision too)
+        b'    kind = message.get("type")\n',
+        b'    kind = message.get("type")\n    print("at", __file__, file=sys.stderr, flush=True)\n',
     )
     assert talker != GOOD
     bot = tar_of({"bot.toml": MANIFEST, "bot.py": talker})
