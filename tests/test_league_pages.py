@@ -176,6 +176,17 @@ def test_every_page_fits_a_phone_without_sideways_scrolling(
             load(browser, lambda path=path: browser.send("Page.navigate", url=server.url + path))
             wide = browser.js("document.documentElement.scrollWidth")
             assert wide <= PHONE, f"{path}: {wide} px wide on a {PHONE} px phone"
+        # An owner's check report: kept as written (never wrapped into noise), scrolling
+        # inside its block on a phone.
+        from test_league import upload
+
+        assert upload(server, "phonebot", good_bot(), tokens["ann"]).status_code == 201
+        sign_in(browser, server, tokens["ann"])
+        load(browser, lambda: browser.send("Page.navigate", url=server.url + "/me"))
+        assert browser.js("document.documentElement.scrollWidth") <= PHONE
+        report = "document.querySelector('pre.report')"
+        assert browser.js(f"getComputedStyle({report}).whiteSpace") == "pre"
+        assert browser.js(f"{report}.scrollWidth > {report}.clientWidth") is True
     finally:
         server.kill()
 
