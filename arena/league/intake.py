@@ -24,6 +24,13 @@ from arena.league.submission import MANIFEST, Refused, UnpackLimits, read_manife
 
 Check = Callable[[Sequence[str], Path, Sequence[str]], tuple[bool, str]]
 DEFAULT_BUILD = BuildSettings()
+# What an upload is going through, in words for its owner's page (`submit`'s `progress`).
+STAGES = {
+    "unpacking": "Unpacking the archive",
+    "building": "Building it in the sandbox (its build step)",
+    "checking": "Checking it in the sandbox (arena check's scenarios: a normal match, then "
+    "hostile ones)",
+}
 NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 
 
@@ -42,7 +49,10 @@ class Failed(Refused):
 def valid_name(name: str) -> str | None:
     """Why `name` cannot be a bot's name, or None."""
     if not 1 <= len(name) <= 40 or not set(name) <= NAME_CHARACTERS or name[0] in "-.":
-        return f"bot name {name[:40]!r}: 1 to 40 letters, digits, '-', '_' or '.'"
+        return (
+            f"bot name {name[:40]!r}: 1 to 40 letters, digits, '-', '_' or '.' "
+            "(not starting with '-' or '.'; no '/' or spaces)"
+        )
     return None
 
 
@@ -55,22 +65,34 @@ def submit(
     limits: UnpackLimits,
     build_settings: BuildSettings = DEFAULT_BUILD,
     sandbox: str = "auto",
+    progress: Callable[[str], None] = lambda stage: None,
 ) -> Version:
-    """A new version of `bot` from an archive. Raises Forbidden, Refused or Failed."""
+    """A new version of `bot` from an archive; `progress(stage)` is told each stage as it
+    begins (STAGES). Raises Forbidden, Refused or Failed."""
     problem = valid_name(bot)
     if problem is not None:
         raise Refused(problem)
     exists, owner_id = store.bot_owner(bot)
     if exists and owner_id != owner.id:
         raise Forbidden(f"bot {bot!r} belongs to another owner")
+    like = None if exists else store.bot_like(bot)
+    if like is not None:
+        whose = "your own" if store.bot_owner(like)[1] == owner.id else "another owner's"
+        raise Refused(
+            f"bot name {bot!r} reads the same as {like!r}, {whose} bot (names are told apart "
+            "whatever their case and look-alike characters): choose another name"
+            + (f", or submit to {like!r}" if whose == "your own" else "")
+        )
     place = store.folder / VERSIONS / f"{bot}-{secrets.token_hex(6)}"
     place.mkdir()
     place.chmod(0o755)  # (the arena's umask is 077; the sandbox may run the bot as nobody)
     try:
+        progress("unpacking")
         root = unpack(data, place / "source", limits)
         manifest = read_manifest(root)
         log = ""
         if manifest.build is not None:
+            progress("building")
             try:
                 root, log = build(
                     root, place / "built", manifest.build, build_settings, limits, sandbox
@@ -89,6 +111,7 @@ def submit(
             )
         folder = str(root.relative_to(store.folder))
         seat = seat_for(bot, manifest.command, None, folder, store.folder)
+        progress("checking")
         passed, report = check(seat.command, seat.cwd, manifest.command)  # as at a table
         if not passed:
             raise Failed("refused by arena check", report)

@@ -14,22 +14,36 @@ once or, when the server dies before its row, not at all — its table is chosen
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import itertools
 import os
 import random
 import secrets
 import threading
 import time
+from collections import defaultdict, deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from arena.base.config import Config, Seat, bot_command, named_files
 from arena.league.matchmaking import Entry, next_table, table_size
-from arena.league.store import PAUSED, REPLAYS, Store, Version
+from arena.league.store import (
+    ACTIVE,
+    DISQUALIFIED,
+    FINAL,
+    OVER,
+    PAUSED,
+    REPLAYS,
+    SEASON,
+    Store,
+    Version,
+)
 from arena.seats import fingerprint
 from arena.seats.replies import FaultKind
-from arena.tournaments import rating
+from arena.tournaments import board, rating
 from arena.tournaments.executors import MatchExecutor
 from arena.tournaments.runner import MatchPlayed, MatchTask, play_task, write_replay
 
@@ -37,6 +51,14 @@ REASON_CHARS, REASONS_TOLD = 300, 100  # a lost table's reason: its length, how 
 REFRESH_SECONDS = 0.5  # the fit over every match is redone at most this often
 SNAPSHOT_SECONDS = 10.0  # at most one rating snapshot per version this often
 PRIOR_WIDTH = 350.0  # the interval shown for a version with no match yet
+PROVISIONAL = board.PROVISIONAL_DEALS  # deals before a version is placed (shown apart before)
+LIVE_PLANNED = 500.0  # matches a version is planned to play: the live board's every-look plan
+# A slow version does not take the workers: one at the tables for more than FAIR_SHARE times
+# its share (seats / versions) of the time the last RECENT matches took waits while the others
+# play (once those matches took FAIR_AFTER_SECONDS: not at the season's first tables).
+FAIR_SHARE, FAIR_AFTER_SECONDS, RECENT = 1.25, 1.0, 50
+PRUNE_EVERY = 50  # matches recorded between two looks at the replays' disk budget
+FINAL_COMBINATIONS = 2000  # a final phase of larger tables samples this many of them
 
 
 class NotYet(Exception):
@@ -53,8 +75,35 @@ class Row:
     rating: float
     interval: float  # 95 % half-width
     matches: int
-    place: str
+    place: str  # among the ranked active versions ("" while provisional or unplayed)
     state: str
+    owner: str = ""  # the owner's name ("" for the organiser's own bots)
+    standing: str = "ranked"  # `board.Standing`: ranked, provisional (no place) or unplayed
+    win_share: float = 0.0
+    win_interval: tuple[float, float] = (0.0, 1.0)  # at this look
+
+    @property
+    def provisional(self) -> bool:
+        """Not placed: fewer than PROVISIONAL deals, or no match yet."""
+        return self.standing != board.Standing.RANKED
+
+
+@dataclass(frozen=True)
+class Ending:
+    """When the season ends (`[league] deadline`, `maxMatches`; None: not by that) and how
+    many duplicate groups each pair plays in the final phase (`finalDeals`; 0: none)."""
+
+    deadline: float | None = None  # a Unix time
+    max_matches: int | None = None
+    final_deals: int = 0
+
+    def reason(self, now: float, matches: int) -> str | None:
+        """Why the season is over now, or None."""
+        if self.max_matches is not None and matches >= self.max_matches:
+            return f"{self.max_matches} matches played"
+        if self.deadline is not None and now >= self.deadline:
+            return "the deadline passed"
+        return None
 
 
 def seat_of(version: Version, folder: Path) -> Seat:
@@ -87,10 +136,24 @@ def fingerprint_of(seat: Seat) -> str:
     return fingerprint.of(seat)
 
 
-def standings(store: Store) -> list[Row]:
-    """Every active version's rating over all the matches of the season, best first."""
+def standings(
+    store: Store, *, phase: str | None = None, look: board.Look | None = None
+) -> list[Row]:
+    """Every active version on the board (`arena.tournaments.board`) of the fit over the
+    season's matches (`phase`: that phase's only), at `look` (the live board's every-look
+    plan by default): the ranked best first, with places counted among the active versions
+    only; then the provisional (fewer than PROVISIONAL deals: a win share, no place) and the
+    unplayed, apart. The final phase's table is every version it seated, at one look (Holm)."""
     versions = {version.id: version for version in store.versions()}
-    active = [version for version in versions.values() if version.state == "active"]
+    active = [version for version in versions.values() if version.state == ACTIVE]
+    if phase == FINAL:  # the final table: every version the final phase seated, not disqualified
+        seated = {v for _, ids, _ in store.final_tables() for v in ids}
+        active = [
+            versions[v]
+            for v in sorted(seated)
+            if v in versions and versions[v].state != DISQUALIFIED
+        ]
+        look = board.Final() if look is None else look
     finishes = [
         rating.Finish(
             {
@@ -99,18 +162,30 @@ def standings(store: Store) -> list[Row]:
             },
             group=match.deal_seed,
         )
-        for match in store.matches()
+        for match in store.matches(phase=phase)
         if match.outcome != "interrupted" and all(v in versions for v in match.versions)
     ]
     if not active:
         return []
-    fit = rating.fit(finishes, names=[version.name for version in active])
+    everyone = rating.fit(finishes, names=[version.name for version in active])
     shown = {version.name: version for version in active}
+    # Only the active versions are on the board: places are counted among them alone.
+    fit = dataclasses.replace(
+        everyone, rated=tuple(row for row in everyone.rated if row.name in shown)
+    )
+    claims = board.of(fit, look if look is not None else board.Live(LIVE_PLANNED))
+    owners = store.owner_names()
+    lines = [*claims, *(_unplayed(fit[name]) for name in claims.unplayed)]
+    if phase is None:  # a paused version stays in sight, apart and without a place
+        rated = {row.name: row for row in everyone.rated}
+        for version in versions.values():
+            if version.state == PAUSED:
+                shown[version.name] = version
+                row = rated.get(version.name)
+                lines.append(_apart(version.name, row))
     rows = []
-    for line in fit.rated:
-        version = shown.get(line.name)
-        if version is None:
-            continue
+    for line in lines:
+        version = shown[line.name]
         rows.append(
             Row(
                 version.bot,
@@ -121,9 +196,81 @@ def standings(store: Store) -> list[Row]:
                 line.matches,
                 line.place,
                 version.state,
+                owners.get(version.owner_id, "") if version.owner_id is not None else "",
+                PAUSED if version.state == PAUSED else str(line.standing),
+                round(line.win_share, 4),
+                (round(line.win_interval[0], 4), round(line.win_interval[1], 4)),
             )
         )
     return rows
+
+
+def _unplayed(row: rating.Rated) -> board.Line:
+    return _apart(row.name, row)
+
+
+def _apart(name: str, row: rating.Rated | None) -> board.Line:
+    """A line shown apart, without a place (unplayed, or paused: `standings` says which)."""
+    if row is None or not row.matches:
+        return board.Line(name, board.Standing.UNPLAYED, 0.0, PRIOR_WIDTH, 0, 0, 0.0, (0.0, 1.0))
+    return board.Line(
+        name,
+        board.Standing.PROVISIONAL,
+        row.rating,
+        row.plus_minus,
+        row.matches,
+        row.deals,
+        row.wins,
+        board.share_interval(row.wins, row.matches),
+    )
+
+
+def row_json(row: Row) -> dict[str, Any]:
+    """A board's line as the API and the results files give it."""
+    return {
+        "name": row.name,
+        "version": row.version,
+        "owner": row.owner,
+        "rating": row.rating,
+        "interval": row.interval,
+        "matches": row.matches,
+        "place": row.place,
+        "provisional": row.provisional,
+        "standing": row.standing,
+        "winShare": row.win_share,
+        "winShareInterval": list(row.win_interval),
+        "needs": PROVISIONAL,
+    }
+
+
+def results_of(store: Store, league: str) -> dict[str, Any]:
+    """The results: the final phase's table (once one is played) and the season's board (its
+    standings at the end once it is over), with owners; `final` once the board is frozen."""
+    phase = store.phase
+    season = standings(store, phase=None if phase == SEASON else SEASON)
+    final = [] if phase == SEASON else standings(store, phase=FINAL)
+    return {
+        "league": league,
+        "final": phase == OVER,
+        "ended": store.setting("ended"),
+        "finalPhase": [row_json(row) for row in final],
+        "finalMatches": len(store.matches(phase=FINAL)) if final else 0,
+        "season": [row_json(row) for row in season],
+    }
+
+
+def final_schedule(
+    ids: Sequence[int], size: int, deals: int, rng: random.Random
+) -> list[tuple[int, tuple[int, ...]]]:
+    """The final phase's tables: every `size`-set of `ids` (a sample of FINAL_COMBINATIONS of
+    them when there are more), each on `deals` fresh deals, every rotation played (a
+    duplicate group): (deal seed, versions in the first rotation's seat order)."""
+    tables = list(itertools.combinations(sorted(ids), size)) if len(ids) >= size else []
+    if len(tables) > FINAL_COMBINATIONS:
+        tables = rng.sample(tables, FINAL_COMBINATIONS)
+    schedule = [(rng.getrandbits(62), table) for _ in range(deals) for table in tables]
+    rng.shuffle(schedule)
+    return schedule
 
 
 class Season:
@@ -141,6 +288,8 @@ class Season:
         rng: random.Random | None = None,
         admit: Callable[[Version], str | None] | None = None,
         on_problem: Callable[[str], None] = lambda line: None,
+        ending: Ending = Ending(),
+        replay_bytes: int | None = None,
     ) -> None:
         """`admit(version)`, when given, is asked once before a version is first seated (and
         again after it was paused or retired and resumed): why it cannot play
@@ -153,21 +302,35 @@ class Season:
         self.on_change, self.on_problem, self.told = on_change, on_problem, set[str]()
         self.rng = rng or random.Random(secrets.randbits(64))
         self.admit, self.admitted = admit, set[int]()
-        self.rows: list[Row] = standings(store)
+        self.ending, self.replay_bytes, self.recorded = ending, replay_bytes, 0
+        # the last RECENT matches: how long each took, and who sat at it
+        self.recent: deque[tuple[float, tuple[int, ...]]] = deque(maxlen=RECENT)
+        self.rows: list[Row] = []
+        self.final_rows: list[Row] = []
         self.lock = threading.Lock()
         self.snapshot_at = -SNAPSHOT_SECONDS
         self.dirty, self.refreshed_at = False, -REFRESH_SECONDS
-        self.playing: dict[Future[MatchPlayed], tuple[MatchTask, tuple[int, ...], int]] = {}
+        # each match in flight: its task, versions in seat order, rotation and phase
+        self.playing: dict[Future[MatchPlayed], tuple[MatchTask, tuple[int, ...], int, str]] = {}
+        self.refresh()
 
     def leaderboard(self) -> list[Row]:
+        """The live board; once the season is over, frozen: its standings at the end."""
         with self.lock:
             return list(self.rows)
 
+    def final(self) -> list[Row]:
+        """The final phase's table (empty while the season runs)."""
+        with self.lock:
+            return list(self.final_rows)
+
     def refresh(self) -> None:
         self.dirty, self.refreshed_at = False, time.monotonic()
-        rows = standings(self.store)
+        phase = self.store.phase
+        rows = standings(self.store, phase=None if phase == SEASON else SEASON)
+        final = [] if phase == SEASON else standings(self.store, phase=FINAL)
         with self.lock:
-            self.rows = rows
+            self.rows, self.final_rows = rows, final
         now = time.monotonic()
         if now - self.snapshot_at >= SNAPSHOT_SECONDS:  # the rating over time, not every match
             self.snapshot_at = now
@@ -198,11 +361,22 @@ class Season:
             allowed[ident] = version
         return allowed
 
-    def _table(self) -> list[tuple[MatchTask, tuple[int, ...], int]]:
-        """The tasks of the next table (one per rotation), or none."""
+    def _table(self) -> list[tuple[MatchTask, tuple[int, ...], int, str]]:
+        """The tasks of the next table (one per rotation), or none: matchmaking's while the
+        season runs, the final phase's fixed ones after it, none once it is over."""
+        phase = self.store.phase
+        if phase == SEASON:
+            reason = self.ending.reason(time.time(), self.store.match_count())
+            if reason is not None:
+                self._end(reason)
+                phase = self.store.phase
+        if phase == FINAL:
+            return self._final_table()
+        if phase == OVER:
+            return []
         by_id = {row.version_id: row for row in self.leaderboard()}
         active = self._admitted({version.id: version for version in self.store.active()})
-        busy = {v for _, ids, _ in self.playing.values() for v in ids}
+        busy = {v for _, ids, *_ in self.playing.values() for v in ids}
         field = [
             Entry(
                 version.id,
@@ -215,16 +389,71 @@ class Season:
         size = table_size(self.sizes, len(field), self.rng)
         if size is None:
             return []
-        # Versions already at a table wait, when there are enough others.
-        idle = [entry for entry in field if entry.id not in busy]
-        chosen = next_table(idle if len(idle) >= size else field, size, self.rng)
+        # Versions already at a table wait, when there are enough others; so does one that took
+        # more than its share of the time played (a slow bot does not stall the season).
+        hogs = self._hogs(size, len(field))
+        choices = [
+            [entry for entry in field if entry.id not in busy | hogs],
+            [entry for entry in field if entry.id not in hogs],
+            field,
+        ]
+        chosen = next_table(next(c for c in choices if len(c) >= size), size, self.rng)
         if chosen is None:
             return []
-        deal = secrets.randbits(62)
+        return self._tasks(chosen, active, secrets.randbits(62), range(size), SEASON)
+
+    def _hogs(self, size: int, versions: int) -> set[int]:
+        """The versions at the tables for more than FAIR_SHARE times their share of the time
+        the last RECENT matches took: they wait (a slow bot does not stall the season)."""
+        wall = sum(seconds for seconds, _ in self.recent)
+        if wall <= FAIR_AFTER_SECONDS:
+            return set()
+        taken: dict[int, float] = defaultdict(float)
+        for seconds, seated in self.recent:
+            for version in seated:
+                taken[version] += seconds
+        fair = FAIR_SHARE * wall * size / versions
+        return {version for version, seconds in taken.items() if seconds > fair}
+
+    def _end(self, reason: str) -> None:
+        """The season over: the final phase scheduled (every active version, fixed tables of
+        the league's smallest size), or the board frozen at once when it plays none."""
+        ids = sorted(self._admitted({v.id: v for v in self.store.active()}))
+        schedule = final_schedule(ids, min(self.sizes), self.ending.final_deals, self.rng)
+        self.store.end_season(reason, schedule)
+        self.dirty = True
+
+    def _final_table(self) -> list[tuple[MatchTask, tuple[int, ...], int, str]]:
+        """The rotations of the final phase's next table not yet counted nor in flight; the
+        board frozen once every table is counted."""
+        flying = {task.deal_seed for task, *_ in self.playing.values()}
+        versions = {v.id: v for v in self.store.versions()}
+        for deal, ids, done in self.store.final_tables():
+            left = [r for r in range(len(ids)) if r not in done]
+            if not left or deal in flying:
+                continue
+            if any(v not in versions or versions[v].state == DISQUALIFIED for v in ids):
+                continue  # (a disqualified version's tables are not played)
+            return self._tasks(ids, versions, deal, left, FINAL)
+        if not self.playing:
+            self.store.freeze()
+            self.dirty = True
+        return []
+
+    def _tasks(
+        self,
+        chosen: Sequence[int],
+        versions: dict[int, Version],
+        deal: int,
+        rotations: Sequence[int],
+        phase: str,
+    ) -> list[tuple[MatchTask, tuple[int, ...], int, str]]:
+        """One task per rotation of a duplicate group on `deal`."""
+        size = len(chosen)
         tasks = []
-        for rotation in range(size):
+        for rotation in rotations:
             order = tuple(chosen[(seat - rotation) % size] for seat in range(size))
-            seats = tuple(seat_of(active[v], self.store.folder) for v in order)
+            seats = tuple(seat_of(versions[v], self.store.folder) for v in order)
             task = MatchTask(
                 config=self.config,
                 seats=seats,
@@ -235,7 +464,7 @@ class Season:
                 reuse=False,
                 extra=(("league", {"deal": deal, "rotation": rotation}),),
             )
-            tasks.append((task, order, rotation))
+            tasks.append((task, order, rotation, phase))
         return tasks
 
     def step(self, stop: threading.Event, timeout: float = 0.5) -> None:
@@ -244,8 +473,8 @@ class Season:
             tasks = self._table()
             if not tasks:
                 break
-            for task, order, rotation in tasks:
-                self.playing[self.executor.submit(play_task, task)] = (task, order, rotation)
+            for task, order, rotation, phase in tasks:
+                self.playing[self.executor.submit(play_task, task)] = (task, order, rotation, phase)
         if not self.playing:
             if self.dirty:
                 self.refresh()
@@ -254,7 +483,7 @@ class Season:
         done, _ = wait(list(self.playing), timeout=timeout, return_when=FIRST_COMPLETED)
         lost = False
         for future in done:
-            task, order, rotation = self.playing.pop(future)
+            task, order, rotation, phase = self.playing.pop(future)
             try:
                 played = future.result()
             except Exception as error:  # noqa: BLE001 - a worker lost: the table is chosen again
@@ -263,8 +492,11 @@ class Season:
                 continue
             if played.interrupted:
                 continue  # stopped by shutdown: played again after a restart
-            self.record(played, order, rotation)
+            self.record(played, order, rotation, phase)
         self.dirty = self.dirty or bool(done)
+        if self.replay_bytes is not None and self.recorded >= PRUNE_EVERY:
+            self.recorded = 0
+            self.store.prune_replays(self.replay_bytes)
         if self.dirty and time.monotonic() - self.refreshed_at >= REFRESH_SECONDS:
             self.refresh()
         if lost:
@@ -279,7 +511,9 @@ class Season:
             self.told.add(reason)
             self.on_problem(f"a table was lost and is chosen again: {reason}")
 
-    def record(self, played: MatchPlayed, order: tuple[int, ...], rotation: int) -> None:
+    def record(
+        self, played: MatchPlayed, order: tuple[int, ...], rotation: int, phase: str = SEASON
+    ) -> None:
         line = played.line
         stamp = f"league-{line.deal_seed:x}"
         path = write_replay(self.store.folder / REPLAYS, played, stamp)
@@ -300,7 +534,10 @@ class Season:
             faults=tuple(line.faults),
             replay=path.name,  # (its seats' stderr logs are beside it)
             start_failed=start_failed,
+            phase=phase,
         )
+        self.recorded += 1
+        self.recent.append((line.seconds, order))
 
     def run(self, stop: threading.Event) -> None:
         try:

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import secrets
 import sqlite3
 import threading
 import time
+from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -73,12 +75,46 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE matches DROP COLUMN logs;
     """,
+    # 4: the season's end (a final phase of fixed tables), who ruled on a version, owners removed
+    """
+    ALTER TABLE matches ADD COLUMN phase TEXT NOT NULL DEFAULT 'season';
+    ALTER TABLE versions ADD COLUMN ruled_by TEXT NOT NULL DEFAULT '';
+    ALTER TABLE owners ADD COLUMN removed INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE final_tables (
+        deal_seed INTEGER PRIMARY KEY, versions TEXT NOT NULL);
+    """,
 )
 
 ACTIVE, PAUSED, RETIRED, DISQUALIFIED = "active", "paused", "retired", "disqualified"
-SIGNED_IN_SECONDS = 14 * 86400.0  # a signed-in session lasts this long
+# The season's phases: matchmaking's tables, then the final phase's fixed ones, then over.
+SEASON, FINAL, OVER = "season", "final", "over"
+BY_OWNER, BY_ORGANISER = "owner", "organiser"  # who retired or disqualified a version
+SIGNED_IN_SECONDS = 12 * 3600.0  # a signed-in session lasts this long (`[league] sessionHours`)
 ANONYMOUS_SECONDS = 86400.0  # a session that has not signed in (the sign-in form's CSRF token)
 STATES = (ACTIVE, PAUSED, RETIRED, DISQUALIFIED)
+
+
+_LOOK_ALIKE = str.maketrans({"0": "o", "1": "l", "i": "l", "|": "l", "_": "-", ".": "-"})
+
+
+def skeleton(name: str) -> str:
+    """What a name looks like, read by a person: case and look-alike characters folded (after
+    Unicode's NFKC, so full-width and other compatibility forms fold too)."""
+    import unicodedata
+
+    return unicodedata.normalize("NFKC", name).casefold().translate(_LOOK_ALIKE)
+
+
+def hide_paths(text: str, folder: Path) -> str:
+    """`text` (a log, a report, a bot's notes) with the server's paths taken out: a version's
+    own files named from its folder (`bot.py`), the rest of the league's folder as `<league>`.
+    Owners read their bot's files, not where the server keeps them."""
+    import re
+
+    for base in {str(folder.resolve()), os.path.abspath(folder)}:
+        text = re.sub(re.escape(base) + r"/versions/[^/\s'\"]+/(?:source|built)/", "", text)
+        text = text.replace(base, "<league>")
+    return text
 
 
 def new_token() -> str:
@@ -132,6 +168,7 @@ class MatchRow:
     faults: tuple[dict[str, int], ...]
     replay: str
     played: float
+    phase: str = SEASON  # SEASON or FINAL
 
 
 class Store:
@@ -141,6 +178,7 @@ class Store:
         self.folder = folder
         self._db = connection
         self._lock = threading.RLock()
+        self.session_seconds = SIGNED_IN_SECONDS  # the organiser's (`[league] sessionHours`)
 
     @classmethod
     def open(cls, folder: Path) -> Store:
@@ -243,6 +281,66 @@ class Store:
             )
         return token
 
+    def owners(self) -> list[tuple[Owner, int, bool]]:
+        """Every owner (the organiser first), with how many bots each owns and whether they
+        were removed."""
+        return [
+            (Owner(ident, name, bool(organiser)), bots, bool(removed))
+            for ident, name, organiser, removed, bots in self._all(
+                "SELECT o.id, o.name, o.organiser, o.removed, "
+                "(SELECT COUNT(*) FROM bots b WHERE b.owner_id = o.id) FROM owners o "
+                "ORDER BY o.organiser DESC, o.name"
+            )
+        ]
+
+    def owner_named(self, name: str) -> Owner | None:
+        rows = self._all(
+            "SELECT id, name, organiser FROM owners WHERE name = ? AND removed = 0", (name,)
+        )
+        return Owner(rows[0][0], rows[0][1], bool(rows[0][2])) if rows else None
+
+    def rename_owner(self, old: str, new: str) -> None:
+        """Raises ValueError: no owner `old`, or `new` is taken."""
+        with self._transaction() as db:
+            if db.execute("SELECT 1 FROM owners WHERE name = ?", (new,)).fetchone():
+                raise ValueError(f"owner {new!r} exists already")
+            if db.execute("UPDATE owners SET name = ? WHERE name = ?", (new, old)).rowcount != 1:
+                raise ValueError(f"no owner {old!r}")
+
+    def remove_owner(self, name: str) -> int:
+        """An owner signed out for good (their token no longer valid) and their bots retired;
+        their matches and versions stay. How many versions retired. Raises ValueError."""
+        with self._transaction() as db:
+            row = db.execute(
+                "SELECT id, organiser FROM owners WHERE name = ? AND removed = 0", (name,)
+            ).fetchone()
+            if row is None:
+                raise ValueError(f"no owner {name!r}")
+            if row[1]:
+                raise ValueError("the organiser is not removed")
+            db.execute(
+                "UPDATE owners SET removed = 1, token_hash = ? WHERE id = ?",
+                ("removed:" + new_token(), row[0]),
+            )
+            db.execute("DELETE FROM sessions WHERE owner_id = ?", (row[0],))
+            return int(
+                db.execute(
+                    "UPDATE versions SET state = ?, ruled_by = ?, note = ? WHERE state IN (?, ?) "
+                    "AND bot_id IN (SELECT id FROM bots WHERE owner_id = ?)",
+                    (
+                        RETIRED,
+                        BY_ORGANISER,
+                        "retired: its owner was removed",
+                        ACTIVE,
+                        PAUSED,
+                        row[0],
+                    ),
+                ).rowcount
+            )
+
+    def owner_names(self) -> dict[int, str]:
+        return {ident: name for ident, name in self._all("SELECT id, name FROM owners")}
+
     def owner_by_token(self, token: str) -> Owner | None:
         """The owner whose token this is (constant-time comparison of the hashes), or None."""
         wanted = token_hash(token)
@@ -264,7 +362,7 @@ class Store:
         """A new session for `owner_id` (None: not signed in): its id (for the cookie), its
         CSRF token and how many seconds it lasts. Expired sessions are dropped on the way."""
         session, csrf = new_token(), new_token()
-        seconds = ANONYMOUS_SECONDS if owner_id is None else SIGNED_IN_SECONDS
+        seconds = ANONYMOUS_SECONDS if owner_id is None else self.session_seconds
         now = time.time()
         with self._transaction() as db:
             db.execute("DELETE FROM sessions WHERE expires <= ?", (now,))
@@ -289,6 +387,15 @@ class Store:
             db.execute("DELETE FROM sessions WHERE id_hash = ?", (token_hash(session),))
 
     # -- bots and versions --------------------------------------------------------------
+
+    def bot_like(self, name: str) -> str | None:
+        """Another bot's name that reads as `name` (the same letters whatever their case, or
+        characters that look alike: `0`/`O`, `1`/`l`/`I`, `-`/`_`/`.`), or None."""
+        wanted = skeleton(name)
+        for (other,) in self._all("SELECT name FROM bots"):
+            if other != name and skeleton(other) == wanted:
+                return str(other)
+        return None
 
     def bot_owner(self, name: str) -> tuple[bool, int | None]:
         """Whether bot `name` exists, and its owner's id (None: the organiser's)."""
@@ -388,50 +495,67 @@ class Store:
     def active(self) -> list[Version]:
         return self.versions(state=ACTIVE)
 
-    def set_state(self, version_id: int, state: str, note: str = "") -> None:
-        """Rule on a version (a disqualified one stays disqualified: nothing changes it)."""
+    def set_state(
+        self, version_id: int, state: str, note: str = "", *, by: str = BY_ORGANISER
+    ) -> None:
+        """Rule on a version (a disqualified one stays disqualified: nothing changes it);
+        `by` whom (an owner may undo their own retirement, not the organiser's)."""
         if state not in STATES:
             raise ValueError(f"no state {state!r}")
         with self._transaction() as db:
             db.execute(
-                "UPDATE versions SET state = ?, note = ? WHERE id = ? AND state != ?",
-                (state, note, version_id, DISQUALIFIED),
+                "UPDATE versions SET state = ?, note = ?, ruled_by = ? WHERE id = ? AND state != ?",
+                (state, note, by, version_id, DISQUALIFIED),
             )
 
-    def resume(self, version_id: int, *, states: Sequence[str] = (PAUSED, RETIRED)) -> str | None:
+    def ruled_by(self, version_id: int) -> str:
+        rows = self._all("SELECT ruled_by FROM versions WHERE id = ?", (version_id,))
+        return str(rows[0][0]) if rows else ""
+
+    def resume(
+        self, version_id: int, *, states: Sequence[str] = (PAUSED, RETIRED), owner: bool = False
+    ) -> str | None:
         """Set a version in one of `states` back to active, its start failures counted from
-        zero again; why it cannot be, or None. Only a bot's latest version comes back (one
-        version of a bot plays at a time), and a disqualified one never does."""
+        zero again; why it cannot be (in words, for a page), or None. Only a bot's latest
+        version comes back (one version of a bot plays at a time), and a disqualified one
+        never does; an `owner` undoes only a retirement of their own."""
         with self._transaction() as db:
             row = db.execute(
                 "SELECT v.state, v.bot_id, v.number, "
-                "(SELECT MAX(number) FROM versions WHERE bot_id = v.bot_id) "
-                "FROM versions v WHERE v.id = ?",
+                "(SELECT MAX(number) FROM versions WHERE bot_id = v.bot_id), v.ruled_by, b.name "
+                "FROM versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = ?",
                 (version_id,),
             ).fetchone()
             if row is None:
-                return f"no version {version_id}"
-            state, bot_id, number, latest = row
+                return f"there is no version {version_id}"
+            state, bot_id, number, latest, ruled_by, bot = row
+            shown = f"{bot} v{number}"
             if state == DISQUALIFIED:
-                return "a disqualified version stays disqualified"
+                return f"{shown} is disqualified, and a disqualified version stays disqualified"
             if state not in states:
-                return f"version {version_id} is {state}: only a {' or '.join(states)} one resumes"
+                return f"{shown} is {state}: only a {' or '.join(states)} version resumes"
             if number != latest:
-                return f"version {version_id} is not its bot's latest: only that one resumes"
+                return (
+                    f"{shown} is not {bot}'s latest version (v{latest} is): only the latest "
+                    "resumes; to play an older one again, submit it as a new version"
+                )
+            if owner and state == RETIRED and ruled_by != BY_OWNER:
+                return f"{shown} was retired by the organiser: only the organiser resumes it"
             db.execute(
-                "UPDATE versions SET state = ?, note = '', start_failures = 0 WHERE id = ?",
+                "UPDATE versions SET state = ?, note = '', ruled_by = '', start_failures = 0 "
+                "WHERE id = ?",
                 (ACTIVE, version_id),
             )
             db.execute("UPDATE bots SET retired = 0 WHERE id = ?", (bot_id,))
         return None
 
-    def retire_bot(self, name: str) -> None:
+    def retire_bot(self, name: str, *, by: str = BY_OWNER, note: str = "") -> None:
         with self._transaction() as db:
             db.execute("UPDATE bots SET retired = 1 WHERE name = ?", (name,))
             db.execute(
-                "UPDATE versions SET state = ? WHERE state IN (?, ?) AND bot_id = "
-                "(SELECT id FROM bots WHERE name = ?)",
-                (RETIRED, ACTIVE, PAUSED, name),
+                "UPDATE versions SET state = ?, ruled_by = ?, note = ? WHERE state IN (?, ?) "
+                "AND bot_id = (SELECT id FROM bots WHERE name = ?)",
+                (RETIRED, by, note, ACTIVE, PAUSED, name),
             )
 
     def forget_folder(self, version_id: int) -> None:
@@ -484,6 +608,7 @@ class Store:
         replay: str,
         start_failed: Sequence[int] = (),
         failures_to_pause: int = 3,
+        phase: str = SEASON,
     ) -> int | None:
         """Count one match, once: None if (deal, rotation) is already counted. A version that
         could not start `failures_to_pause` times in a row is paused, with a note."""
@@ -491,7 +616,7 @@ class Store:
             try:
                 ident = db.execute(
                     "INSERT INTO matches (deal_seed, rotation, versions, places, scores, "
-                    "outcome, faults, replay, played) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "outcome, faults, replay, played, phase) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         deal_seed,
                         rotation,
@@ -502,6 +627,7 @@ class Store:
                         orjson.dumps(list(faults)).decode(),
                         replay,
                         time.time(),
+                        phase,
                     ),
                 ).lastrowid
             except sqlite3.IntegrityError:
@@ -530,7 +656,7 @@ class Store:
 
     _MATCH_SQL = (
         "SELECT id, deal_seed, rotation, versions, places, scores, outcome, faults, replay, "
-        "played FROM matches"
+        "played, phase FROM matches"
     )
 
     @staticmethod
@@ -546,13 +672,56 @@ class Store:
             tuple(orjson.loads(row[7])),
             row[8],
             row[9],
+            row[10],
         )
 
-    def matches(self, *, after: int = 0) -> list[MatchRow]:
+    def matches(self, *, after: int = 0, phase: str | None = None) -> list[MatchRow]:
+        sql, args = self._MATCH_SQL + " WHERE id > ?", [str(after)]
+        if phase is not None:
+            sql += " AND phase = ?"
+            args.append(phase)
+        return [self._match(row) for row in self._all(sql + " ORDER BY id", args)]
+
+    # -- the season's end ---------------------------------------------------------------
+
+    @property
+    def phase(self) -> str:
+        """SEASON (matchmaking's tables), FINAL (the final phase's) or OVER (the board frozen)."""
+        return self.setting("phase", SEASON)
+
+    def end_season(self, reason: str, tables: Sequence[tuple[int, Sequence[int]]]) -> None:
+        """The season over (`reason`, for the pages): the final phase's `tables` (deal seed,
+        versions in seat order of its first rotation) scheduled, in one transaction, or the
+        board frozen at once when there are none."""
+        with self._transaction() as db:
+            db.executemany(
+                "INSERT OR IGNORE INTO final_tables (deal_seed, versions) VALUES (?, ?)",
+                [(deal, orjson.dumps(list(ids)).decode()) for deal, ids in tables],
+            )
+            for key, value in (
+                ("phase", FINAL if tables else OVER),
+                ("ended", reason),
+                ("ended_at", repr(time.time())),
+            ):
+                db.execute("INSERT OR REPLACE INTO settings VALUES (?, ?)", (key, value))
+
+    def final_tables(self) -> list[tuple[int, tuple[int, ...], frozenset[int]]]:
+        """The final phase's tables: (deal seed, versions, the rotations of it counted)."""
+        done: dict[int, set[int]] = defaultdict(set)
+        for deal, rotation in self._all(
+            "SELECT deal_seed, rotation FROM matches WHERE phase = ?", (FINAL,)
+        ):
+            done[deal].add(rotation)
         return [
-            self._match(row)
-            for row in self._all(self._MATCH_SQL + " WHERE id > ? ORDER BY id", (after,))
+            (deal, tuple(orjson.loads(ids)), frozenset(done.get(deal, ())))
+            for deal, ids in self._all(
+                "SELECT deal_seed, versions FROM final_tables ORDER BY rowid"
+            )
         ]
+
+    def freeze(self) -> None:
+        """The final phase played: the board is final."""
+        self.set_setting("phase", OVER)
 
     def latest_matches(self, count: int) -> list[MatchRow]:
         """The last `count` matches played, oldest first (not the whole season)."""
@@ -575,6 +744,38 @@ class Store:
                 return stream.read().decode("utf-8", "replace")[-tail:]
         except OSError:
             return ""
+
+    def replay_files(self, match: MatchRow) -> list[Path]:
+        """A match's replay and its seats' stderr logs, those still on disk."""
+        stem = match.replay.removesuffix(".json")
+        folder = self.folder / REPLAYS
+        return [
+            path
+            for path in (folder / match.replay, *folder.glob(f"{stem}.seat*.stderr.log"))
+            if path.is_file()
+        ]
+
+    def prune_replays(self, budget: int) -> tuple[int, int]:
+        """The oldest replays of the season (and their stderr logs) deleted until all the
+        replays take at most `budget` bytes; the final phase's stay. Their matches stay
+        counted (their rows are the ratings'); their pages say the replay was pruned. How
+        many matches lost their replay, and the bytes freed."""
+        folder = self.folder / REPLAYS
+        total = sum(entry.stat().st_size for entry in os.scandir(folder) if entry.is_file())
+        pruned = freed = 0
+        if total <= budget:
+            return 0, 0
+        for match in self.matches(phase=SEASON):
+            files = self.replay_files(match)
+            if not files:
+                continue
+            size = sum(path.stat().st_size for path in files)
+            for path in files:
+                path.unlink(missing_ok=True)
+            pruned, freed, total = pruned + 1, freed + size, total - size
+            if total <= budget:
+                break
+        return pruned, freed
 
     def match_count(self) -> int:
         return int(self._all("SELECT COUNT(*) FROM matches")[0][0])

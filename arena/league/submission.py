@@ -42,7 +42,17 @@ class Manifest:
     build: tuple[str, ...] | None
 
 
+# What a computer adds to an archive on its own (macOS Finder's resource forks and folder
+# settings, Windows' thumbnails): skipped, never the bot's.
+JUNK_FOLDERS = frozenset({"__MACOSX"})
+JUNK_FILES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
+
+
 def _safe_name(name: str) -> PurePosixPath:
+    """A member's path. A backslash is a folder separator (some Windows tools write them)
+    where the path is otherwise plain; raises Refused for anything else."""
+    if "\\" in name and "/" not in name and not name.startswith("\\") and ":" not in name:
+        name = name.replace("\\", "/")
     path = PurePosixPath(name)
     if not name or name.startswith("/") or "\\" in name or "\0" in name:
         raise Refused(f"archive member {name!r}: not a plain relative path")
@@ -59,11 +69,13 @@ def _members(data: bytes) -> Iterator[tuple[PurePosixPath, str, int, Iterator[by
         except (zipfile.BadZipFile, ValueError) as error:
             raise Refused(f"not a readable zip archive: {error}") from None
         for info in archive.infolist():
-            path = _safe_name(info.filename.rstrip("/") if info.is_dir() else info.filename)
+            # (a folder written by a tool of backslashes ends in one, not in "/")
+            folder = info.is_dir() or (info.filename.endswith("\\") and not info.file_size)
+            path = _safe_name(info.filename.rstrip("/\\") if folder else info.filename)
             mode = info.external_attr >> 16
             if mode and stat.S_IFMT(mode) not in (0, stat.S_IFREG, stat.S_IFDIR):
                 raise Refused(f"archive member {info.filename!r}: a link or special file")
-            if info.is_dir():
+            if folder:
                 yield path, "dir", 0o755, iter(())
             else:
                 yield path, "file", mode & 0o777 or 0o644, _zip_chunks(archive, info)
@@ -119,6 +131,8 @@ def unpack(data: bytes, target: Path, limits: UnpackLimits) -> Path:
             raise Refused(f"too many files: over {limits.members}")
         if path == PurePosixPath("."):
             continue
+        if JUNK_FOLDERS & set(path.parts) or path.name in JUNK_FILES:
+            continue  # (its chunks are never read: nothing of it is written)
         destination = target.joinpath(*path.parts)
         # Every folder on the way is one this function made (no link can be in the tree).
         for parent in reversed(destination.relative_to(target).parents[:-1]):
@@ -155,7 +169,14 @@ def _root(target: Path) -> Path:
     entries = [entry for entry in target.iterdir()]
     if len(entries) == 1 and entries[0].is_dir() and (entries[0] / MANIFEST).is_file():
         return entries[0]
-    raise Refused(f"no {MANIFEST} at the archive's root")
+    files = sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file())
+    found = sorted(str(p.relative_to(target)) for p in target.rglob(MANIFEST))
+    where = f"; there is one at {found[0]!r}: zip that folder itself" if found else ""
+    shown = ", ".join(files[:10]) + (f", … ({len(files)} files)" if len(files) > 10 else "")
+    raise Refused(
+        f"no {MANIFEST} at the archive's root nor in its only top folder{where} "
+        f"(the archive holds: {shown or 'no files'})"
+    )
 
 
 def read_manifest(folder: Path) -> Manifest:

@@ -12,18 +12,24 @@ per client address.
 
 from __future__ import annotations
 
+import csv
 import hmac
+import io
+import re
 import threading
 import time
 from collections import defaultdict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from jinja2 import DictLoader, Environment, select_autoescape
+from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
@@ -33,9 +39,22 @@ from starlette.routing import Route
 from arena.league import intake
 from arena.league.build import BuildSettings
 from arena.league.intake import DEFAULT_BUILD
-from arena.league.season import Season
-from arena.league.store import REPLAYS, Owner, Store
-from arena.league.submission import Refused, UnpackLimits
+from arena.league.season import PROVISIONAL, Season, results_of, row_json
+from arena.league.store import (
+    BY_OWNER,
+    DISQUALIFIED,
+    FINAL,
+    OVER,
+    PAUSED,
+    REPLAYS,
+    RETIRED,
+    SEASON,
+    MatchRow,
+    Owner,
+    Store,
+    hide_paths,
+)
+from arena.league.submission import Refused, UnpackLimits, folder_bytes
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
@@ -46,19 +65,32 @@ COOKIE = "league_session"
 DEFAULT_LIMITS = UnpackLimits()
 
 _STYLE = """
-body{font:16px/1.4 system-ui,sans-serif;margin:0 auto;max-width:60rem;padding:1rem;color:#111}
-table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #ccc}
+:root{color-scheme:light dark;--fg:#111;--bg:#fff;--line:#ccc;--soft:#f4f4f4;--accent:#1a5fb4;--warn:#8a4b00}
+@media (prefers-color-scheme:dark){:root{--fg:#eee;--bg:#16181c;--line:#444;--soft:#23262b;--accent:#78aeed;--warn:#f5c26b}}
+body{font:16px/1.4 system-ui,sans-serif;margin:0 auto;max-width:60rem;padding:1rem;color:var(--fg);background:var(--bg)}
+a{color:var(--accent)}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid var(--line)}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
-a:focus,button:focus,input:focus{outline:3px solid #1a5fb4}
-pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f4f4f4;padding:.5rem}
-nav a{margin-right:1rem}
-@media (max-width:40rem){body{font-size:15px;padding:.5rem}th,td{padding:.2rem}}
+a:focus,button:focus,input:focus{outline:3px solid var(--accent)}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--soft);padding:.5rem}
+pre.report{white-space:pre;overflow-x:auto;overflow-wrap:normal;max-width:100%;font-size:.8rem}
+nav a{margin-right:1rem}nav form{display:inline}
+.banner{border-left:4px solid var(--warn);padding:.3rem .6rem;background:var(--soft)}
+.muted{opacity:.75}
+svg.chart{width:100%;height:auto;max-width:40rem}svg.chart text{fill:currentColor;font-size:11px}
+body.projector{max-width:none;font-size:max(24px,2.2vw);padding:2vw}body.projector nav{display:none}
+body.projector h1{font-size:max(36px,3.5vw);margin:.2em 0}
+@media (max-width:40rem){body{font-size:15px;padding:.5rem}th,td{padding:.2rem}
+table{display:block;overflow-x:auto;max-width:100%}}
 """
 
 _SCRIPT = """
 "use strict";
 const board = document.getElementById("board");
+const apart = document.getElementById("provisional");
 const count = document.getElementById("matches");
+const pausedBanner = document.getElementById("paused");
+const phaseLine = document.getElementById("phase");
 let last = -1;
 function cell(row, text, numeric) {
   const td = document.createElement("td");
@@ -67,28 +99,48 @@ function cell(row, text, numeric) {
   row.appendChild(td);
   return td;
 }
+function share(bot) {
+  if (bot.standing === "paused") return "paused";
+  if (bot.standing === "unplayed") return "no match yet";
+  const [low, high] = bot.winShareInterval;
+  return bot.winShare.toFixed(2) + " (" + low.toFixed(2) + "–" + high.toFixed(2) + ")";
+}
+function rows(table, bots, provisional) {
+  const body = document.createElement("tbody");
+  for (const bot of bots) {
+    const row = document.createElement("tr");
+    if (!provisional) cell(row, bot.place);
+    const link = document.createElement("a");
+    link.href = "/bots/" + encodeURIComponent(bot.name);
+    link.textContent = bot.name;
+    const named = cell(row, "");
+    named.appendChild(link);
+    named.appendChild(document.createTextNode(" v" + bot.version));
+    cell(row, bot.owner || "house");
+    if (provisional) {
+      cell(row, String(bot.matches), true);
+      cell(row, share(bot));
+    } else {
+      cell(row, bot.rating.toFixed(0), true);
+      cell(row, "±" + bot.interval.toFixed(0), true);
+      cell(row, String(bot.matches), true);
+    }
+    body.appendChild(row);
+  }
+  table.replaceChild(body, table.tBodies[0]);
+  table.hidden = bots.length === 0;
+}
 async function poll() {
   try {
     const response = await fetch("/api/leaderboard", {cache: "no-store"});
     const data = await response.json();
+    pausedBanner.hidden = !data.paused;
+    phaseLine.textContent = data.phaseText;
     if (data.matches !== last) {
       last = data.matches;
       count.textContent = String(data.matches);
-      const body = document.createElement("tbody");
-      for (const bot of data.bots) {
-        const row = document.createElement("tr");
-        cell(row, bot.place);
-        const link = document.createElement("a");
-        link.href = "/bots/" + encodeURIComponent(bot.name);
-        link.textContent = bot.name;
-        cell(row, "").appendChild(link);
-        cell(row, "v" + bot.version);
-        cell(row, bot.rating.toFixed(0), true);
-        cell(row, "±" + bot.interval.toFixed(0), true);
-        cell(row, String(bot.matches), true);
-        body.appendChild(row);
-      }
-      board.replaceChild(body, board.tBodies[0]);
+      rows(board, data.bots.filter(b => !b.provisional), false);
+      rows(apart, data.bots.filter(b => b.provisional), true);
     }
   } catch (error) { /* the server restarts: try again */ }
   setTimeout(poll, 1000);
@@ -99,29 +151,64 @@ poll();
 _BASE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>{{ title }} · {{ league }}</title><link rel="stylesheet" href="/static/league.css"></head>
-<body><nav><a href="/">Leaderboard</a><a href="/me">My bots</a><a href="/organiser">Organiser</a></nav>
-<main>{% block main %}<h1>{{ title }}</h1>{% endblock %}</main></body></html>"""
+<body{% if projector %} class="projector"{% endif %}><nav><a href="/">Leaderboard</a><a href="/results">Results</a><a href="/me">My bots</a><a href="/organiser">Organiser</a>
+{% if signed_out %}<form method="post" action="/logout"><input type="hidden" name="csrf" value="{{ signed_out }}"><button>Sign out</button></form>{% endif %}</nav>
+<main>{% block main %}<h1>{{ title }}</h1>{% if reason %}<p role="alert">{{ reason }}</p>{% endif %}
+{% if report %}<pre class="report">{{ report }}</pre>{% endif %}
+{% if back %}<p><a href="{{ back }}">Back</a></p>{% endif %}{% endblock %}</main></body></html>"""
+
+_BOARD_HEAD = """<tr><th>Place</th><th>Bot</th><th>Owner</th><th>Rating</th>
+<th>±</th><th>Matches</th></tr>"""
 
 TEMPLATES = {
     "base.html": _BASE,
     "leaderboard.html": """{% extends "base.html" %}{% block main %}
-<h1>Leaderboard</h1>{% if paused %}<p><strong>The league is paused.</strong></p>{% endif %}
-<p><span id="matches">{{ matches }}</span> matches played.</p>
-<table id="board"><thead><tr><th>Place</th><th>Bot</th><th>Version</th><th>Rating</th>
-<th>±</th><th>Matches</th></tr></thead><tbody>
-{% for row in rows %}<tr><td>{{ row.place }}</td><td><a href="/bots/{{ row.name }}">{{ row.name }}</a></td>
-<td>v{{ row.version }}</td><td class="n">{{ "%.0f"|format(row.rating) }}</td>
+<h1>{{ league }}</h1>
+<div aria-live="polite"><p id="paused" class="banner"{% if not paused %} hidden{% endif %}><strong>The league is paused</strong>: no new match starts until the organiser resumes it.</p>
+<p id="phase">{{ phase_text }}</p>
+<p><span id="matches">{{ matches }}</span> matches played.</p></div>
+<table id="board" aria-live="polite"><caption>Places among the versions playing now{% if frozen %} (frozen at the season's end){% endif %}</caption>
+<thead>"""
+    + _BOARD_HEAD
+    + """</thead><tbody>
+{% for row in rows if not row.provisional %}<tr><td>{{ row.place }}</td><td><a href="/bots/{{ row.name }}">{{ row.name }}</a> v{{ row.version }}</td>
+<td>{{ row.owner or "house" }}</td><td class="n">{{ "%.0f"|format(row.rating) }}</td>
 <td class="n">±{{ "%.0f"|format(row.interval) }}</td><td class="n">{{ row.matches }}</td></tr>{% endfor %}
-</tbody></table><script src="/static/league.js"></script>{% endblock %}""",
+</tbody></table>
+<table id="provisional"{% if not provisional %} hidden{% endif %}><caption>Apart, without a place: provisional (fewer than {{ needs }} deals: the win share with its interval), not played yet, or paused</caption>
+<thead><tr><th>Bot</th><th>Owner</th><th>Matches</th><th>Win share</th></tr></thead><tbody>
+{% for row in provisional %}<tr><td><a href="/bots/{{ row.name }}">{{ row.name }}</a> v{{ row.version }}</td>
+<td>{{ row.owner or "house" }}</td><td class="n">{{ row.matches }}</td>
+<td>{% if row.standing == "paused" %}paused{% elif row.matches %}{{ "%.2f (%.2f–%.2f)"|format(row.win_share, row.win_interval[0], row.win_interval[1]) }}{% else %}no match yet{% endif %}</td></tr>{% endfor %}</tbody></table>
+<p class="muted">Projector: <a href="/?projector=1">this board in large type</a>.</p>
+<script src="/static/league.js"></script>{% endblock %}""",
+    "results.html": """{% extends "base.html" %}{% block main %}
+<h1>{{ league }}: {{ "final results" if over else "results so far" }}</h1>
+{% if not over %}<p class="banner">{{ phase_text }} These are not the final results.</p>{% else %}<p>{{ phase_text }}</p>{% endif %}
+{% if final %}<h2>The final phase</h2>
+<p>{{ final_matches }} matches: every pair of the {{ final|length }} bots on {{ deals }} fresh deals, each deal played in every seat order. A place is shared where the final phase cannot tell bots apart (all pairs at once, Holm's method, 95 %).</p>
+<table id="final"><thead><tr><th>Place</th><th>Bot</th><th>Owner</th><th>Rating</th><th>±</th><th>Matches</th><th>Season's place</th></tr></thead><tbody>
+{% for row in final %}<tr><td>{{ row.place or "provisional" }}</td><td>{{ row.name }} v{{ row.version }}</td><td>{{ row.owner or "house" }}</td>
+<td class="n">{{ "%.0f"|format(row.rating) }}</td><td class="n">±{{ "%.0f"|format(row.interval) }}</td><td class="n">{{ row.matches }}</td><td>{{ season_places.get(row.version_id, "") }}</td></tr>{% endfor %}
+</tbody></table>{% endif %}
+<h2>The season</h2><table id="season"><thead>"""
+    + _BOARD_HEAD
+    + """</thead><tbody>
+{% for row in rows %}<tr><td>{{ row.place or "provisional" }}</td><td>{{ row.name }} v{{ row.version }}</td><td>{{ row.owner or "house" }}</td>
+<td class="n">{{ "%.0f"|format(row.rating) }}</td><td class="n">±{{ "%.0f"|format(row.interval) }}</td><td class="n">{{ row.matches }}</td></tr>{% endfor %}
+</tbody></table>
+<p class="muted"><a href="/results?projector=1">Projector</a> · <a href="/api/results">JSON</a> · <a href="/results.csv">CSV</a></p>{% endblock %}""",
     "bot.html": """{% extends "base.html" %}{% block main %}<h1>{{ name }}</h1>
+<p>Owner: <strong>{{ owner or "house (the organiser's)" }}</strong></p>
 <h2>Versions</h2><table><tr><th>Version</th><th>State</th><th>Fingerprint</th><th>Note</th></tr>
 {% for v in versions %}<tr><td>v{{ v.number }}</td><td>{{ v.state }}</td><td><code>{{ v.fingerprint[:12] }}</code></td><td>{{ v.note }}</td></tr>{% endfor %}</table>
-<h2>Rating over time</h2><table><tr><th>Version</th><th>Matches</th><th>Rating</th><th>±</th></tr>
-{% for h in history %}<tr><td>v{{ h[0] }}</td><td class="n">{{ h[1] }}</td><td class="n">{{ "%.0f"|format(h[2]) }}</td><td class="n">±{{ "%.0f"|format(h[3]) }}</td></tr>{% endfor %}</table>
+<h2>Rating over time</h2>{% if chart %}{{ chart }}{% else %}<p>No rating yet.</p>{% endif %}
+{% if history %}<details><summary>The same as a table</summary><table><tr><th>Version</th><th>Matches</th><th>Rating</th><th>±</th></tr>
+{% for h in history %}<tr><td>v{{ h[0] }}</td><td class="n">{{ h[1] }}</td><td class="n">{{ "%.0f"|format(h[2]) }}</td><td class="n">±{{ "%.0f"|format(h[3]) }}</td></tr>{% endfor %}</table></details>{% endif %}
 <h2>Against each opponent</h2><table><tr><th>Opponent</th><th>Matches</th><th>Share</th></tr>
 {% for o in opponents %}<tr><td>{{ o[0] }}</td><td class="n">{{ o[1] }}</td><td class="n">{{ "%.2f"|format(o[2]) }}</td></tr>{% endfor %}</table>
-<h2>Recent matches</h2><table><tr><th>Match</th><th>Seats</th><th>Places</th><th>Faults</th></tr>
-{% for m in recent %}<tr><td><a href="/matches/{{ m.id }}">#{{ m.id }}</a></td><td>{{ m.seats }}</td><td>{{ m.places }}</td><td>{{ m.faults }}</td></tr>{% endfor %}</table>
+<h2>Recent matches</h2><table><tr><th>Match</th><th>Seats</th><th>{{ name }}'s finish</th><th>Faults</th></tr>
+{% for m in recent %}<tr><td><a href="/matches/{{ m.id }}">#{{ m.id }}</a></td><td>{{ m.seats }}</td><td>{{ m.finish }}</td><td>{{ m.faults }}</td></tr>{% endfor %}</table>
 {% endblock %}""",
     "login.html": """{% extends "base.html" %}{% block main %}<h1>Sign in</h1>
 {% if error %}<p role="alert">{{ error }}</p>{% endif %}
@@ -130,32 +217,78 @@ TEMPLATES = {
 <button>Sign in</button></form>{% endblock %}""",
     "me.html": """{% extends "base.html" %}{% block main %}<h1>{{ owner.name }}'s bots</h1>
 {% if message %}<p role="status">{{ message }}</p>{% endif %}
-<form method="post" action="/me/upload" enctype="multipart/form-data">
+{% if refused %}<section role="alert"><h2>Not accepted</h2><p>{{ refused[0] }}</p>{% if refused[1] %}<pre class="report">{{ refused[1] }}</pre>{% endif %}</section>{% endif %}
+{% if open %}<form method="post" action="/me/upload" enctype="multipart/form-data" id="upload">
 <input type="hidden" name="csrf" value="{{ csrf }}"><label>Bot <input name="bot" required></label>
-<label>Archive (.tar.gz or .zip) <input type="file" name="archive" required></label><button>Submit</button></form>
+<label>Archive (.tar.gz or .zip) <input type="file" name="archive" required></label><button>Submit</button>
+<p id="progress" role="status" aria-live="polite" hidden></p></form><script src="/static/upload.js"></script>{% else %}<p>The season is over: no new versions.</p>{% endif %}
 {% for v in versions %}<section><h2>{{ v.bot }} v{{ v.number }} — {{ v.state }}</h2>
 {% if v.note %}<p>{{ v.note }}</p>{% endif %}
 {% if v.state == "active" %}<form method="post" action="/me/retire"><input type="hidden" name="csrf" value="{{ csrf }}">
 <input type="hidden" name="bot" value="{{ v.bot }}"><button>Retire {{ v.bot }}</button></form>{% endif %}
-{% if v.state == "paused" %}<form method="post" action="/me/resume"><input type="hidden" name="csrf" value="{{ csrf }}">
-<input type="hidden" name="version" value="{{ v.id }}"><button>Resume {{ v.bot }} v{{ v.number }}</button></form>{% endif %}
-<h3>Check report</h3><pre>{{ reports[v.id][0] }}</pre>
-{% if reports[v.id][1] %}<h3>Build log</h3><pre>{{ reports[v.id][1] }}</pre>{% endif %}
-<h3>Stderr of recent matches</h3>{% for log in logs[v.id] %}<pre>{{ log }}</pre>{% endfor %}</section>{% endfor %}
+{% if v.id in resumable %}<form method="post" action="/me/resume"><input type="hidden" name="csrf" value="{{ csrf }}">
+<input type="hidden" name="version" value="{{ v.id }}"><button>{{ "Undo the retirement of" if v.state == "retired" else "Resume" }} {{ v.bot }} v{{ v.number }}</button></form>{% endif %}
+<h3>Check report</h3><pre class="report">{{ reports[v.id][0] }}</pre>
+{% if reports[v.id][1] %}<h3>Build log</h3><pre class="report">{{ reports[v.id][1] }}</pre>{% endif %}
+<h3>Stderr of recent matches</h3>{% for log in logs[v.id] %}<h4><a href="/me/matches/{{ log[0] }}">Match {{ log[0] }}</a>, seat {{ log[1] + 1 }}</h4><pre>{{ log[2] }}</pre>{% endfor %}</section>{% endfor %}
 {% if played %}<h2>Recent matches, with your bots' notes beside each decision</h2><ul>
 {% for m in played %}<li><a href="/me/matches/{{ m.id }}">match {{ m.id }}</a> ({{ m.outcome }})</li>{% endfor %}</ul>{% endif %}
 {% endblock %}""",
     "organiser.html": """{% extends "base.html" %}{% block main %}<h1>Organiser</h1>
+<p>{{ phase_text }}</p>
 <form method="post" action="/organiser/pause"><input type="hidden" name="csrf" value="{{ csrf }}">
 <input type="hidden" name="paused" value="{{ 0 if paused else 1 }}"><button>{{ "Resume" if paused else "Pause" }} the league</button></form>
 <p>Disk: {{ disk }} bytes in version folders.</p>
-<table><tr><th>Version</th><th>State</th><th></th></tr>{% for v in versions %}<tr><td>{{ v.name }}</td><td>{{ v.state }}</td>
+<table><tr><th>Version</th><th>Owner</th><th>State</th><th></th></tr>{% for v in versions %}<tr><td>{{ v.name }}</td><td>{{ owners.get(v.owner_id, "house") }}</td><td>{{ v.state }}{% if v.note %}<br><small>{{ v.note }}</small>{% endif %}</td>
 <td>{% if v.state in ("active", "paused") %}<form method="post" action="/organiser/state"><input type="hidden" name="csrf" value="{{ csrf }}">
-<input type="hidden" name="version" value="{{ v.id }}"><button name="state" value="retired">Retire</button>
-<button name="state" value="disqualified">Disqualify</button></form>{% endif %}
+<input type="hidden" name="version" value="{{ v.id }}"><label>Reason <input name="reason" required maxlength="300"></label>
+<button name="state" value="retired">Retire…</button>
+<button name="state" value="disqualified">Disqualify…</button></form>{% endif %}
 {% if v.state in ("paused", "retired") %}<form method="post" action="/organiser/state"><input type="hidden" name="csrf" value="{{ csrf }}">
 <input type="hidden" name="version" value="{{ v.id }}"><button name="state" value="active">Resume</button></form>{% endif %}</td></tr>{% endfor %}</table>
 {% endblock %}""",
+    "confirm.html": """{% extends "base.html" %}{% block main %}<h1>{{ title }}</h1>
+<p>{{ question }}</p><p>Reason, shown to its owner: <q>{{ reason }}</q></p>
+<form method="post" action="/organiser/state"><input type="hidden" name="csrf" value="{{ csrf }}">
+<input type="hidden" name="version" value="{{ version }}"><input type="hidden" name="reason" value="{{ reason }}">
+<input type="hidden" name="confirm" value="1"><button name="state" value="{{ state }}">{{ title }}</button></form>
+<p><a href="/organiser">Cancel</a></p>{% endblock %}""",
+}
+
+_UPLOAD_SCRIPT = """
+"use strict";
+const form = document.getElementById("upload");
+const progress = document.getElementById("progress");
+async function look() {
+  try {
+    const response = await fetch("/me/progress", {cache: "no-store"});
+    const data = await response.json();
+    if (data.stage) progress.textContent = data.text + "… " + data.seconds + " s";
+  } catch (error) { /* the answer is on its way */ }
+}
+form.addEventListener("submit", () => {
+  progress.hidden = false;
+  progress.textContent = "Uploading…";
+  setInterval(look, 1000);
+});
+"""
+
+# What `/me?message=KEY` says: the site's own words only, never text from the URL.
+MESSAGES = {
+    "accepted": "Your new version was accepted: it plays from its next table.",
+    "retired": "Retired. You can undo it below while it is your bot's latest version.",
+    "resumed": "Resumed: it plays again from its next table.",
+}
+STATUS_TITLES = {
+    400: "Bad request",
+    401: "Not signed in",
+    403: "Not allowed",
+    404: "Not found",
+    405: "Not allowed here",
+    410: "Gone",
+    413: "Too large",
+    422: "Not accepted",
+    429: "Too many requests",
 }
 
 
@@ -186,16 +319,86 @@ class _RateLimit:
         self.seen: dict[tuple[str, str], deque[float]] = defaultdict(deque)
         self.lock = threading.Lock()
 
+    def _recent(self, client: str, kind: str) -> deque[float]:
+        times = self.seen[client, kind]
+        while times and times[0] < time.monotonic() - 60:
+            times.popleft()
+        return times
+
     def allow(self, client: str, kind: str, limit: int) -> bool:
-        now = time.monotonic()
+        """Whether one more is allowed (and, if so, it is counted)."""
         with self.lock:
-            times = self.seen[client, kind]
-            while times and times[0] < now - 60:
-                times.popleft()
+            times = self._recent(client, kind)
             if len(times) >= limit:
                 return False
-            times.append(now)
+            times.append(time.monotonic())
             return True
+
+    def full(self, client: str, kind: str, limit: int) -> bool:
+        """Whether `limit` were counted in the last minute (nothing counted here)."""
+        with self.lock:
+            return len(self._recent(client, kind)) >= limit
+
+    def count(self, client: str, kind: str) -> None:
+        with self.lock:
+            self._recent(client, kind).append(time.monotonic())
+
+
+def _ordinal(place: int) -> str:
+    return f"{place}{'th' if 10 <= place % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(place % 10, 'th')}"
+
+
+def rating_chart(history: Sequence[tuple[int, int, float, float, float]]) -> str:
+    """The rating over matches as an inline SVG (no script, no style attribute: the CSP's):
+    a line per version, its 95 % band shaded, the matches along the bottom."""
+    if not history:
+        return ""
+    width, height, left, bottom = 600.0, 220.0, 44.0, 24.0
+    lows = [h[2] - h[3] for h in history]
+    highs = [h[2] + h[3] for h in history]
+    low, high = min(lows), max(highs)
+    if high - low < 1:
+        low, high = low - 1, high + 1
+    most = max(max(h[1] for h in history), 1)
+
+    def x(matches: int) -> float:
+        return left + (width - left - 8) * matches / most
+
+    def y(value: float) -> float:
+        return 8 + (height - bottom - 8) * (high - value) / (high - low)
+
+    parts = [
+        (
+            f'<svg class="chart" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
+            f'aria-label="Rating over matches, from {history[0][2]:.0f} to {history[-1][2]:.0f}">'
+        ),
+        (
+            f'<line x1="{left}" y1="{height - bottom}" x2="{width - 8}" y2="{height - bottom}" '
+            'stroke="currentColor" stroke-opacity=".4"/>'
+        ),
+    ]
+    for value in (high, (high + low) / 2, low):
+        parts.append(
+            f'<text x="{left - 4}" y="{y(value) + 4:.1f}" text-anchor="end">{value:.0f}</text>'
+        )
+    parts.append(f'<text x="{width - 8}" y="{height - 6}" text-anchor="end">{most} matches</text>')
+    for number in sorted({h[0] for h in history}):
+        points = [h for h in history if h[0] == number]
+        band = [(x(h[1]), y(h[2] + h[3])) for h in points] + [
+            (x(h[1]), y(h[2] - h[3])) for h in reversed(points)
+        ]
+        line = " ".join(f"{x(h[1]):.1f},{y(h[2]):.1f}" for h in points)
+        shape = " ".join(f"{a:.1f},{b:.1f}" for a, b in band)
+        parts.append(f'<polygon points="{shape}" fill="currentColor" fill-opacity=".12"/>')
+        parts.append(
+            f'<polyline points="{line}" fill="none" stroke="currentColor" stroke-width="2"/>'
+        )
+        last = points[-1]
+        parts.append(
+            f'<text x="{x(last[1]) - 4:.1f}" y="{y(last[2]) - 6:.1f}" text-anchor="end">v{number}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
 
 
 class Site:
@@ -227,15 +430,31 @@ class Site:
             loader=DictLoader(TEMPLATES), autoescape=select_autoescape(default=True)
         )
         self.rates = _RateLimit()
+        self.stages: dict[int, tuple[str, float]] = {}  # an owner's upload: its stage, since
 
     def page(self, template: str, status: int = 200, **values: Any) -> HTMLResponse:
         page = self.env.get_template(template).render(league=self.name, **values)
         return HTMLResponse(page, status_code=status)
 
+    def refuse(
+        self, request: Request, status: int, reason: str, report: str = "", back: str = ""
+    ) -> Response:
+        """A refusal: JSON for the API (`{"error", "report"?}`), else a page in the site's
+        layout with the reason in words (and the report, in a block that scrolls)."""
+        if request.url.path.startswith("/api/"):
+            body = {"error": reason} | ({"report": report} if report else {})
+            return JSONResponse(body, status_code=status)
+        title = STATUS_TITLES.get(status, "Not done")
+        return self.page("base.html", status, title=title, reason=reason, report=report, back=back)
+
+    def private(self, text: str) -> str:
+        """What an owner reads, without the server's paths."""
+        return hide_paths(text, self.store.folder)
+
     def bearer(self, request: Request) -> Owner | None:
         header = request.headers.get("authorization", "")
-        scheme, _, token = header.partition(" ")
-        if scheme.lower() != "bearer" or not token:
+        scheme, _, token = header.strip().partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
             return None
         return self.store.owner_by_token(token.strip())
 
@@ -250,12 +469,22 @@ class Site:
     async def form_of(self, request: Request, cap: int) -> dict[str, Any] | Response:
         """The form, after its size and CSRF token are checked."""
         if int(request.headers.get("content-length") or cap + 1) > cap:
-            return JSONResponse({"error": f"request over {cap} bytes"}, status_code=413)
+            return self.refuse(
+                request,
+                413,
+                f"That is more than this form takes ({cap // 1024} KiB at most).",
+                back=request.headers.get("referer", "") and "/me",
+            )
         form = await request.form(max_files=1, max_fields=10, max_part_size=cap)
         found = self.store.session(request.cookies.get(COOKIE))
         sent = str(form.get("csrf", ""))
         if found is None or not hmac.compare_digest(found[1], sent):
-            return JSONResponse({"error": "missing or wrong CSRF token"}, status_code=403)
+            return self.refuse(
+                request,
+                403,
+                "This form is out of date (or your session ended): reload the page and try "
+                "again (missing or wrong CSRF token).",
+            )
         values: dict[str, Any] = dict(form)
         return values
 
@@ -267,50 +496,106 @@ class Site:
         set_cookie(response, session, seconds)
         return response, csrf
 
+    def phase_text(self) -> str:
+        """Where the season stands, in a sentence."""
+        phase = self.store.phase
+        ending = self.season.ending
+        if phase == SEASON:
+            parts = []
+            if ending.deadline is not None:
+                when = datetime.fromtimestamp(ending.deadline, UTC).strftime("%Y-%m-%d %H:%M UTC")
+                parts.append(f"until {when}")
+            if ending.max_matches is not None:
+                parts.append(f"until {ending.max_matches} matches")
+            return ("The season runs " + " or ".join(parts) + ".") if parts else ""
+        why = self.store.setting("ended")
+        tables = self.store.final_tables()
+        played = sum(len(done) for _, _, done in tables)
+        total = sum(len(ids) for _, ids, _ in tables)
+        if phase == FINAL:
+            return (
+                f"The season is over ({why}); the final phase is being played: {played} of "
+                f"{total} matches. The board below is frozen at the season's end."
+            )
+        if tables:
+            return f"The season is over ({why}); the final phase played {played} matches."
+        return f"The season is over ({why})."
+
     def leaderboard_json(self) -> dict[str, Any]:
         rows = self.season.leaderboard()
         return {
-            "bots": [
-                {
-                    "name": row.name,
-                    "version": row.version,
-                    "rating": row.rating,
-                    "interval": row.interval,
-                    "matches": row.matches,
-                    "place": row.place,
-                }
-                for row in rows
-            ],
+            "league": self.name,
+            "bots": [row_json(row) for row in rows],
             "matches": self.store.match_count(),
             "paused": self.store.paused,
+            "phase": self.store.phase,
+            "phaseText": self.phase_text(),
         }
 
     async def index(self, request: Request) -> Response:
         data = self.leaderboard_json()
+        rows = self.season.leaderboard()
         return self.page(
             "leaderboard.html",
             title="Leaderboard",
-            rows=data["bots"],
+            rows=rows,
+            provisional=[row for row in rows if row.provisional],
+            needs=PROVISIONAL,
             matches=data["matches"],
             paused=data["paused"],
+            phase_text=data["phaseText"],
+            frozen=data["phase"] != SEASON,
+            projector=request.query_params.get("projector") == "1",
         )
 
     async def api_leaderboard(self, request: Request) -> Response:
         return JSONResponse(self.leaderboard_json())
 
+    def results_json(self) -> dict[str, Any]:
+        return results_of(self.store, self.name) | {"phaseText": self.phase_text()}
+
+    async def results(self, request: Request) -> Response:
+        rows = self.season.leaderboard()
+        final = self.season.final()
+        final_matches = len(self.store.matches(phase=FINAL)) if final else 0
+        return self.page(
+            "results.html",
+            title="Results",
+            over=self.store.phase == OVER,
+            phase_text=self.phase_text(),
+            rows=rows,
+            final=final,
+            final_matches=final_matches,
+            deals=self.season.ending.final_deals,
+            season_places={row.version_id: row.place for row in rows},
+            projector=request.query_params.get("projector") == "1",
+        )
+
+    async def api_results(self, request: Request) -> Response:
+        return JSONResponse(self.results_json())
+
+    async def results_csv(self, request: Request) -> Response:
+        return Response(
+            results_csv(self.results_json()),
+            media_type="text/csv; charset=utf-8",
+            headers={"content-disposition": 'attachment; filename="results.csv"'},
+        )
+
     async def static(self, request: Request) -> Response:
         name = request.path_params["name"]
         if name == "league.js":
             return Response(_SCRIPT, media_type="text/javascript")
+        if name == "upload.js":
+            return Response(_UPLOAD_SCRIPT, media_type="text/javascript")
         if name == "league.css":
             return Response(_STYLE, media_type="text/css")
-        return Response("not found", status_code=404)
+        return self.refuse(request, 404, f"There is no file {name!r} here.")
 
     async def bot_page(self, request: Request) -> Response:
         name = request.path_params["name"]
         versions = self.store.versions(bot=name)
         if not versions:
-            return self.page("base.html", 404, title="no such bot")
+            return self.refuse(request, 404, f"There is no bot named {name!r} in this league.")
         mine = {v.id for v in versions}
         names = {v.id: v.name for v in self.store.versions()}
         opponents: dict[str, list[float]] = defaultdict(list)
@@ -327,36 +612,54 @@ class Site:
                         opponents[names.get(v, "?")].append(
                             1.0 if a < b else 0.5 if a == b else 0.0
                         )
+            finish = ", ".join(
+                f"{_ordinal(match.places[s])} of {k}"
+                + (" (shared)" if match.places.count(match.places[s]) > 1 else "")
+                for s in seats
+            )
             recent.append(
                 {
                     "id": match.id,
                     "seats": ", ".join(names.get(v, "?") for v in match.versions),
-                    "places": " ".join(map(str, match.places)),
+                    "finish": finish,
                     "faults": sum(sum(match.faults[s].values()) for s in seats if s < k),
                 }
             )
         table = sorted((o, len(s), sum(s) / len(s)) for o, s in opponents.items())
+        history = self.store.history(name)
+        owner = versions[-1].owner_id
         return self.page(
             "bot.html",
             title=name,
             name=name,
+            owner=self.store.owner_names().get(owner, "") if owner is not None else "",
             versions=versions,
-            history=self.store.history(name),
+            history=history,
+            chart=Markup(rating_chart(history)),
             opponents=table,
             recent=recent[-20:][::-1],
         )
 
-    async def match_page(self, request: Request) -> Response:
-        try:
-            match = self.store.match(int(request.path_params["ident"]))
-        except ValueError:
-            match = None
-        if match is None:
-            return self.page("base.html", 404, title="no such match")
+    def _replay(self, request: Request, match: MatchRow) -> Path | Response:
         path = self.store.folder / REPLAYS / match.replay
+        if not path.is_file():
+            return self.refuse(
+                request,
+                410,
+                f"Match {match.id} is counted, but its replay was pruned to keep the league's "
+                "disk within its budget.",
+            )
+        return path
+
+    async def match_page(self, request: Request) -> Response:
+        match = self.store.match(_number(request.path_params["ident"]))
+        if match is None:
+            return self.refuse(request, 404, "There is no such match.")
+        path = self._replay(request, match)
+        if isinstance(path, Response):
+            return path
         html = await run_in_threadpool(self.viewer, path, frozenset())  # no bot's notes here
-        # The viewer's page carries its own strict CSP (hashes of its inline script and style).
-        return HTMLResponse(html)
+        return viewer_page(html)
 
     async def my_match_page(self, request: Request) -> Response:
         """A match one of the owner's versions played, with that seat's notes beside its
@@ -364,21 +667,17 @@ class Site:
         owner, _ = self.session_of(request)
         if owner is None:
             return RedirectResponse("/login", status_code=303)
-        try:
-            match = self.store.match(int(request.path_params["ident"]))
-        except ValueError:
-            match = None
+        match = self.store.match(_number(request.path_params["ident"]))
         mine = {v.id for v in self.store.versions() if v.owner_id == owner.id}
         seats = frozenset(s for s, v in enumerate(match.versions) if v in mine) if match else None
         if match is None or not seats:
-            return self.page("base.html", 404, title="no such match of yours")
-        path = self.store.folder / REPLAYS / match.replay
-        return HTMLResponse(await run_in_threadpool(self.viewer, path, seats))
+            return self.refuse(request, 404, "None of your bots played a match of that number.")
+        path = self._replay(request, match)
+        if isinstance(path, Response):
+            return path
+        return viewer_page(await run_in_threadpool(self.viewer, path, seats))
 
     async def upload_api(self, request: Request) -> Response:
-        client = request.client.host if request.client else "?"
-        if not self.rates.allow(client, "upload", self.site_limits.uploads):
-            return JSONResponse({"error": "too many uploads: wait a minute"}, status_code=429)
         owner = self.bearer(request)
         if owner is None:
             return JSONResponse({"error": "missing or invalid token"}, status_code=401)
@@ -387,21 +686,32 @@ class Site:
     async def _upload(
         self, request: Request, owner: Owner, bot: str, form: dict[str, Any] | None
     ) -> Response:
+        """A new version from an upload: 201 with it, or a refusal (JSON for the API, the
+        owner's page with the reason and report for the form). Only an accepted upload counts
+        against the owner's `uploadsPerMinute`."""
+        key = f"owner:{owner.id}"
+        if self.rates.full(key, "upload", self.site_limits.uploads):
+            return self._refused(request, owner, 429, "too many uploads: wait a minute", "")
+        if self.store.phase != SEASON:
+            return self._refused(
+                request, owner, 422, "the season is over: no new versions are taken", ""
+            )
         cap = self.limits.archive_bytes + (64 << 10)
+        too_big = f"archive over {self.limits.archive_bytes} bytes"
         if form is None:
             if int(request.headers.get("content-length") or cap + 1) > cap:
-                return JSONResponse(
-                    {"error": f"archive over {self.limits.archive_bytes} bytes"}, status_code=413
-                )
+                return self._refused(request, owner, 413, too_big, "")
             form = dict(await request.form(max_files=1, max_fields=4, max_part_size=cap))
         archive = form.get("archive")
         if archive is None or isinstance(archive, str):
-            return JSONResponse({"error": "no multipart field 'archive'"}, status_code=422)
+            return self._refused(request, owner, 422, "no multipart field 'archive'", "")
         data = await archive.read(self.limits.archive_bytes + 1)
         if len(data) > self.limits.archive_bytes:
-            return JSONResponse(
-                {"error": f"archive over {self.limits.archive_bytes} bytes"}, status_code=413
-            )
+            return self._refused(request, owner, 413, too_big, "")
+
+        def progress(stage: str) -> None:
+            self.stages[owner.id] = (stage, time.monotonic())
+
         try:
             version = await run_in_threadpool(
                 intake.submit,
@@ -413,16 +723,31 @@ class Site:
                 self.limits,
                 self.build_settings,
                 self.sandbox,
+                progress,
             )
         except intake.Forbidden as error:
-            return JSONResponse({"error": str(error)}, status_code=403)
+            return self._refused(request, owner, 403, str(error), "")
         except intake.Failed as error:
-            return JSONResponse({"error": str(error), "report": error.report}, status_code=422)
+            return self._refused(request, owner, 422, str(error), error.report)
         except Refused as error:
-            return JSONResponse({"error": str(error)}, status_code=422)
+            return self._refused(request, owner, 422, str(error), "")
+        finally:
+            self.stages.pop(owner.id, None)
+        self.rates.count(key, "upload")
         await run_in_threadpool(self.season.refresh)  # on the leaderboard at once
+        if not request.url.path.startswith("/api/"):
+            return RedirectResponse("/me?message=accepted", status_code=303)
         body = {"name": version.bot, "version": version.number, "fingerprint": version.fingerprint}
         return JSONResponse(body, status_code=201)
+
+    def _refused(
+        self, request: Request, owner: Owner, status: int, reason: str, report: str
+    ) -> Response:
+        report = self.private(report)
+        if request.url.path.startswith("/api/"):
+            return self.refuse(request, status, reason, report)
+        _, csrf = self.session_of(request)
+        return self._me_page(owner, csrf, "", status, refused=(f"{reason}.", report))
 
     async def login(self, request: Request) -> Response:
         if request.method == "GET":
@@ -447,23 +772,63 @@ class Site:
         set_cookie(response, session, seconds)
         return response
 
+    async def logout(self, request: Request) -> Response:
+        form = await self.form_of(request, REQUEST_BYTES)
+        if isinstance(form, Response):
+            return form
+        self.store.end_session(request.cookies.get(COOKIE, ""))
+        response = RedirectResponse("/login", status_code=303)
+        response.delete_cookie(COOKIE, path="/")
+        return response
+
+    async def me_progress(self, request: Request) -> Response:
+        """Where the signed-in owner's upload is: `{"stage", "text", "seconds"}` (stage null:
+        none running). The upload form's script polls it while the upload's answer is awaited."""
+        owner, _ = self.session_of(request)
+        if owner is None:
+            return JSONResponse({"error": "not signed in"}, status_code=401)
+        stage, since = self.stages.get(owner.id, ("", time.monotonic()))
+        return JSONResponse(
+            {
+                "stage": stage or None,
+                "text": intake.STAGES.get(stage, ""),
+                "seconds": round(time.monotonic() - since),
+            }
+        )
+
     async def me(self, request: Request) -> Response:
         owner, csrf = self.session_of(request)
         if owner is None:
             return RedirectResponse("/login", status_code=303)
-        return self._me_page(owner, csrf, request.query_params.get("message", ""))
+        message = MESSAGES.get(request.query_params.get("message", ""), "")
+        return self._me_page(owner, csrf, message)
 
-    def _me_page(self, owner: Owner, csrf: str, message: str, status: int = 200) -> Response:
+    def _me_page(
+        self,
+        owner: Owner,
+        csrf: str,
+        message: str,
+        status: int = 200,
+        refused: tuple[str, str] | None = None,
+    ) -> Response:
         versions = [v for v in self.store.versions() if v.owner_id == owner.id]
         ids = {v.id for v in versions}
-        logs: dict[int, list[str]] = {v.id: [] for v in versions}
+        logs: dict[int, list[tuple[int, int, str]]] = {v.id: [] for v in versions}
         recent = self.store.latest_matches(200)
         for match in recent:
             for seat, version in enumerate(match.versions):
                 if version in ids and (log := self.store.stderr(match, seat)):
-                    logs[version].append(log)
+                    logs[version].append((match.id, seat, self.private(log)))
         played = [m for m in recent if ids & set(m.versions)][-10:][::-1]
-        reports = {v.id: self.store.reports(v.id) for v in versions}
+        reports = {
+            v.id: tuple(self.private(text) for text in self.store.reports(v.id)) for v in versions
+        }
+        newest = {v.bot: v for v in versions}  # (in order: each bot's latest last)
+        resumable = {
+            v.id
+            for v in newest.values()
+            if v.state == PAUSED or (v.state == RETIRED and self.store.ruled_by(v.id) == BY_OWNER)
+        }
         return self.page(
             "me.html",
             status,
@@ -471,26 +836,28 @@ class Site:
             owner=owner,
             versions=versions,
             csrf=csrf,
+            signed_out=csrf,
             reports=reports,
-            logs={k: v[-5:] for k, v in logs.items()},
+            logs={k: v[-5:][::-1] for k, v in logs.items()},
             played=played,
             message=message,
+            refused=refused,
+            resumable=resumable,
+            open=self.store.phase == SEASON,
         )
 
     async def me_upload(self, request: Request) -> Response:
-        owner, csrf = self.session_of(request)
+        owner, _csrf = self.session_of(request)
         if owner is None:
             return RedirectResponse("/login", status_code=303)
-        client = request.client.host if request.client else "?"
-        if not self.rates.allow(client, "upload", self.site_limits.uploads):
-            return JSONResponse({"error": "too many uploads: wait a minute"}, status_code=429)
         form = await self.form_of(request, self.limits.archive_bytes + (64 << 10))
         if isinstance(form, Response):
+            if form.status_code == 413:
+                return self._refused(
+                    request, owner, 413, f"archive over {self.limits.archive_bytes} bytes", ""
+                )
             return form
-        response = await self._upload(request, owner, str(form.get("bot", "")), form)
-        if response.status_code == 201:
-            return RedirectResponse("/me?message=accepted", status_code=303)
-        return self._me_page(owner, csrf, bytes(response.body).decode(), response.status_code)
+        return await self._upload(request, owner, str(form.get("bot", "")).strip(), form)
 
     async def _owners_form(self, request: Request) -> tuple[Owner, dict[str, Any]] | Response:
         """The signed-in owner and their small form (CSRF checked), or the answer instead."""
@@ -508,24 +875,24 @@ class Site:
         bot = str(form.get("bot", ""))
         exists, owner_id = self.store.bot_owner(bot)
         if not exists or owner_id != owner.id:
-            return JSONResponse({"error": "not your bot"}, status_code=403)
-        self.store.retire_bot(bot)
+            return self.refuse(request, 403, f"{bot!r} is not one of your bots.", back="/me")
+        self.store.retire_bot(bot, by=BY_OWNER, note="retired by its owner")
         self.season.refresh()
         return RedirectResponse("/me?message=retired", status_code=303)
 
     async def me_resume(self, request: Request) -> Response:
-        """The owner's own paused version back to active (a retired or disqualified one is the
-        organiser's to rule on)."""
+        """The owner's own paused version back to active, or their own retirement undone (a
+        retirement by the organiser, or a disqualification, is the organiser's)."""
         signed = await self._owners_form(request)
         if isinstance(signed, Response):
             return signed
         owner, form = signed
         version = self.store.version(_number(form.get("version")))
         if version is None or version.owner_id != owner.id:
-            return JSONResponse({"error": "not your bot"}, status_code=403)
-        problem = self.store.resume(version.id, states=("paused",))
+            return self.refuse(request, 403, "That version is not one of your bots'.", back="/me")
+        problem = self.store.resume(version.id, states=(PAUSED, RETIRED), owner=True)
         if problem is not None:
-            return JSONResponse({"error": problem}, status_code=422)
+            return self.refuse(request, 422, f"Not resumed: {problem}.", back="/me")
         self.season.refresh()
         return RedirectResponse("/me?message=resumed", status_code=303)
 
@@ -534,49 +901,84 @@ class Site:
         if owner is None or not owner.organiser:
             return RedirectResponse("/login", status_code=303)
         versions = self.store.versions()
-        from arena.league.submission import folder_bytes
-
         disk = sum(folder_bytes(self.store.folder / v.folder) for v in versions if v.folder)
+        owners = {ident: name for ident, name in self.store.owner_names().items()}
         return self.page(
             "organiser.html",
             title="Organiser",
             csrf=csrf,
+            signed_out=csrf,
             paused=self.store.paused,
             versions=versions,
+            owners=owners,
             disk=disk,
+            phase_text=self.phase_text(),
         )
 
     async def organiser_post(self, request: Request) -> Response:
-        owner, _ = self.session_of(request)
+        owner, csrf = self.session_of(request)
         if owner is None or not owner.organiser:
-            return JSONResponse({"error": "organiser only"}, status_code=403)
+            return self.refuse(request, 403, "Only the organiser does that: sign in as them.")
         form = await self.form_of(request, REQUEST_BYTES)
         if isinstance(form, Response):
             return form
-        if request.path_params["action"] == "pause":
+        action = request.path_params["action"]
+        if action == "pause":
             self.store.pause(str(form.get("paused")) == "1")
-        else:
-            state = str(form.get("state"))
-            version = _number(form.get("version"))
-            if state == "active":  # a paused or retired version back (never a disqualified one)
-                problem = self.store.resume(version)
-                if problem is not None:
-                    return JSONResponse({"error": problem}, status_code=422)
-            elif state in ("retired", "disqualified"):
-                self.store.set_state(version, state, f"{state} by the organiser")
-            else:
-                return JSONResponse(
-                    {"error": "state: active, retired or disqualified"}, status_code=422
+            return RedirectResponse("/organiser", status_code=303)
+        if action != "state":
+            return self.refuse(request, 404, "There is no such action.")
+        state = str(form.get("state"))
+        version = self.store.version(_number(form.get("version")))
+        if version is None:
+            return self.refuse(request, 404, "There is no such version.", back="/organiser")
+        if state == "active":  # a paused or retired version back (never a disqualified one)
+            problem = self.store.resume(version.id)
+            if problem is not None:
+                return self.refuse(request, 422, f"Not resumed: {problem}.", back="/organiser")
+        elif state in (RETIRED, DISQUALIFIED):
+            reason = " ".join(str(form.get("reason", "")).split())[:300]
+            if not reason:
+                return self.refuse(
+                    request,
+                    422,
+                    f"Give a reason to {state[:-1]} {version.name}: its owner reads it.",
+                    back="/organiser",
                 )
-            self.season.refresh()
+            if str(form.get("confirm")) != "1":
+                verb = "Disqualify" if state == DISQUALIFIED else "Retire"
+                undo = (
+                    "A disqualified version stays disqualified (its owner may submit a new one)."
+                    if state == DISQUALIFIED
+                    else "You can resume it later."
+                )
+                return self.page(
+                    "confirm.html",
+                    title=f"{verb} {version.bot} v{version.number}",
+                    question=f"{verb} {version.bot} v{version.number}? {undo}",
+                    reason=reason,
+                    csrf=csrf,
+                    version=version.id,
+                    state=state,
+                )
+            self.store.set_state(version.id, state, f"{state} by the organiser: {reason}")
+        else:
+            return self.refuse(request, 422, "state: active, retired or disqualified")
+        self.season.refresh()
         return RedirectResponse("/organiser", status_code=303)
+
+    async def not_found(self, request: Request, error: Exception) -> Response:
+        status = getattr(error, "status_code", 500)
+        detail = {404: "There is no page at this address.", 405: "That is not done here."}
+        return self.refuse(request, status, detail.get(status, str(getattr(error, "detail", ""))))
 
     async def guard(self, request: Request, call_next: Any) -> Response:
         client = request.client.host if request.client else "?"
         if not self.rates.allow(client, "any", self.site_limits.requests):
-            return JSONResponse({"error": "too many requests: wait a minute"}, status_code=429)
+            return self.refuse(request, 429, "too many requests: wait a minute")
         response: Response = await call_next(request)
-        if not request.url.path.startswith("/matches/"):
+        # A match's page carries the viewer's own policy (`viewer_page`): one policy only.
+        if "content-security-policy" not in response.headers:
             response.headers["content-security-policy"] = CSP
         response.headers["x-content-type-options"] = "nosniff"
         response.headers["referrer-policy"] = "no-referrer"
@@ -585,14 +987,19 @@ class Site:
     def app(self) -> Starlette:
         routes = [
             Route("/", self.index),
+            Route("/results", self.results),
+            Route("/results.csv", self.results_csv),
             Route("/api/leaderboard", self.api_leaderboard),
-            Route("/api/bots/{name}/versions", self.upload_api, methods=["POST"]),
+            Route("/api/results", self.api_results),
+            Route("/api/bots/{name:path}/versions", self.upload_api, methods=["POST"]),
             Route("/static/{name}", self.static),
-            Route("/bots/{name}", self.bot_page),
+            Route("/bots/{name:path}", self.bot_page),
             Route("/matches/{ident}", self.match_page),
             Route("/login", self.login, methods=["GET", "POST"]),
+            Route("/logout", self.logout, methods=["POST"]),
             Route("/me", self.me),
             Route("/me/upload", self.me_upload, methods=["POST"]),
+            Route("/me/progress", self.me_progress),
             Route("/me/retire", self.me_retire, methods=["POST"]),
             Route("/me/resume", self.me_resume, methods=["POST"]),
             Route("/me/matches/{ident}", self.my_match_page),
@@ -600,8 +1007,62 @@ class Site:
             Route("/organiser/{action}", self.organiser_post, methods=["POST"]),
         ]
         return Starlette(
-            routes=routes, middleware=[Middleware(BaseHTTPMiddleware, dispatch=self.guard)]
+            routes=routes,
+            middleware=[Middleware(BaseHTTPMiddleware, dispatch=self.guard)],
+            exception_handlers={HTTPException: self.not_found},
         )
+
+
+_META_CSP = re.compile(
+    r'<meta http-equiv="Content-Security-Policy" content="([^"]*)"', re.IGNORECASE
+)
+
+
+def viewer_page(html: str) -> HTMLResponse:
+    """The replay viewer's page under its own policy (hashes of its inline script and style,
+    from its meta tag) sent as the header too: a second, stricter header policy would be
+    enforced beside it and refuse the viewer's script (the owner's page was blank)."""
+    found = _META_CSP.search(html)
+    response = HTMLResponse(html)
+    response.headers["content-security-policy"] = (
+        found.group(1).replace("&#39;", "'").replace("&quot;", '"') if found else CSP
+    )
+    return response
+
+
+def results_csv(results: dict[str, Any]) -> str:
+    """The results as CSV: one line per bot, the final phase's table first, then the season's."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(
+        [
+            "table",
+            "place",
+            "bot",
+            "owner",
+            "version",
+            "rating",
+            "interval",
+            "matches",
+            "provisional",
+        ]
+    )
+    for table in ("finalPhase", "season"):
+        for row in results[table]:
+            writer.writerow(
+                [
+                    "final" if table == "finalPhase" else "season",
+                    row["place"],
+                    row["name"],
+                    row["owner"],
+                    row["version"],
+                    f"{row['rating']:.1f}",
+                    f"{row['interval']:.1f}",
+                    row["matches"],
+                    int(row["provisional"]),
+                ]
+            )
+    return out.getvalue()
 
 
 def make_app(

@@ -4,9 +4,10 @@
     fit = rating.fit(finishes)                    # or reference="random": ratings against it
     Finish({"ann": 1, "bob": 2}, group=7, shares={"ann": 0.83, "bob": 0.17})  # win shares
     for row in fit.rated:                         # best first
-        row.name, row.rating, row.plus_minus, row.matches, row.places, row.place, row.los_below
+        row.name, row.rating, row.plus_minus, row.matches, row.deals, row.wins, row.los_below
     fit.los("ann", "bob")                         # likelihood that ann is the stronger
     fit.difference("ann", "bob")                  # (Elo difference, its 95 % half-width)
+    fit.se("ann", "bob")                          # the standard error of their θ difference
 
 The API (`Finish`, `fit`, `Fit`, `Rated`) is stable: other modules and tools build on it.
 
@@ -54,8 +55,18 @@ sandwich I⁻¹ (Σ_g s_g s_gᵀ · G/(G−1)) I⁻¹, with I the observed infor
 included) and s_g the score of deal g. Chosen over a bootstrap over deals because it is one fit,
 not hundreds (a bootstrap of 10,000 matches takes minutes in pure Python), and it is
 deterministic: the same results give the same table. It is asymptotic: with few deals it is
-optimistic. `plus_minus` is the 95 % half-width; `los` (likelihood of superiority) is
-Φ(difference / its standard error).
+optimistic, and worse: a participant of one deal has its one score equal to the prior's pull
+at the maximum, so its sandwich ± is proportional to |θ| (near 0 rated near the middle), and
+when every deal splits evenly every ± is 0. So **no variance is below the model's own**: the
+variance of every contrast (a rating against the field's mean or the reference, a difference
+of two) is the larger of the sandwich's and the inverse information's (prior included,
+`Fit.model`). The sandwich still widens it where deals share luck or the model is wrong; the
+floor holds it where there are too few deals to measure a spread (bench/standings.py: coverage
+at least 0.95 in every cell, docs/tournaments.md). `floor=False` leaves the sandwich alone: for
+luck-adjusted shares, whose spread is meant to be below the model's. `plus_minus` is the 95 %
+half-width; `los` (likelihood of superiority) is Φ(difference / its standard error). All of
+these are fixed-sample: right at one look. The board (`arena.tournaments.board`) makes the
+claims a table shows from them: places that hold together at one look, or at every look.
 
 **Large fields** (more than DENSE = 100 participants; up to it, everything above holds as
 written, to the bit). Dense Newton steps and the sandwich's inverse cost n³: 200 participants
@@ -76,7 +87,8 @@ covariances within it are 0. That ignores how a participant's estimate leans on 
 approximations (within 4 % of the exact sandwich on a 30-bot test field), the ratings not.
 The deals counted in G/(G−1) and the reference or field mean are the whole field's.
 
-**Cannot be told apart.** Two participants are told apart when the 95 % interval of their
+**Cannot be told apart** (pairwise, one pair at a time: the board's places hold together).
+Two participants are told apart when the 95 % interval of their
 difference excludes 0 (the likelihood of superiority of the higher one ≥ 0.975; `apart`). Each
 participant's `places` = (1 + how many are told apart above it, the field's size − how many are
 told apart below it): the places it may hold, shown as "3–5" (a single "3" when it is told apart
@@ -92,8 +104,9 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from arena.tournaments.confidence import Z95
+
 ELO = 400 / math.log(10)  # rating points per unit of θ
-Z95 = 1.959963984540054  # the two-sided 95 % quantile of the normal distribution
 APART = 0.975  # the likelihood of superiority from which two neighbours are told apart
 PRIOR = 1.0  # virtual wins and, as many, virtual losses against strength 1, per participant
 TOLERANCE = 1e-10  # the fit stops when no θ moves more than this in a step
@@ -139,6 +152,8 @@ class Rated:
     position: int  # 1 best, in the order of `Fit.rated`
     places: tuple[int, int]  # its best and worst place among those it can be told apart from
     los_below: float | None  # likelihood that it is stronger than the next one; None if last
+    deals: int = 0  # distinct deals (`Finish.group`) it played: the unit of its interval
+    wins: float = 0.0  # its first places (a shared one split), or its `Finish.shares` summed
 
     @property
     def place(self) -> str:
@@ -160,6 +175,9 @@ class Fit:
     covariance: Mapping[tuple[str, str], float] = field(repr=False)
     # above DENSE participants: each one's connected component of the "met" graph
     components: Mapping[str, int] | None = field(default=None, repr=False)
+    # the model's own covariance (the inverse information, prior included): the floor of
+    # every variance (module docstring, "Intervals"); None: the sandwich alone
+    model: Mapping[tuple[str, str], float] | None = field(default=None, repr=False)
 
     def comparable(self, first: str, second: str) -> bool:
         """Whether a chain of matches links them (always, up to DENSE participants)."""
@@ -188,10 +206,22 @@ class Fit:
         """Whether the 95 % interval of their difference excludes 0."""
         return max(self.los(first, second), self.los(second, first)) >= APART
 
+    def se(self, first: str, second: str) -> float:
+        """The standard error of θ_first − θ_second (in θ, not Elo): the sandwich's, never
+        below the model's own; infinite when no chain of matches links them."""
+        if not self.comparable(first, second):
+            return math.inf
+        return self._se(first, second)
+
     def _se(self, first: str, second: str) -> float:
-        cov = self.covariance
-        variance = cov[first, first] + cov[second, second] - 2 * cov[first, second]
+        variance = _contrast(self.covariance, first, second)
+        if self.model is not None:
+            variance = max(variance, _contrast(self.model, first, second))
         return math.sqrt(max(variance, 0.0))
+
+
+def _contrast(cov: Mapping[tuple[str, str], float], first: str, second: str) -> float:
+    return cov[first, first] + cov[second, second] - 2 * cov[first, second]
 
 
 def _los(gap: float, se: float) -> float:
@@ -202,10 +232,16 @@ def _los(gap: float, se: float) -> float:
 
 
 def fit(
-    finishes: Iterable[Finish], *, reference: str | None = None, names: Iterable[str] = ()
+    finishes: Iterable[Finish],
+    *,
+    reference: str | None = None,
+    names: Iterable[str] = (),
+    floor: bool = True,
 ) -> Fit:
     """The maximum-likelihood ratings of every participant of `finishes` (and of `names`,
     which may have no match). The same finishes in any order give the same Fit, to the bit.
+    `floor`: no variance below the model's own (the module docstring, "Intervals"); False
+    for shares whose spread is meant to be smaller than the model's (luck-adjusted ones).
 
     Raises ValueError when `reference` is not one of the participants.
     """
@@ -215,11 +251,11 @@ def fit(
     if reference is not None and reference not in field_names:
         raise ValueError(f"the reference {reference!r} is not a participant")
     if len(field_names) > DENSE:
-        return _fit_by_component(finishes, names, reference)
+        return _fit_by_component(finishes, names, reference, floor)
     data = _Data.of(finishes, names)
     theta = _maximise(data)
-    covariance = _sandwich(data, theta)
-    return _table(data, theta, covariance, reference)
+    covariance, model = _sandwich(data, theta)
+    return _table(data, theta, covariance, model if floor else None, reference)
 
 
 @dataclass
@@ -229,6 +265,8 @@ class _Data:
     names: list[str]
     index: dict[str, int]
     matches: list[int]  # per participant
+    dealt: list[int]  # per participant: the distinct deals it played
+    wins: list[float]  # per participant: first places (shared ones split), or shares summed
     numerators: list[float]  # a_i
     terms: list[tuple[Term, float]]  # (b_t, c_t), sorted
     deals: list[tuple[dict[int, float], list[tuple[Term, float]]]]  # per deal: a (sparse), terms
@@ -240,11 +278,17 @@ class _Data:
         names = sorted({name for f in played for name in f.places} | set(extra))
         index = {name: i for i, name in enumerate(names)}
         matches = [0] * len(names)
+        wins: list[list[float]] = [[] for _ in names]
         by_deal: dict[Hashable, list[Finish]] = defaultdict(list)
         for finish in played:
             by_deal[finish.group].append(finish)
-            for name in finish.places:
+            for name, share in _first_places(finish).items():
                 matches[index[name]] += 1
+                wins[index[name]].append(share)
+        dealt = [0] * len(names)
+        for members in by_deal.values():
+            for i in {index[name] for finish in members for name in finish.places}:
+                dealt[i] += 1
         numerators: list[list[float]] = [[] for _ in names]
         counts: Counter[Term] = Counter()
         deals = []
@@ -266,11 +310,22 @@ class _Data:
             names=names,
             index=index,
             matches=matches,
+            dealt=dealt,
+            wins=[math.fsum(parts) for parts in wins],
             numerators=[math.fsum(parts) for parts in numerators],
             terms=sorted(_weighted(counts).items()),
             deals=deals,
             finishes=len(played),
         )
+
+
+def _first_places(finish: Finish) -> Mapping[str, float]:
+    """Each participant's share of the first place: its `shares`, or 1/w for each of w tied."""
+    if finish.shares is not None:
+        return finish.shares
+    best = min(finish.places.values())
+    first = sum(1 for place in finish.places.values() if place == best)
+    return {name: 1 / first if place == best else 0.0 for name, place in finish.places.items()}
 
 
 def _weighted(counts: Counter[Term]) -> dict[Term, float]:
@@ -385,9 +440,15 @@ def _dense(numerators: Mapping[int, float], n: int) -> list[float]:
     return a
 
 
-def _sandwich(data: _Data, theta: Sequence[float], deals: int | None = None) -> list[list[float]]:
+Matrix = list[list[float]]
+
+
+def _sandwich(
+    data: _Data, theta: Sequence[float], deals: int | None = None
+) -> tuple[Matrix, Matrix]:
     """The cluster-robust covariance of θ, deals as clusters (`deals` of the whole field when
-    `data` is one of its connected components)."""
+    `data` is one of its connected components), and the model's own (the inverse
+    information, prior included)."""
     n = len(theta)
     w = [math.exp(t) for t in theta]
     bread = _inverse(_information(data, w))
@@ -403,9 +464,9 @@ def _sandwich(data: _Data, theta: Sequence[float], deals: int | None = None) -> 
                 for j, sj in nonzero:
                     row[j] += scale * si * sj
     else:  # one deal: no spread to measure between deals; the model's own covariance
-        return bread
+        return bread, bread
     half = _product(bread, meat)
-    return _product(half, bread)
+    return _product(half, bread), bread
 
 
 def _product(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
@@ -449,24 +510,46 @@ def _inverse(matrix: list[list[float]]) -> list[list[float]]:
     return [row[n:] for row in rows]
 
 
-def _table(
-    data: _Data, theta: list[float], covariance: list[list[float]], reference: str | None
-) -> Fit:
-    names, n = data.names, len(data.names)
-    if reference is None:  # against the field's mean: the contrast e_i − 1/n
+def _levels(
+    theta: Sequence[float], covariance: Matrix, reference: int | None
+) -> tuple[list[float], list[float]]:
+    """Each θ against the field's mean (the contrast e_i − 1/n) or the reference's, and the
+    variance of that contrast."""
+    n = len(theta)
+    if reference is None:
         mean = math.fsum(theta) / n if n else 0.0
         row_means = [math.fsum(row) / n for row in covariance]
         grand = math.fsum(row_means) / n if n else 0.0
-        level = [t - mean for t in theta]
-        variances = [covariance[i][i] - 2 * row_means[i] + grand for i in range(n)]
-    else:
-        r = data.index[reference]
-        level = [t - theta[r] for t in theta]
-        variances = [covariance[i][i] + covariance[r][r] - 2 * covariance[i][r] for i in range(n)]
+        return [t - mean for t in theta], [
+            covariance[i][i] - 2 * row_means[i] + grand for i in range(n)
+        ]
+    r = reference
+    return [t - theta[r] for t in theta], [
+        covariance[i][i] + covariance[r][r] - 2 * covariance[i][r] for i in range(n)
+    ]
+
+
+def _by_name(names: Sequence[str], matrix: Matrix) -> dict[tuple[str, str], float]:
+    return {(a, b): matrix[i][j] for i, a in enumerate(names) for j, b in enumerate(names)}
+
+
+def _table(
+    data: _Data,
+    theta: list[float],
+    covariance: Matrix,
+    model: Matrix | None,
+    reference: str | None,
+) -> Fit:
+    names, n = data.names, len(data.names)
+    r = None if reference is None else data.index[reference]
+    level, variances = _levels(theta, covariance, r)
+    if model is not None:
+        variances = [max(v, m) for v, m in zip(variances, _levels(theta, model, r)[1])]
     theta_of = dict(zip(names, theta))
-    cov_of = {(a, b): covariance[i][j] for i, a in enumerate(names) for j, b in enumerate(names)}
+    cov_of = _by_name(names, covariance)
+    model_of = None if model is None else _by_name(names, model)
     order = sorted(range(n), key=lambda i: (-theta[i], names[i]))
-    draft = Fit((), reference, data.finishes, len(data.deals), theta_of, cov_of)
+    draft = Fit((), reference, data.finishes, len(data.deals), theta_of, cov_of, None, model_of)
     ranked = [names[i] for i in order]
     unplayed = frozenset(names[i] for i in range(n) if not data.matches[i])
     rated = tuple(
@@ -478,10 +561,12 @@ def _table(
             position=p + 1,
             places=_places(draft, ranked, p, unplayed),
             los_below=draft.los(ranked[p], ranked[p + 1]) if p + 1 < n else None,
+            deals=data.dealt[i],
+            wins=data.wins[i],
         )
         for p, i in enumerate(order)
     )
-    return Fit(rated, reference, data.finishes, len(data.deals), theta_of, cov_of)
+    return Fit(rated, reference, data.finishes, len(data.deals), theta_of, cov_of, None, model_of)
 
 
 def _places(
@@ -541,6 +626,9 @@ class _Block:
     theta: list[float]
     dense: list[list[float]] | None
     diagonal: list[float]
+    model: _Block | None = None  # the model's own covariance, of the same shape
+    dealt: list[int] = field(default_factory=list)
+    wins: list[float] = field(default_factory=list)
 
     def row_sum(self, i: int) -> float:
         return math.fsum(self.dense[i]) if self.dense is not None else self.diagonal[i]
@@ -551,6 +639,7 @@ class _Covariance(Mapping[tuple[str, str], float]):
     diagonal), computed on look-up rather than stored n × n."""
 
     def __init__(self, blocks: Sequence[_Block]) -> None:
+        self.blocks = blocks
         self._at = {name: (b, i) for b in blocks for i, name in enumerate(b.names)}
         self._names = sorted(self._at)
 
@@ -569,7 +658,9 @@ class _Covariance(Mapping[tuple[str, str], float]):
         return len(self._names) ** 2
 
 
-def _fit_by_component(finishes: list[Finish], names: list[str], reference: str | None) -> Fit:
+def _fit_by_component(
+    finishes: list[Finish], names: list[str], reference: str | None, floor: bool
+) -> Fit:
     played = [f for f in finishes if len(f.places) >= 2]
     deals = len({f.group for f in played})
     matches: Counter[str] = Counter(name for f in played for name in f.places)
@@ -583,11 +674,24 @@ def _fit_by_component(finishes: list[Finish], names: list[str], reference: str |
         data = _Data.of(own, members)
         if len(members) <= DENSE:
             theta = _maximise(data)
-            dense = _sandwich(data, theta, deals)
-            blocks.append(_Block(members, theta, dense, [dense[i][i] for i in range(len(dense))]))
+            dense, bread = _sandwich(data, theta, deals)
+            model = _Block(members, theta, bread, [bread[i][i] for i in range(len(bread))])
+            block = _Block(members, theta, dense, [dense[i][i] for i in range(len(dense))], model)
         else:
             theta = _maximise_large(data)
-            blocks.append(_Block(members, theta, None, _diagonal_sandwich(data, theta, deals)))
+            diagonal, inverse = _diagonal_sandwich(data, theta, deals)
+            block = _Block(members, theta, None, diagonal, _Block(members, theta, None, inverse))
+        blocks.append(
+            _Block(
+                block.names,
+                block.theta,
+                block.dense,
+                block.diagonal,
+                block.model if floor else None,
+                data.dealt,
+                data.wins,
+            )
+        )
     return _table_by_component(blocks, component, matches, len(played), deals, reference)
 
 
@@ -663,16 +767,20 @@ def _conjugate_gradients(data: _Data, w: Sequence[float], gradient: list[float])
     return x
 
 
-def _diagonal_sandwich(data: _Data, theta: Sequence[float], deals: int) -> list[float]:
+def _diagonal_sandwich(
+    data: _Data, theta: Sequence[float], deals: int
+) -> tuple[list[float], list[float]]:
     """Each θ's variance from the diagonal of the observed information only: the sandwich with
-    I replaced by its diagonal D, D⁻¹ (Σ_g s_g,i² · G/(G−1)) D⁻¹ (1/D with one deal)."""
+    I replaced by its diagonal D, D⁻¹ (Σ_g s_g,i² · G/(G−1)) D⁻¹ (1/D with one deal); and the
+    model's, 1/D (below the inverse information's diagonal: a floor that may be low)."""
     w = [math.exp(t) for t in theta]
     information = [2 * PRIOR * wi / (1 + wi) ** 2 for wi in w]
     for c, parts in _shares(data, w):
         for i, p in parts:
             information[i] += c * p * (1 - p)
+    inverse = [1 / d for d in information]
     if deals < 2:
-        return [1 / d for d in information]
+        return inverse, inverse
     squares: list[list[float]] = [[] for _ in w]
     for a, terms in data.deals:
         score = dict(a)
@@ -683,7 +791,7 @@ def _diagonal_sandwich(data: _Data, theta: Sequence[float], deals: int) -> list[
         for i, s in score.items():
             squares[i].append(s * s)
     scale = deals / (deals - 1)
-    return [scale * math.fsum(sq) / d / d for sq, d in zip(squares, information)]
+    return [scale * math.fsum(sq) / d / d for sq, d in zip(squares, information)], inverse
 
 
 def _table_by_component(
@@ -695,25 +803,35 @@ def _table_by_component(
     reference: str | None,
 ) -> Fit:
     covariance = _Covariance(blocks)
+    floored = all(b.model is not None for b in blocks)
+    model = _Covariance([b.model for b in blocks if b.model is not None]) if floored else None
     theta_of = {name: t for b in blocks for name, t in zip(b.names, b.theta)}
+    dealt = {name: d for b in blocks for name, d in zip(b.names, b.dealt)}
+    wins = {name: x for b in blocks for name, x in zip(b.names, b.wins)}
     names = sorted(theta_of)
     n = len(names)
+
+    def variances(cov: _Covariance) -> dict[str, float]:
+        if reference is None:
+            row_mean = {
+                name: b.row_sum(i) / n for b in cov.blocks for i, name in enumerate(b.names)
+            }
+            grand = math.fsum(row_mean.values()) / n
+            return {name: cov[name, name] - 2 * row_mean[name] + grand for name in names}
+        return {name: _contrast(cov, name, reference) for name in names}
+
     if reference is None:
         mean = math.fsum(theta_of.values()) / n
-        row_mean = {name: b.row_sum(i) / n for b in blocks for i, name in enumerate(b.names)}
-        grand = math.fsum(row_mean.values()) / n
         level = {name: theta_of[name] - mean for name in names}
-        variance = {name: covariance[name, name] - 2 * row_mean[name] + grand for name in names}
     else:
         level = {name: theta_of[name] - theta_of[reference] for name in names}
+    variance = variances(covariance)
+    if model is not None:
         variance = {
-            name: covariance[name, name]
-            + covariance[reference, reference]
-            - 2 * covariance[name, reference]
-            for name in names
+            name: max(v, m) for (name, v), m in zip(variance.items(), variances(model).values())
         }
     ranked = sorted(names, key=lambda name: (-theta_of[name], name))
-    draft = Fit((), reference, finishes, deals, theta_of, covariance, component)
+    draft = Fit((), reference, finishes, deals, theta_of, covariance, component, model)
     # told apart only within a component: count, per component, those above and below
     above: dict[str, int] = {}
     below: dict[str, int] = {}
@@ -724,14 +842,16 @@ def _table_by_component(
         theta = [theta_of[name] for name in own]
         if blocks[component[own[0]]].dense is None:  # no covariances: the pairs inline
             var = [covariance[name, name] for name in own]
+            floor = [0.0] * len(own) if model is None else [model[name, name] for name in own]
+
+            def se(p: int, q: int, var: list[float] = var, floor: list[float] = floor) -> float:
+                return math.sqrt(max(var[p] + var[q], floor[p] + floor[q], 0.0))
+
             for p, name in enumerate(own):
-                t, v = theta[p], var[p]
-                above[name] = sum(
-                    _los(theta[q] - t, math.sqrt(max(var[q] + v, 0.0))) >= APART for q in range(p)
-                )
+                t = theta[p]
+                above[name] = sum(_los(theta[q] - t, se(p, q)) >= APART for q in range(p))
                 below[name] = sum(
-                    _los(t - theta[q], math.sqrt(max(var[q] + v, 0.0))) >= APART
-                    for q in range(p + 1, len(own))
+                    _los(t - theta[q], se(p, q)) >= APART for q in range(p + 1, len(own))
                 )
             continue
         for p, name in enumerate(own):
@@ -746,10 +866,12 @@ def _table_by_component(
             position=p + 1,
             places=(1 + above[name], n - below[name]),
             los_below=draft.los(name, ranked[p + 1]) if p + 1 < n else None,
+            deals=dealt[name],
+            wins=wins[name],
         )
         for p, name in enumerate(ranked)
     )
-    return Fit(rated, reference, finishes, deals, theta_of, covariance, component)
+    return Fit(rated, reference, finishes, deals, theta_of, covariance, component, model)
 
 
 __all__ = ["ELO", "Finish", "Fit", "Rated", "fit"]

@@ -41,6 +41,7 @@ from arena.engine.match import Outcome
 from arena.referee.loop import ReplyTimes
 from arena.seats.replies import FaultKind
 from arena.tournaments import rating as batch
+from arena.tournaments.confidence import Z95, wilson
 from arena.tournaments.rating import Finish, Fit, Rated
 from arena.tournaments.results import ResultLine, win_shares
 
@@ -49,25 +50,7 @@ ADJUDICATED = frozenset({Outcome.STALLED, Outcome.TURN_LIMIT})
 
 __all__ = ["Z95", "Pair", "Row", "Standings", "wilson", "win_shares"]
 
-Z95 = 1.959963984540054  # the two-sided 95 % quantile of the normal distribution
 FORMAT = "gofish-arena-standings/2"
-
-
-def wilson(successes: float, trials: float, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion; (0, 1) with no trials.
-
-    `successes` may be fractional (split wins), and `trials` too (an effective number of
-    matches, `summary.grouped_interval`): the formula only needs the observed share.
-    """
-    if trials <= 0:
-        return 0.0, 1.0
-    share = successes / trials
-    z2 = z * z
-    centre = (share + z2 / (2 * trials)) / (1 + z2 / trials)
-    half = (
-        z * math.sqrt(share * (1 - share) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
-    )
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass

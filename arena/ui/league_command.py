@@ -43,50 +43,24 @@ def _store(folder: Path) -> Any:
         _fail(str(error))
 
 
-LEAGUE_KEYS = {
-    "archiveBytes": ("unpack", "archive_bytes"),
-    "unpackedBytes": ("unpack", "unpacked_bytes"),
-    "files": ("unpack", "members"),
-    "buildSeconds": ("build", "seconds"),
-    "buildMemoryMiB": ("build", "memory_mib"),
-    "requestsPerMinute": ("site", "requests"),
-    "uploadsPerMinute": ("site", "uploads"),
-}
-
-
 class LeagueSettings(NamedTuple):
-    """What `league.toml` says: the match config, the upload, build and site limits, and the
-    table sizes matchmaking may choose from."""
+    """What `league.toml` says: the match config, the upload, build and site limits, the table
+    sizes matchmaking may choose from, and the `[league]` table itself (the season's end, the
+    sessions, the disk)."""
 
     config: Any  # arena.base.config.Config
     unpack: Any  # arena.league.submission.UnpackLimits
     build: Any  # arena.league.build.BuildSettings
     site: Any  # arena.league.web.SiteLimits
     sizes: tuple[int, ...]
-
-
-def _sizes(path: Path, value: Any) -> tuple[int, ...]:
-    """`league.seats`: a table size or a list of them. Raises ConfigError."""
-    from arena.base.config import MAX_SEATS
-
-    given = [value] if isinstance(value, int) and not isinstance(value, bool) else value
-    if (
-        not isinstance(given, list)
-        or not given
-        or not all(isinstance(n, int) and not isinstance(n, bool) for n in given)
-        or not all(2 <= n <= MAX_SEATS for n in given)
-    ):
-        raise ConfigError(
-            f"{path}: league.seats: a table size or a list of them, each 2 to {MAX_SEATS} "
-            "(e.g. seats = [2, 3, 4])"
-        )
-    return tuple(sorted(set(given)))
+    league: Any  # arena.league.settings.LeagueSection
 
 
 def load_config(folder: Path) -> LeagueSettings:
     """The league's config (`league.toml`: a `config.toml` whose participants are optional,
-    with a `[league]` table of limits and table sizes). Raises ConfigError (one line)."""
+    with a `[league]` table, `arena.league.settings`). Raises ConfigError (one line)."""
     from arena.base import config as config_module
+    from arena.league import settings as league_settings
     from arena.league.build import BuildSettings
     from arena.league.store import CONFIG
     from arena.league.submission import UnpackLimits
@@ -94,29 +68,15 @@ def load_config(folder: Path) -> LeagueSettings:
 
     path = folder / CONFIG
     data = config_module._read_toml(path)
-    league = data.pop("league", {})
-    if not isinstance(league, dict):
-        raise ConfigError(f"{path}: [league] must be a table")
-    settings: dict[str, dict[str, Any]] = {"unpack": {}, "build": {}, "site": {}}
-    sizes = None
-    for key, value in league.items():
-        if key == "seats":
-            sizes = _sizes(path, value)
-            continue
-        if key not in LEAGUE_KEYS:
-            known = ", ".join(["seats", *LEAGUE_KEYS])
-            raise ConfigError(f"{path}: league.{key}: unknown (one of {known})")
-        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-            raise ConfigError(f"{path}: league.{key}: must be a positive number")
-        side, name = LEAGUE_KEYS[key]
-        settings[side][name] = value if key == "buildSeconds" else int(value)
+    league = league_settings.read(path, data.pop("league", {}))
     tournament = data.setdefault("tournament", {})
     if not isinstance(tournament, dict):
         raise ConfigError(f"{path}: [tournament] must be a table")
     tournament.setdefault("seats", 2)
+    sizes = league.sizes
     if sizes is None:  # one size: the tournament's
         seats = tournament["seats"]
-        sizes = _sizes(path, seats) if isinstance(seats, int) else (2,)
+        sizes = (seats,) if isinstance(seats, int) and not isinstance(seats, bool) else (2,)
     # The participants come and go in a league: stand-ins, as many as the largest table.
     data.setdefault(
         "participants", [{"name": f"seat-{n}", "bot": "random"} for n in range(max(sizes))]
@@ -133,10 +93,11 @@ def load_config(folder: Path) -> LeagueSettings:
             )
     return LeagueSettings(
         config,
-        UnpackLimits(**settings["unpack"]),
-        BuildSettings(**settings["build"]),
-        SiteLimits(**settings["site"]),
+        UnpackLimits(league.archive_bytes, league.unpacked_bytes, league.files),
+        BuildSettings(league.build_seconds, league.build_memory_mib),
+        SiteLimits(league.requests_per_minute, league.uploads_per_minute),
         sizes,
+        league,
     )
 
 
@@ -172,12 +133,93 @@ def init(
     print(f"organiser token (shown once): {token}")
 
 
-@league_app.command()
-def owner(folder: Path, name: str) -> None:
-    """Add an owner (or give them a new token); print the token once."""
-    store = _store(folder)
+def _owner_name(name: str) -> str:
+    """An owner's name as typed, trimmed. Exits 2 (one line) when it cannot be one."""
+    name = name.strip()
     if not 1 <= len(name) <= 64 or not name.isprintable():
         _fail(f"owner name {name[:64]!r}: 1 to 64 printable characters")
+    return name
+
+
+@league_app.command()
+def owner(
+    folder: Path,
+    name: str,
+    new: Annotated[
+        bool, typer.Option("--new", help="Add this owner even though a name like it exists.")
+    ] = False,
+) -> None:
+    """Add an owner, or give an existing one a new token (their sessions end); print the token
+    once. A name that reads as an existing owner's (another case, a space) is refused unless
+    --new: a typo does not create a second owner."""
+    from arena.league.store import skeleton
+
+    store = _store(folder)
+    name = _owner_name(name)
+    exists = store.owner_named(name) is not None
+    like = [
+        found.name
+        for found, _, removed in store.owners()
+        if not removed and found.name != name and skeleton(found.name) == skeleton(name)
+    ]
+    if not exists and like and not new:
+        _fail(
+            f"owner {name!r} reads as the existing {like[0]!r}: for a new token of theirs, "
+            f"`arena league owner {folder} {like[0]}`; to add {name!r} all the same, --new"
+        )
+    token = store.add_owner(name)
+    print(
+        f"a new token for {name} (their old one and sessions end)"
+        if exists
+        else f"owner {name} added",
+        file=sys.stderr,
+    )
+    print(token)
+
+
+owners_app = typer.Typer(help="The league's owners: list, rename, remove, a new token.")
+league_app.add_typer(owners_app, name="owners")
+
+
+@owners_app.command("list")
+def owners_list(folder: Path) -> None:
+    """Every owner, with how many bots each owns (tokens are never shown again)."""
+    store = _store(folder)
+    for found, bots, removed in store.owners():
+        role = "organiser" if found.organiser else "removed" if removed else "owner"
+        print(f"{found.name:30} {role:10} {bots:3d} bot{'s' if bots != 1 else ''}")
+
+
+@owners_app.command("rename")
+def owners_rename(folder: Path, old: str, new: str) -> None:
+    """Rename an owner (their bots, token and sessions stay theirs)."""
+    store = _store(folder)
+    try:
+        store.rename_owner(_owner_name(old), _owner_name(new))
+    except ValueError as error:
+        _fail(str(error))
+    print(f"renamed {old.strip()} to {new.strip()}")
+
+
+@owners_app.command("remove")
+def owners_remove(folder: Path, name: str) -> None:
+    """Remove an owner: their token stops working, their sessions end and their bots retire
+    (their matches and ratings stay)."""
+    store = _store(folder)
+    try:
+        retired = store.remove_owner(_owner_name(name))
+    except ValueError as error:
+        _fail(str(error))
+    print(f"removed {name.strip()}; {retired} version(s) retired")
+
+
+@owners_app.command("token")
+def owners_token(folder: Path, name: str) -> None:
+    """A new token for an existing owner (the old one and their sessions end), printed once."""
+    store = _store(folder)
+    name = _owner_name(name)
+    if store.owner_named(name) is None:
+        _fail(f"no owner {name!r} (`arena league owners list {folder}`)")
     print(store.add_owner(name))
 
 
@@ -203,6 +245,8 @@ def add(
         _fail(f"--bot: {bot!r} is not one of {', '.join(level.value for level in Level)}")
     if store.bot_owner(name)[0]:
         _fail(f"bot {name!r} exists already")
+    if (like := store.bot_like(name)) is not None:
+        _fail(f"bot name {name!r} reads the same as the existing {like!r}: choose another")
     place = None if bot else "."
     seat = seat_for(name, command, bot, place, folder)
     store.add_version(
@@ -227,9 +271,48 @@ def status(folder: Path) -> None:
     print(f"{'place':>6}  {'bot':20} {'version':>7} {'rating':>7} {'±':>5} {'matches':>7}")
     for row in rows:
         print(
-            f"{row.place:>6}  {row.name:20} {'v' + str(row.version):>7} {row.rating:7.0f} "
-            f"{row.interval:5.0f} {row.matches:7d}"
+            f"{row.place or 'prov.':>6}  {row.name:20} {'v' + str(row.version):>7} "
+            f"{row.rating:7.0f} {row.interval:5.0f} {row.matches:7d}"
         )
+
+
+@league_app.command()
+def results(
+    folder: Path,
+    as_csv: Annotated[bool, typer.Option("--csv", help="As CSV, one line per bot.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
+) -> None:
+    """The results with owners: the final phase's table (once played) and the season's board."""
+    import orjson
+
+    from arena.league.season import results_of
+    from arena.league.web import results_csv
+
+    if as_csv and as_json:
+        _fail("--csv and --json: give one")
+    store = _store(folder)
+    try:
+        settings = load_config(folder)
+    except ConfigError as error:
+        _fail(str(error))
+    found = results_of(store, settings.config.tournament.title or folder.resolve().name)
+    if as_json:
+        sys.stdout.write(orjson.dumps(found, option=orjson.OPT_INDENT_2).decode() + "\n")
+        return
+    if as_csv:
+        sys.stdout.write(results_csv(found))
+        return
+    print(f"{found['league']}: {'final results' if found['final'] else 'results so far'}")
+    for title, key in (("final phase", "finalPhase"), ("season", "season")):
+        if not found[key]:
+            continue
+        print(f"{title}:")
+        for row in found[key]:
+            print(
+                f"{row['place'] or 'prov.':>6}  {row['name']:20} {row['owner'] or 'house':16} "
+                f"{'v' + str(row['version']):>5} {row['rating']:7.0f} ±{row['interval']:<5.0f} "
+                f"{row['matches']:6d}"
+            )
 
 
 @league_app.command()
@@ -270,8 +353,19 @@ def disk(
         if prune and gone and size:
             store.forget_folder(version.id)
             freed += size
-    print(f"replays: {folder_bytes(folder / REPLAYS)} bytes")
+    replays = folder_bytes(folder / REPLAYS)
+    matches = store.match_count()
+    per_match = f" ({replays // matches} bytes a match)" if matches else ""
+    print(f"replays: {replays} bytes for {matches} matches{per_match}")
     if prune:
+        try:
+            budget = load_config(folder).league.replay_bytes
+        except ConfigError as error:
+            _fail(str(error))
+        if budget is not None:
+            count, bytes_freed = store.prune_replays(budget)
+            freed += bytes_freed
+            print(f"replays over their budget of {budget} bytes: the {count} oldest pruned")
         print(f"pruned: {freed} bytes")
 
 
@@ -291,7 +385,7 @@ def make_check(config: Any) -> Any:
             return False, str(error)
         report = check_module.run_checks(resolved, cwd, config.limits, confinement)
         report.command = list(shown)  # its writer's words; the league's folder is the organiser's
-        console = Console(file=io.StringIO(), width=120, color_system=None, record=True)
+        console = Console(file=io.StringIO(), width=88, color_system=None, record=True)
         for part in check_module.render(report):
             console.print(part)
         return report.passed, console.export_text()
@@ -301,11 +395,17 @@ def make_check(config: Any) -> Any:
 
 def view(path: Path, seats: frozenset[int] = frozenset()) -> str:
     """A match's page, with the notes (what the bots wrote to stderr) of `seats` only: none on
-    the public page, the owner's own on theirs."""
+    the public page, the owner's own on theirs, without the server's paths (`path` is in the
+    league's `replays/`)."""
+    from arena.league.store import hide_paths
     from arena.replays import replay
     from arena.ui import viewer
 
-    return viewer.render(replay.read(path), notes=seats)
+    data = viewer.page_data(replay.read(path), notes=seats)
+    league = path.parent.parent
+    for note in data.get("notes") or []:
+        note["text"] = hide_paths(str(note["text"]), league)
+    return viewer.page("viewer", data, "Go Fish replay")
 
 
 def worker_check(opened: Any, folder: Path) -> Callable[[Any], str | None]:
@@ -345,11 +445,12 @@ def serve(
     ] = None,
 ) -> None:
     """Play the season and serve its pages, until stopped (Ctrl-C)."""
+    import shlex
     import socket
 
     import uvicorn
 
-    from arena.league.season import Season, seat_of
+    from arena.league.season import Ending, Season, seat_of
     from arena.league.web import make_app
     from arena.tournaments.executors import MatchExecutor, default_jobs, make_executor
 
@@ -359,6 +460,15 @@ def serve(
     except ConfigError as error:
         _fail(str(error))
     config = settings.config
+    league = settings.league
+    store.session_seconds = league.session_seconds
+    # The stop message's command: this one, every option given again.
+    again = ["arena", "league", "serve", str(folder)]
+    if host != "127.0.0.1":
+        again += ["--host", host]
+    again += ["--port", str(port)]
+    again += ["--jobs", str(jobs)] if jobs else []
+    again += ["--scheduler", scheduler] if scheduler else []
     if jobs and scheduler:
         _fail("--jobs and --scheduler: give one")
     executor: MatchExecutor
@@ -394,6 +504,12 @@ def serve(
         sizes=settings.sizes,
         admit=admit,
         on_problem=lambda line: print(f"league: {line}", file=sys.stderr, flush=True),
+        ending=Ending(
+            league.deadline.timestamp() if league.deadline is not None else None,
+            league.max_matches,
+            league.final_deals,
+        ),
+        replay_bytes=league.replay_bytes,
     )
     app = make_app(
         store,
@@ -419,7 +535,7 @@ def serve(
         executor.kill()
         print(
             f"league: stopped with {store.match_count()} matches recorded; "
-            f"`arena league serve {folder}` goes on from there",
+            f"`{shlex.join(again)}` goes on from there",
             file=sys.stderr,
             flush=True,
         )
@@ -460,8 +576,13 @@ def submit(
 ) -> None:
     """Upload a bot's folder (or a .tar.gz / .zip of it) as its new version."""
 
+    from urllib.parse import quote
+
     import httpx
 
+    token = token.strip()  # (pasted with a space or a newline)
+    if not token or not token.isascii() or not token.isprintable():
+        _fail("--token: not a token (paste it as `arena league owner` printed it)")
     if path.is_dir():
         data, left_out = _packed(path)
         filename = "bot.tar.gz"
@@ -479,13 +600,13 @@ def submit(
             _fail(f"{path}: cannot read: {error.strerror or error}")
     try:
         response = httpx.post(
-            url.rstrip("/") + f"/api/bots/{name}/versions",
+            url.rstrip("/") + f"/api/bots/{quote(name, safe='')}/versions",
             headers={"Authorization": f"Bearer {token}"},
             files={"archive": (filename, data)},
             timeout=600,
         )
     except httpx.HTTPError as error:
-        _fail(f"{url}: {error}")
+        _fail(f"{url}: {str(error).replace(token, '<token>')}")
     body = (
         response.json()
         if response.headers.get("content-type", "").startswith("application/json")
