@@ -12,7 +12,7 @@ setup(
         Extension(
             "arena.core._core",
             ["arena/core/_core.c"],
-            extra_compile_args=["-std=c99", "-O2"],
+            extra_compile_args=["-std=c99", "-O3"],
             optional=True,
         )
     ]

@@ -11,11 +11,20 @@
   path of views could save (a measuring device only: no caller may play so).
 - `env`: `arena.env.raw_env` (draws as chance events) played through PettingZoo's loop
   (`agent_iter`, `last`, `step`) with a random action of the mask; a step is a decision.
+- `vector`: `arena.env.vector.VectorEnv` of `--games` games (1,024), stepped at once: each
+  step the caller picks a random valid ask for every game from the returned mask in numpy
+  (`argmax(mask * uniform)`, as a learner's sampling would), observations returned every step;
+  autoreset. Its core is compiled when built (`arena.core.COMPILED`, printed).
+- `core-games`: whole games of random valid asks inside the core (`Batch.run`): what a rollout
+  for search costs, no observation.
+
+Each run is cut into `--rounds` chunks, interleaved, so that a change in the machine's load
+falls on every contender alike.
 
 The figure that matters is games/s (the two games differ in their steps per game: OpenSpiel
 counts each dealt card as a chance step); the ratio is against OpenSpiel in the same run.
 
-    python bench/env.py [--seconds 2] [--seats 2 4]
+    python bench/env.py [--seconds 2] [--rounds 3] [--seats 2 4] [--games 1024]
 """
 
 from __future__ import annotations
@@ -169,30 +178,78 @@ def env_games(seats: int, seconds: float) -> tuple[Counts, float]:
     return (games, steps, steps), time.perf_counter() - began
 
 
+def vector_games(seats: int, seconds: float, games: int = 1024) -> tuple[Counts, float]:
+    import numpy as np
+
+    from arena.env.vector import VectorEnv
+
+    envs = VectorEnv(games, seats=seats)
+    rng = np.random.default_rng(1)
+    _, infos = envs.reset(seed=0)
+    finished = steps = 0
+    began = time.perf_counter()
+    while time.perf_counter() - began < seconds:
+        mask = infos["action_mask"]
+        actions = np.argmax(mask * rng.random(mask.shape, dtype=np.float32), axis=1)
+        _, _, terminations, truncations, infos = envs.step(actions)
+        finished += int(np.count_nonzero(terminations | truncations))
+        steps += games
+    return (finished, steps, steps), time.perf_counter() - began
+
+
+def core_games(seats: int, seconds: float) -> tuple[Counts, float]:
+    from arena.core import Batch, settings
+
+    rules = Rules()
+    batch = Batch(1, seats, *settings(rules, seats), 5000, 100, False, False)
+    games = asks = 0
+    began = time.perf_counter()
+    while time.perf_counter() - began < seconds:
+        played, decided = batch.run(200, games)
+        games += played
+        asks += decided
+    return (games, asks, asks), time.perf_counter() - began
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--seats", type=int, nargs="+", default=[2, 4])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--games", type=int, default=1024, help="games of the vector run")
     args = parser.parse_args()
+    from arena.core import COMPILED
+
     runs: dict[str, Callable[[int, float], tuple[Counts, float]]] = {
         "openspiel": openspiel_games,
         "engine": engine_games,
         "engine-bare": bare_engine_games,
         "env": env_games,
+        "vector": lambda seats, seconds: vector_games(seats, seconds, args.games),
+        "core-games": core_games,
     }
+    print(f"core: {'compiled C' if COMPILED else 'pure Python'}")
+    chunk = args.seconds / args.rounds
     for seats in args.seats:
+        totals = {name: [0, 0, 0, 0.0] for name in runs}
+        for _ in range(args.rounds):
+            for name, run in runs.items():
+                (games, steps, decisions), took = run(seats, chunk)
+                for index, value in enumerate((games, steps, decisions, took)):
+                    totals[name][index] += value
         rates: dict[str, float] = {}
-        for name, run in runs.items():
-            (games, steps, decisions), took = run(seats, args.seconds)
+        for name, (games, steps, decisions, took) in totals.items():
             rates[name] = games / took
             print(
                 f"{seats} seats  {name:11}  {games / took:8.0f} games/s  {steps / took:9.0f} steps/s"
                 f"  {decisions / took:9.0f} decisions/s  ({decisions / max(games, 1):.0f} per game)"
             )
-        for name in ("engine", "engine-bare", "env"):
-            print(
-                f"{seats} seats  {name} / openspiel: {rates[name] / rates['openspiel']:.2f}x games/s"
-            )
+        for name in runs:
+            if name != "openspiel":
+                print(
+                    f"{seats} seats  {name} / openspiel: "
+                    f"{rates[name] / rates['openspiel']:.2f}x games/s"
+                )
 
 
 if __name__ == "__main__":

@@ -133,6 +133,8 @@ typedef struct {
     Py_ssize_t events_len, events_cap;
     uint64_t rng, next_seed, stride;
     int32_t pond_len, seat, turns, idle, status, sent;
+    /* A hand found free of books is not scanned again until a card comes in (Table's cache). */
+    uint8_t may_hold[64];
 } Game;
 
 typedef struct {
@@ -179,6 +181,7 @@ static int draw(Batch *b, Game *g, int seat, int kind) {
     memmove(g->pond + index, g->pond + index + 1, (size_t)(g->pond_len - index - 1) * sizeof(int16_t));
     g->pond_len--;
     HAND(b, g, seat)[g->held[seat]++] = (int16_t)card;
+    g->may_hold[seat] = 1;
     EVENT(b, g, kind, seat, index, card, b->rank_of[card], 0, 0);
     g->sent++; /* its result */
     g->known_pond[seat] = g->pond_len;
@@ -204,11 +207,13 @@ static int refill(Batch *b, Game *g, int seat, int turn_starts) {
 
 /* The lowest rank above `after` of which `seat` holds all four suits, or -1. */
 static int next_book(Batch *b, Game *g, int seat, int after) {
+    if (!g->may_hold[seat]) return -1;
     uint8_t suits[R] = {0};
     const int16_t *hand = HAND(b, g, seat);
     for (int i = 0; i < g->held[seat]; i++) suits[b->rank_of[hand[i]]] |= (uint8_t)(1 << b->suit_of[hand[i]]);
     for (int rank = after + 1; rank < R; rank++)
         if (suits[rank] == 0xF) return rank;
+    if (after < 0) g->may_hold[seat] = 0;
     return -1;
 }
 
@@ -311,6 +316,7 @@ static int hand_over(Batch *b, Game *g, int asked, int asker, int rank) {
         }
     }
     g->held[asked] = kept;
+    if (moved) g->may_hold[asker] = 1;
     return moved;
 }
 
@@ -419,6 +425,7 @@ static int deal(Batch *b, Game *g, uint64_t seed) {
     for (int s = 0; s < n; s++) {
         memcpy(HAND(b, g, s), g->pond + s * b->hand_size, (size_t)b->hand_size * sizeof(int16_t));
         g->held[s] = b->hand_size;
+        g->may_hold[s] = 1;
     }
     int dealt = n * b->hand_size;
     memmove(g->pond, g->pond + dealt, (size_t)(b->pack - dealt) * sizeof(int16_t));
