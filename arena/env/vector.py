@@ -123,15 +123,18 @@ class VectorEnv(GymnasiumVectorEnv):
         count = self.num_envs
         if seed is None:
             seed = random.SystemRandom().randrange(SEED_LIMIT - count)
-        seeds = [seed + i for i in range(count)] if isinstance(seed, int) else list(seed)
+        if isinstance(seed, int) and not isinstance(seed, bool):
+            seeds = [seed + i for i in range(count)]
+        else:
+            seeds = list(seed) if isinstance(seed, (list, tuple, np.ndarray)) else []
         if len(seeds) != count or not all(
-            type(s) is int and 0 <= s < SEED_LIMIT - count for s in seeds
+            isinstance(s, (int, np.integer)) and 0 <= s < SEED_LIMIT - count for s in seeds
         ):
             raise ValueError(
                 f"seed: a whole number from 0 to 2**64 - {count + 1}, or a list of {count} of them"
             )
         for i, first in enumerate(seeds):
-            self.batch.reset(i, first, count)
+            self.batch.reset(i, int(first), count)
         obs = np.empty((count, self.length), np.float32)
         mask = np.empty((count, self.actions), np.int8)
         seat = np.empty(count, np.int32)
