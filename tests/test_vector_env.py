@@ -5,6 +5,9 @@ The games themselves are held to the engine by tests/test_core.py; here, what th
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from gymnasium import spaces
@@ -110,3 +113,25 @@ def test_what_the_environment_does_not_cover_is_refused_in_one_line(
 def test_a_seed_out_of_range_is_refused(seed: object) -> None:
     with pytest.raises(ValueError, match="seed"):
         VectorEnv(3).reset(seed=seed)  # type: ignore[arg-type]
+
+
+def test_the_vector_example_reads_the_features_the_aec_example_reads() -> None:
+    """examples/learn_vector.py's batched φ is examples/learn.py's, ask by ask; its training
+    ends games and moves θ."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+    try:
+        import learn
+        import learn_vector
+    finally:
+        sys.path.pop(0)
+    envs = VectorEnv(16, seats=2)
+    obs, infos = envs.reset(seed=5)
+    for _ in range(30):
+        phi = learn_vector.all_features(obs, 2, infos["seat"])
+        for game in range(16):
+            legal = infos["action_mask"][game].nonzero()[0].tolist()
+            one = learn.features(obs[game], 2, int(infos["seat"][game]), legal)
+            assert np.allclose(phi[game, legal], one)
+        obs, _, _, _, infos = envs.step(envs.sample_actions())
+    theta = learn_vector.train(VectorEnv(8, seats=2), 20, 0.01, np.random.default_rng(0))
+    assert np.abs(theta).sum() > 0
