@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import subprocess
 import sys
 from typing import Any
@@ -300,3 +301,16 @@ def test_arena_core_python_forces_the_pure_core() -> None:
             check=True,
         )
         assert done.stdout.split() == expected.split()
+
+
+@pytest.mark.skipif(
+    shutil.which("gcc") is None and shutil.which("cc") is None, reason="no C compiler"
+)
+def test_where_a_compiler_is_the_tests_run_the_compiled_core() -> None:
+    """A checkout with a compiler must test the C core, not fall back unseen: `pip install -e .`
+    builds it in place (a plain `pip install .` builds it into site-packages only, while the
+    tests import the checkout)."""
+    assert COMPILED or os.environ.get("ARENA_CORE") == "python", (
+        "arena/core/_core.c is not built in this checkout: pip install -e . "
+        "(or python setup.py build_ext --inplace)"
+    )

@@ -62,7 +62,7 @@ class Game:
 
 
 class Batch:
-    """N games stepped at once (the compiled `arena.core._core.Batch`'s twin)."""
+    """N games stepped at once (the twin of the compiled `Batch` of _core.c)."""
 
     def __init__(
         self,
