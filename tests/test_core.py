@@ -314,3 +314,45 @@ def test_where_a_compiler_is_the_tests_run_the_compiled_core() -> None:
         "arena/core/_core.c is not built in this checkout: pip install -e . "
         "(or python setup.py build_ext --inplace)"
     )
+
+
+@pytest.mark.skipif(not COMPILED, reason="the C core is not built here")
+def test_the_compiled_rollouts_are_the_simulator_s_to_the_last_bit() -> None:
+    """`master`'s rollouts in C: for random worlds (2–5 seats, one or two decks, any hands,
+    pond, books, public memory, luck, horizon and rules), the same expected books, float for
+    float, as arena/bots/simulator.py's Sim, Policy and play_out."""
+    from arena.bots.simulator import code, rollouts, rollouts_in_python
+
+    assert rollouts is not rollouts_in_python
+    rng = random.Random(1)
+    compared = 0
+    for _ in range(1500):
+        seats = rng.choice([2, 3, 4, 5])
+        deck = [code(r, s) for r in range(14) if r != 11 for s in range(4)] * rng.choice([1, 2])
+        rng.shuffle(deck)
+        hands = []
+        for _ in range(seats):
+            size = rng.randrange(0, 9)
+            hands.append(deck[:size])
+            deck = deck[size:]
+        me = rng.randrange(seats)
+        if not hands[me]:
+            continue
+        others = [s for s in range(seats) if s != me]
+        asks = [(rng.choice(others), rng.choice(hands[me]) >> 2) for _ in range(3)]
+        world = (
+            hands,
+            deck[: rng.randrange(0, len(deck) + 1)],
+            [rng.randrange(3) for _ in range(seats)],
+            rng.randrange(0, 3),
+            rng.randrange(3),
+            [rng.getrandbits(14) for _ in range(seats)],
+            [rng.getrandbits(14) for _ in range(seats)],
+            rng.getrandbits(32),
+            me,
+            asks,
+            rng.choice([0, 3, 10, 50]),
+        )
+        assert rollouts(*world) == rollouts_in_python(*world)
+        compared += 1
+    assert compared > 1000

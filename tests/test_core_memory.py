@@ -2,10 +2,10 @@
 
 arena/core/_core.c is built again with `-fsanitize=address,undefined` and driven from a Python
 process that preloads the sanitizer's runtime: every rule set of tests/test_core.py, games
-stepped with valid and invalid actions, autoreset, the event log growing, the error paths
-(buffers of the wrong size, a game out of range). Any out-of-bounds read or write, use after
-free or undefined behaviour ends the process with the sanitizer's report. Skipped where gcc
-or its ASan runtime is missing (CI has both).
+stepped with valid and invalid actions, autoreset, the event log growing, the search's
+rollouts, the error paths (buffers of the wrong size, a game out of range, a card no pack
+holds). Any out-of-bounds read or write, use after free or undefined behaviour ends the process
+with the sanitizer's report. Skipped where gcc or its ASan runtime is missing (CI has both).
 """
 
 from __future__ import annotations
@@ -69,6 +69,23 @@ DRIVE = textwrap.dedent(
             else:
                 raise SystemExit("a bad call was taken")
         del batch
+    r = random.Random(2)
+    for _ in range(300):
+        seats = r.choice([2, 3, 5])
+        deck = [rank * 4 + suit for rank in range(14) for suit in range(4)] * 2
+        r.shuffle(deck)
+        hands = [deck[7 * s : 7 * s + 7] for s in range(seats)]
+        asks = [(1, hands[0][0] >> 2), (seats - 1, hands[0][1] >> 2)]
+        _core.rollouts(hands, deck[7 * seats :], [0] * seats, r.randrange(3), r.randrange(3),
+                       [r.getrandbits(14)] * seats, [r.getrandbits(14)] * seats,
+                       r.getrandbits(32), 0, asks, r.choice([0, 10, 200]))
+    for bad in ([[1, 99], [2]], [[1], [2]] * 40):
+        try:
+            _core.rollouts(bad, [], [0] * len(bad), 1, 0, [], [], 1, 0, [(1, 0)], 5)
+        except ValueError:
+            pass
+        else:
+            raise SystemExit("a bad world was taken")
     print("played", played)
     """
 )

@@ -35,19 +35,23 @@ REFUSALS = ("ask-not-an-object", "ask-itself", "ask-card-not-in-hand")
 _NEXT = {NextPlayer.ASKED: 0, NextPlayer.CLOCKWISE: 1, NextPlayer.AFTER_ASKER: 2}
 
 
-def _load() -> tuple[Any, bool]:
+def _load() -> Any:
     if os.environ.get("ARENA_CORE") == "python":
-        return pure.Batch, False
+        return None
     try:
         from arena.core import _core  # type: ignore[attr-defined]
     except ImportError:  # no compiler when installed: the pure twin
-        return pure.Batch, False
-    return _core.Batch, True
+        return None
+    return _core
 
 
-Batch, COMPILED = _load()
+_compiled = _load()
+COMPILED = _compiled is not None
+Batch: Any = _compiled.Batch if COMPILED else pure.Batch
+# `arena.bots.simulator.rollouts` in C (the same floats), or None: the search's rollouts.
+compiled_rollouts: Any = _compiled.rollouts if COMPILED else None
 
-__all__ = ["COMPILED", "OUTCOMES", "RUNNING", "Batch", "pure", "settings"]
+__all__ = ["COMPILED", "OUTCOMES", "RUNNING", "Batch", "compiled_rollouts", "pure", "settings"]
 
 
 def settings(rules: Rules, seats: int) -> tuple[Any, ...]:

@@ -490,6 +490,328 @@ static void rewards_of(Batch *b, Game *g, float *out) {
     }
 }
 
+/* ---- rollouts for search: arena/bots/simulator.py's Sim, Policy and play_out ------------------
+
+   The same table on counts (a card is rank * 4 + suit; the pond's last card is drawn first), the
+   same `hard`-like policy with tie-breaks drawn as `random.Random(luck).choice` draws them, and
+   master's `expected_books` at the end: `rollouts` returns, per candidate ask, exactly the
+   floats the Python loop (`simulator.rollouts_in_python`) returns. */
+
+#define SIM_SEATS 64
+#define SIM_POND (64 * 56)
+
+typedef struct {
+    int seats, pond_len, min_hand, next_player;
+    uint8_t cards[SIM_SEATS][56];
+    int32_t ranks[SIM_SEATS][R];
+    uint32_t held[SIM_SEATS], pending[SIM_SEATS];
+    int32_t sizes[SIM_SEATS], books[SIM_SEATS];
+    uint8_t pond[SIM_POND];
+} Sim;
+
+static void sim_gain(Sim *t, int seat, int card) {
+    int rank = card >> 2;
+    t->cards[seat][card]++;
+    int count = ++t->ranks[seat][rank];
+    t->sizes[seat]++;
+    t->held[seat] |= 1U << rank;
+    if (count >= 4) t->pending[seat] |= 1U << rank;
+}
+
+static void sim_pick_up(Sim *t, int seat, int target) {
+    while (t->sizes[seat] < target && t->pond_len) sim_gain(t, seat, t->pond[--t->pond_len]);
+}
+
+static int lowest_bit(uint32_t bits) {
+    int index = 0;
+    while (!(bits & 1U)) {
+        bits >>= 1;
+        index++;
+    }
+    return index;
+}
+
+static void sim_check_books(Sim *t, int seat) {
+    uint8_t *cards = t->cards[seat];
+    int found = 0, last = -1;
+    while (t->pending[seat]) {
+        uint32_t later = last + 1 >= 32 ? 0 : (t->pending[seat] >> (last + 1)) << (last + 1);
+        if (!later) {
+            if (!found) return;
+            found = 0;
+            last = -1;
+            continue;
+        }
+        int rank = lowest_bit(later), base = rank * 4;
+        last = rank;
+        if (cards[base] && cards[base + 1] && cards[base + 2] && cards[base + 3]) {
+            for (int c = base; c < base + 4; c++) cards[c]--;
+            int left = t->ranks[seat][rank] -= 4;
+            if (left < 4) t->pending[seat] &= ~(1U << rank);
+            if (!left) t->held[seat] &= ~(1U << rank);
+            t->sizes[seat] -= 4;
+            t->books[seat]++;
+            found = 1;
+            sim_pick_up(t, seat, t->min_hand);
+        } else {
+            t->pending[seat] &= ~(1U << rank);
+        }
+    }
+}
+
+static void sim_check_books_all(Sim *t) {
+    for (int seat = 0; seat < t->seats; seat++)
+        if (t->pending[seat]) sim_check_books(t, seat);
+}
+
+static int sim_hand_over(Sim *t, int asked, int asker, int rank) {
+    int moved = t->ranks[asked][rank];
+    if (moved) {
+        for (int c = rank * 4; c < rank * 4 + 4; c++) {
+            t->cards[asker][c] += t->cards[asked][c];
+            t->cards[asked][c] = 0;
+        }
+        t->ranks[asked][rank] = 0;
+        t->held[asked] &= ~(1U << rank);
+        int count = t->ranks[asker][rank] += moved;
+        if (count >= 4) t->pending[asker] |= 1U << rank;
+        t->sizes[asked] -= moved;
+        t->sizes[asker] += moved;
+    }
+    return moved;
+}
+
+/* Sim.ask: (cards moved, the seat whose turn is next) */
+static int sim_ask(Sim *t, int asker, int asked, int rank, int *next) {
+    int moved = sim_hand_over(t, asked, asker, rank);
+    if (moved) sim_check_books_all(t);
+    sim_pick_up(t, asked, t->min_hand);
+    if (moved) {
+        *next = asker;
+        return moved;
+    }
+    if (t->pond_len) sim_gain(t, asker, t->pond[--t->pond_len]);
+    sim_check_books_all(t);
+    if (t->next_player == NEXT_ASKED) *next = asked;
+    else if (t->next_player == NEXT_CLOCKWISE) *next = (asked + 1) % t->seats;
+    else *next = (asker + 1) % t->seats;
+    return 0;
+}
+
+/* Sim.to_move: the seat that asks next from `seat`'s turn, or -1 when it is over. */
+static int sim_to_move(Sim *t, int seat) {
+    for (;;) {
+        int any = 0;
+        for (int s = 0; s < t->seats; s++) any |= t->sizes[s] != 0;
+        if (!any) {
+            if (!t->pond_len) return -1;
+            sim_pick_up(t, seat, t->min_hand > 1 ? t->min_hand : 1);
+            sim_check_books_all(t);
+            continue;
+        }
+        if (!t->sizes[seat]) {
+            seat = (seat + 1) % t->seats;
+            continue;
+        }
+        return seat;
+    }
+}
+
+typedef struct {
+    uint32_t holds[SIM_SEATS], lacks[SIM_SEATS];
+    Twister rng;
+} Policy;
+
+/* Policy.choose: (seat asked, rank) for `seat`, which holds a card. */
+static void policy_choose(Policy *p, Sim *t, int seat, int *asked, int *rank) {
+    uint32_t mine = t->held[seat];
+    for (int other = 0; other < t->seats; other++) {
+        if (other != seat && t->sizes[other]) {
+            uint32_t known = p->holds[other] & mine;
+            if (known) {
+                *asked = other;
+                *rank = lowest_bit(known);
+                return;
+            }
+        }
+    }
+    int most = 0, best[R], ties = 0;
+    for (int r = 0; r < R; r++)
+        if (t->ranks[seat][r] > most) most = t->ranks[seat][r];
+    for (int r = 0; r < R; r++)
+        if (t->ranks[seat][r] == most) best[ties++] = r;
+    *rank = ties == 1 ? best[0] : best[mt_below(&p->rng, (uint32_t)ties)];
+    uint32_t bit = 1U << *rank;
+    int with_cards[SIM_SEATS], count = 0, fresh[SIM_SEATS], fresh_count = 0;
+    for (int o = 0; o < t->seats; o++)
+        if (o != seat && t->sizes[o]) with_cards[count++] = o;
+    if (!count)
+        for (int o = 0; o < t->seats; o++)
+            if (o != seat) with_cards[count++] = o;
+    for (int i = 0; i < count; i++)
+        if (!(p->lacks[with_cards[i]] & bit)) fresh[fresh_count++] = with_cards[i];
+    int *pool = fresh_count ? fresh : with_cards, size = fresh_count ? fresh_count : count;
+    *asked = size == 1 ? pool[0] : pool[mt_below(&p->rng, (uint32_t)size)];
+}
+
+static void policy_seen(Policy *p, Sim *t, int asker, int asked, int rank, int moved) {
+    uint32_t bit = 1U << rank;
+    if (t->held[asker] & bit) p->holds[asker] |= bit;
+    else p->holds[asker] &= ~bit;
+    p->lacks[asker] &= ~bit;
+    p->holds[asked] &= ~bit;
+    if (!moved) {
+        p->lacks[asked] |= bit;
+        p->lacks[asker] = 0;
+    }
+}
+
+static void expected_books(Sim *t, double *out) {
+    int any = 0;
+    for (int s = 0; s < t->seats; s++) {
+        out[s] = (double)t->books[s];
+        any |= t->sizes[s] != 0;
+    }
+    if (!any) return;
+    for (int rank = 0; rank < R; rank++) {
+        int most = 0, leaders = 0;
+        for (int s = 0; s < t->seats; s++)
+            if (t->ranks[s][rank] > most) most = t->ranks[s][rank];
+        if (!most) continue;
+        for (int s = 0; s < t->seats; s++) leaders += t->ranks[s][rank] == most;
+        for (int s = 0; s < t->seats; s++)
+            if (t->ranks[s][rank] == most) out[s] += 1.0 / leaders;
+    }
+}
+
+static int read_ints(PyObject *list, int *out, Py_ssize_t cap, Py_ssize_t *count, long low,
+                     long high, const char *what) {
+    PyObject *items = PySequence_Fast(list, what);
+    if (!items) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(items);
+    if (n > cap) {
+        Py_DECREF(items);
+        PyErr_Format(PyExc_ValueError, "%s: more than %zd items", what, cap);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long value = PyLong_AsLong(PySequence_Fast_GET_ITEM(items, i));
+        if (value == -1 && PyErr_Occurred()) {
+            Py_DECREF(items);
+            return -1;
+        }
+        if (value < low || value > high) {
+            Py_DECREF(items);
+            PyErr_Format(PyExc_ValueError, "%s: %ld is out of range", what, value);
+            return -1;
+        }
+        out[i] = (int)value;
+    }
+    *count = n;
+    Py_DECREF(items);
+    return 0;
+}
+
+/* rollouts(hands, pond, books, min_hand, next_player, holds, lacks, luck, me, asks, horizon)
+   -> [expected books per seat] per candidate ask (see simulator.rollouts_in_python). */
+static PyObject *core_rollouts(PyObject *module, PyObject *args) {
+    PyObject *hands, *pond, *books, *holds, *lacks, *asks;
+    int min_hand, next_player, me, horizon;
+    unsigned long luck;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "OOOiiOOkiOi", &hands, &pond, &books, &min_hand, &next_player,
+                          &holds, &lacks, &luck, &me, &asks, &horizon))
+        return NULL;
+    static Sim root, sim;
+    static Policy start, policy;
+    static int scratch[SIM_POND];
+    Py_ssize_t seats, count;
+    memset(&root, 0, sizeof root);
+    PyObject *rows = PySequence_Fast(hands, "hands");
+    if (!rows) return NULL;
+    seats = PySequence_Fast_GET_SIZE(rows);
+    if (seats < 2 || seats > SIM_SEATS || next_player < 0 || next_player > 2 || min_hand < 0 ||
+        me < 0 || me >= seats) {
+        Py_DECREF(rows);
+        PyErr_SetString(PyExc_ValueError, "rollouts: settings out of range");
+        return NULL;
+    }
+    root.seats = (int)seats;
+    root.min_hand = min_hand;
+    root.next_player = next_player;
+    for (Py_ssize_t s = 0; s < seats; s++) {
+        if (read_ints(PySequence_Fast_GET_ITEM(rows, s), scratch, SIM_POND, &count, 0, 55, "hand")) {
+            Py_DECREF(rows);
+            return NULL;
+        }
+        for (Py_ssize_t i = 0; i < count; i++) sim_gain(&root, (int)s, scratch[i]);
+    }
+    Py_DECREF(rows);
+    if (read_ints(pond, scratch, SIM_POND, &count, 0, 55, "pond")) return NULL;
+    for (Py_ssize_t i = 0; i < count; i++) root.pond[i] = (uint8_t)scratch[i];
+    root.pond_len = (int)count;
+    if (read_ints(books, scratch, SIM_SEATS, &count, 0, 1 << 20, "books")) return NULL;
+    if (count != seats) return PyErr_Format(PyExc_ValueError, "books: one per seat");
+    for (Py_ssize_t s = 0; s < seats; s++) root.books[s] = scratch[s];
+    memset(&start, 0, sizeof start);
+    int bits[SIM_SEATS];
+    if (read_ints(holds, bits, SIM_SEATS, &count, 0, (1 << R) - 1, "holds")) return NULL;
+    for (Py_ssize_t s = 0; s < count; s++) start.holds[s] = (uint32_t)bits[s];
+    if (read_ints(lacks, bits, SIM_SEATS, &count, 0, (1 << R) - 1, "lacks")) return NULL;
+    for (Py_ssize_t s = 0; s < count; s++) start.lacks[s] = (uint32_t)bits[s];
+    uint32_t key[2] = {(uint32_t)luck, (uint32_t)((uint64_t)luck >> 32)};
+    mt_init_by_array(&start.rng, key, key[1] ? 2 : 1);
+    PyObject *candidates = PySequence_Fast(asks, "asks");
+    if (!candidates) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(candidates);
+    PyObject *out = PyList_New(n);
+    if (!out) {
+        Py_DECREF(candidates);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int pair[2];
+        if (read_ints(PySequence_Fast_GET_ITEM(candidates, i), pair, 2, &count, 0, SIM_SEATS,
+                      "ask") ||
+            count != 2 || pair[0] >= seats || pair[1] >= R) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "ask: (seat, rank)");
+            Py_DECREF(candidates);
+            Py_DECREF(out);
+            return NULL;
+        }
+        memcpy(&sim, &root, sizeof sim);
+        memcpy(&policy, &start, sizeof policy);
+        int mover, asked, rank;
+        int moved = sim_ask(&sim, me, pair[0], pair[1], &mover);
+        policy_seen(&policy, &sim, me, pair[0], pair[1], moved);
+        for (int k = 0; k < horizon; k++) {
+            int seat = sim_to_move(&sim, mover);
+            if (seat < 0) break;
+            policy_choose(&policy, &sim, seat, &asked, &rank);
+            moved = sim_ask(&sim, seat, asked, rank, &mover);
+            policy_seen(&policy, &sim, seat, asked, rank, moved);
+        }
+        double values[SIM_SEATS];
+        expected_books(&sim, values);
+        PyObject *row = PyList_New(seats);
+        if (!row) {
+            Py_DECREF(candidates);
+            Py_DECREF(out);
+            return NULL;
+        }
+        for (Py_ssize_t s = 0; s < seats; s++) PyList_SET_ITEM(row, s, PyFloat_FromDouble(values[s]));
+        PyList_SET_ITEM(out, i, row);
+    }
+    Py_DECREF(candidates);
+    return out;
+}
+
+static PyMethodDef module_methods[] = {
+    {"rollouts", core_rollouts, METH_VARARGS,
+     "rollouts(hands, pond, books, min_hand, next_player, holds, lacks, luck, me, asks, horizon)"},
+    {NULL, NULL, 0, NULL},
+};
+
 /* ---- the Python type -------------------------------------------------------------------------- */
 
 static void Batch_dealloc(Batch *self) {
@@ -794,7 +1116,7 @@ static PyTypeObject BatchType = {
     .tp_methods = Batch_methods,
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_core", NULL, -1, NULL, NULL, NULL, NULL, NULL};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_core", NULL, -1, module_methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__core(void) {
     if (PyType_Ready(&BatchType) < 0) return NULL;
