@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 from arena.base.config import TURNS_PER_CARD, named_rules, rules_file
-from arena.core import COMPILED, OUTCOMES, RUNNING, Batch, pure, settings
-from arena.core.differential import engine_replay
+from arena.core import COMPILED, RUNNING, Batch, pure, settings
+from arena.core.differential import OUTCOMES, engine_replay
 from arena.engine.cards import new_pack
 from arena.engine.match import DEFAULT_MAX_TURNS, Delivery, MatchSetup, Outcome
 from arena.engine.rules import NextPlayer, RefillWhen, Rules, StartingPlayer

@@ -13,7 +13,10 @@ plays it against the engine event by event.
     batch.step(actions, obs, mask, seats, rewards, ended)   # every game at once, autoreset
     batch.run(games, seed)           # whole games of random valid asks: (games, asks)
 
-Statuses: RUNNING (0, `seat` owes an ask), COMPLETED, TURN_LIMIT, STALLED (as `Outcome`).
+Statuses: RUNNING (0, `seat` owes an ask), COMPLETED, TURN_LIMIT, STALLED (as
+`differential.OUTCOMES`). Importing this loads no more of the engine than the SDK does (a
+bot's start-up pays nothing for it).
+`compiled_rollouts` is `arena.bots.simulator.rollouts_in_python` in C (master's search), or None.
 Draws (go-fish, pick-up) are not decisions here: each takes a pond index from the game's own
 generator (splitmix64, seeded from the deal's seed).
 """
@@ -23,12 +26,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from arena.core import pure
-from arena.engine.match import Outcome
 from arena.engine.rules import NextPlayer, RefillWhen, Rules, StartingPlayer
 
 RUNNING, COMPLETED, TURN_LIMIT, STALLED = 0, 1, 2, 3
-OUTCOMES = {COMPLETED: Outcome.COMPLETED, TURN_LIMIT: Outcome.TURN_LIMIT, STALLED: Outcome.STALLED}
 # The kinds of `Batch.events(i)`'s tuples `(kind, at, seat, a, b, c, d, e)`.
 ASKED, REFUSED, FISHED, PICKED, BOOK, LUCKY, NO_ONE = range(7)
 REFUSALS = ("ask-not-an-object", "ask-itself", "ask-card-not-in-hand")
@@ -47,11 +47,14 @@ def _load() -> Any:
 
 _compiled = _load()
 COMPILED = _compiled is not None
-Batch: Any = _compiled.Batch if COMPILED else pure.Batch
+if COMPILED:
+    Batch: Any = _compiled.Batch
+else:
+    from arena.core.pure import Batch
 # `arena.bots.simulator.rollouts` in C (the same floats), or None: the search's rollouts.
 compiled_rollouts: Any = _compiled.rollouts if COMPILED else None
 
-__all__ = ["COMPILED", "OUTCOMES", "RUNNING", "Batch", "compiled_rollouts", "pure", "settings"]
+__all__ = ["COMPILED", "RUNNING", "Batch", "compiled_rollouts", "settings"]
 
 
 def settings(rules: Rules, seats: int) -> tuple[Any, ...]:

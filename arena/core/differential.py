@@ -12,7 +12,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from arena.core import ASKED, BOOK, FISHED, LUCKY, NO_ONE, PICKED, REFUSALS, REFUSED
+from arena.core import (
+    ASKED,
+    BOOK,
+    COMPLETED,
+    FISHED,
+    LUCKY,
+    NO_ONE,
+    PICKED,
+    REFUSALS,
+    REFUSED,
+    STALLED,
+    TURN_LIMIT,
+)
 from arena.engine.events import (
     Asked,
     AskRefused,
@@ -23,9 +35,10 @@ from arena.engine.events import (
     PickedUp,
     WentFishing,
 )
-from arena.engine.match import Delivery, Match, MatchSetup, Result
+from arena.engine.match import Delivery, Match, MatchSetup, Outcome, Result
 
 CoreEvent = tuple[int, ...]
+OUTCOMES = {COMPLETED: Outcome.COMPLETED, TURN_LIMIT: Outcome.TURN_LIMIT, STALLED: Outcome.STALLED}
 
 
 def as_core(event: Event) -> CoreEvent:
