@@ -13,6 +13,7 @@ import random
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -356,3 +357,39 @@ def test_the_compiled_rollouts_are_the_simulator_s_to_the_last_bit() -> None:
         assert rollouts(*world) == rollouts_in_python(*world)
         compared += 1
     assert compared > 1000
+
+
+@pytest.mark.slow
+def test_an_install_without_a_compiler_works_and_plays_the_pure_core(tmp_path: Path) -> None:
+    """`pip install .` where no C compiler runs (CC=/bin/false): the install succeeds without
+    the extension, and the installed arena plays the pure twin, to the same results."""
+    target = tmp_path / "site"
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), ROOT],
+        env={**os.environ, "CC": "/bin/false", "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert not list(target.glob("arena/core/_core*.so"))
+    code = (
+        "import arena.core as c; from arena.engine.rules import Rules;"
+        "b = c.Batch(1, 2, *c.settings(Rules(), 2), 5000, 100, True, False); b.reset(0, 7);"
+        "b.play_out(0); print(c.COMPILED, c.Batch.__module__, len(b.events(0)))"
+    )
+    played = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(target)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    compiled, module, events = played.stdout.split()
+    assert (compiled, module) == ("False", "arena.core.pure")
+    here = Batch(1, 2, *settings(Rules(), 2), 5000, 100, True, False)
+    here.reset(0, 7)
+    here.play_out(0)
+    assert int(events) == len(here.events(0))
