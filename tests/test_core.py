@@ -122,7 +122,7 @@ def differ(rules: Rules, seats: int, idle: int, seeds: range, kind: type, turns:
 def test_the_core_plays_every_rule_set_as_the_engine_does(
     name: str, rules: Rules, seats: int, idle: int
 ) -> None:
-    games = 150 if COMPILED else 30  # the compiled core when built, else the pure one
+    games = (150 if rules.pack_size <= 56 else 40) if COMPILED else 20  # the pure one: slower
     assert differ(rules, seats, idle, range(games), Batch) > 20 * games
 
 
@@ -220,7 +220,7 @@ def test_observations_and_masks_are_the_seat_views(
     length, actions = vector_length(seats), seats * RANKS
     rng = random.Random(11)
     checked = 0
-    for seed in range(15 if kind is pure.Batch else 50):
+    for seed in range(6 if kind is pure.Batch else 50):
         seen: list[tuple[np.ndarray, np.ndarray, int]] = []
         status = batch.reset(0, seed)  # type: ignore[attr-defined]
         while status == RUNNING:
@@ -241,7 +241,7 @@ def test_observations_and_masks_are_the_seat_views(
         engine_replay(setup, batch.events(0), watch)  # type: ignore[attr-defined]
         assert next(watch.asked, None) is None, f"seed {seed}"
         checked += watch.checked
-    assert checked > 200
+    assert checked > (100 if kind is pure.Batch else 500)
 
 
 class SeenAsked:

@@ -100,6 +100,7 @@ def sanitizer_runtime() -> str | None:
     return found if os.path.isabs(found) and os.path.exists(found) else None
 
 
+@pytest.mark.slow  # (about 10 s: a build and every rule set; the full tier and CI run it)
 @pytest.mark.skipif(sanitizer_runtime() is None, reason="gcc with AddressSanitizer is not here")
 def test_the_c_core_is_clean_under_address_and_undefined_behaviour_sanitizers(
     tmp_path: Path,
