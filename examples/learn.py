@@ -127,13 +127,18 @@ def main() -> None:
     before = evaluate(table, args.level, theta, held_out)
     print(f"before: win share {before[0]:.3f} ± {before[1]:.3f} against {args.level}")
     rng = np.random.default_rng(1)
+    trained = time.monotonic()
     baseline = 0.0
     for match in range(args.train):
         _, reward, gradient = episode(table, args.level, theta, match, rng)
         theta += args.rate * (reward - baseline) * gradient
         baseline += 0.01 * (reward - baseline)
+    training = time.monotonic() - trained
     after = evaluate(table, args.level, theta, held_out)
-    print(f"after {args.train} matches: win share {after[0]:.3f} ± {after[1]:.3f}")
+    print(
+        f"after {args.train} matches ({training:.1f} s of training): "
+        f"win share {after[0]:.3f} ± {after[1]:.3f}"
+    )
     print("θ: " + ", ".join(f"{name} {value:+.2f}" for name, value in zip(FEATURES, theta)))
     print(f"({time.monotonic() - began:.0f} s)")
 

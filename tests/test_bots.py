@@ -178,7 +178,9 @@ def test_expert_beats_hard() -> None:
 
 
 def test_bots_see_only_what_the_sdk_gives_them() -> None:
-    """arena/bots/ imports the SDK, its own modules and the standard library, never the engine."""
+    """arena/bots/ imports the SDK, its own modules and the standard library, never the engine;
+    and `arena.core`, for master's compiled rollouts only: a pure function of the world the bot
+    sampled itself (tests/test_core.py holds it to simulator.rollouts_in_python)."""
     for path in sorted((ROOT / "arena" / "bots").glob("*.py")):
         tree = ast.parse(path.read_text())
         imported = {
@@ -193,6 +195,7 @@ def test_bots_see_only_what_the_sdk_gives_them() -> None:
             "arena.bots",
             "arena.bots.master",
             "arena.bots.simulator",
+            "arena.core",
         }
         assert all(
             name.split(".")[0] in sys.stdlib_module_names | {"arena", "__future__"}

@@ -446,9 +446,13 @@ def test_sdk_and_bots_import_with_the_standard_library_only() -> None:
     assert done.returncode == 0, done.stderr
     # The engine's cards and rules are standard-library only too (tests/test_layers.py): one
     # pack formula, one deal by table size.
+    # And the core, for master's rollouts: compiled, or its pure twin (arena/core/).
+    from arena.core import COMPILED
+
+    core = "'arena.core', 'arena.core._core'" if COMPILED else "'arena.core', 'arena.core.pure'"
     assert done.stdout.strip() == (
-        "['arena', 'arena.bots', 'arena.bots.master', 'arena.bots.simulator', 'arena.engine', "
-        "'arena.engine.cards', 'arena.engine.rules', 'arena.sdk']"
+        f"['arena', 'arena.bots', 'arena.bots.master', 'arena.bots.simulator', {core}, "
+        "'arena.engine', 'arena.engine.cards', 'arena.engine.rules', 'arena.sdk']"
     )
 
 

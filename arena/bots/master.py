@@ -27,7 +27,7 @@ import random
 from typing import Any
 
 from arena.bots import CardCount, ExpertBot
-from arena.bots.simulator import NEXT_PLAYERS, Policy, Sim, code, play_out
+from arena.bots.simulator import NEXT_PLAYERS, code, rollouts
 from arena.sdk import Ask, AskSeen
 
 __all__ = ["MasterBot"]
@@ -133,17 +133,25 @@ class MasterBot(ExpertBot):
         next_player = str(rules.get("nextPlayer", "Asked"))
         holds, lacks = self.public_memory()
         books = self.books_by_seat()
+        follows = NEXT_PLAYERS.index(next_player)
         for _ in range(self.worlds):
             hands, pond = self.sample_world(self.rng)
-            root = Sim(hands, pond, books, min_hand, next_player)
             luck = self.rng.getrandbits(32)
-            for i, (seat, rank) in enumerate(asks):
-                sim = root.copy()
-                policy = Policy(holds, lacks, random.Random(luck))
-                moved, mover = sim.ask(self.seat, seat, rank)
-                policy.seen(sim, self.seat, seat, rank, moved)
-                play_out(sim, mover, policy, self.horizon)
-                scores[i].append(self._score(expected_books(sim)))
+            played = rollouts(
+                hands,
+                pond,
+                books,
+                min_hand,
+                follows,
+                holds,
+                lacks,
+                luck,
+                self.seat,
+                asks,
+                self.horizon,
+            )
+            for i, final in enumerate(played):
+                scores[i].append(self._score(final))
         best, margin = 0, 0.0
         for i in range(1, len(asks)):
             # Paired by world: both asks met the same deal and the same rollout luck.
@@ -289,17 +297,3 @@ def _place(
 
 def _room(cap: int | None, taken: int) -> bool:
     return cap is None or taken < cap
-
-
-def expected_books(sim: Sim) -> list[float]:
-    """Books per seat, each book still open shared among the seats holding most of its rank."""
-    books = [float(b) for b in sim.books]
-    if not any(sim.sizes):
-        return books
-    for rank in range(14):
-        most = max(ranks[rank] for ranks in sim.ranks)
-        if most:
-            leaders = [s for s, ranks in enumerate(sim.ranks) if ranks[rank] == most]
-            for seat in leaders:
-                books[seat] += 1.0 / len(leaders)
-    return books

@@ -19,7 +19,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-__all__ = ["Policy", "Sim", "code"]
+from arena.core import compiled_rollouts
+
+__all__ = ["Policy", "Sim", "code", "expected_books", "rollouts"]
 
 NEXT_PLAYERS = ("Asked", "Clockwise", "After asker")
 
@@ -240,3 +242,48 @@ def play_out(sim: Sim, seat: int, policy: Policy, max_asks: int) -> None:
         asked, rank = policy.choose(sim, mover)
         moved, seat = sim.ask(mover, asked, rank)
         policy.seen(sim, mover, asked, rank, moved)
+
+
+def expected_books(sim: Sim) -> list[float]:
+    """Books per seat, each book still open shared among the seats holding most of its rank."""
+    books = [float(b) for b in sim.books]
+    if not any(sim.sizes):
+        return books
+    for rank in range(14):
+        most = max(ranks[rank] for ranks in sim.ranks)
+        if most:
+            leaders = [s for s, ranks in enumerate(sim.ranks) if ranks[rank] == most]
+            for seat in leaders:
+                books[seat] += 1.0 / len(leaders)
+    return books
+
+
+def rollouts_in_python(
+    hands: Sequence[Sequence[int]],
+    pond: Sequence[int],
+    books: Sequence[int],
+    min_hand: int,
+    next_player: int,
+    holds: Sequence[int],
+    lacks: Sequence[int],
+    luck: int,
+    me: int,
+    asks: Sequence[tuple[int, int]],
+    horizon: int,
+) -> list[list[float]]:
+    """For each candidate ask of seat `me` in one world: the ask, then `horizon` asks of the
+    policy (tie-breaks from `random.Random(luck)`, the same for every candidate), then
+    `expected_books`. `rollouts` is this, in C when the core is built (the same floats)."""
+    root = Sim(hands, pond, books, min_hand, NEXT_PLAYERS[next_player])
+    out = []
+    for seat, rank in asks:
+        sim = root.copy()
+        policy = Policy(holds, lacks, random.Random(luck))
+        moved, mover = sim.ask(me, seat, rank)
+        policy.seen(sim, me, seat, rank, moved)
+        play_out(sim, mover, policy, horizon)
+        out.append(expected_books(sim))
+    return out
+
+
+rollouts = compiled_rollouts or rollouts_in_python

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.bots import BOTS, Level
-from arena.bots.master import MODELLED_RULES, OFF_VALUES, MasterBot, expected_books
-from arena.bots.simulator import Policy, Sim, play_out
+from arena.bots.master import MODELLED_RULES, OFF_VALUES, MasterBot
+from arena.bots.simulator import Policy, Sim, expected_books, play_out
 from arena.engine.cards import Card
 from arena.engine.rules import Refusal, verify_ask
 from arena.replays.replay import Replay
