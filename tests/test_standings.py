@@ -79,8 +79,9 @@ def test_pairwise_counts_placing_ahead_with_ties_half() -> None:
 
 
 def test_the_final_order_is_the_fits_whatever_the_order_of_play() -> None:
-    """Three bots whose live (OpenSkill) order depends on which matches came first: the
-    standings' order does not, and it follows the head-to-head results."""
+    """Three bots whose OpenSkill order depends on which matches came first: the standings'
+    order, final or live (both the fit's since the board), does not, and it follows the
+    head-to-head results."""
     rng = random.Random(4)
     outcomes = (
         [("hard", "easy")] * 107
@@ -98,8 +99,10 @@ def test_the_final_order_is_the_fits_whatever_the_order_of_play() -> None:
             result(i, (winner, loser), (8, 5), (1, 2)) for i, (winner, loser) in enumerate(outcomes)
         ]
         standings = Standings.of(["easy", "hard", "random"], results)
-        orders.add(tuple(row.name for row in standings.ranked(live=True)))
+        openskill = sorted(standings.rows.values(), key=lambda row: -row.ordinal)
+        orders.add(tuple(row.name for row in openskill))
         ranked.add(tuple(row.name for row in standings.ranked()))
+        ranked.add(tuple(row.name for row in standings.ranked(live=True)))
     assert len(orders) > 1  # OpenSkill's order moved with the order of play
     assert ranked == {("hard", "easy", "random")}
 
@@ -109,7 +112,10 @@ def test_ratings_reward_winners_and_do_not_depend_on_arrival_order() -> None:
     rows = standings.rows
     assert rows["ann"].mu > 25 > rows["bob"].mu
     assert rows["ann"].sigma < 25 / 3  # four matches narrowed the uncertainty
-    assert [row.name for row in standings.ranked()][-1] == "bob"
+    # four matches: everyone is provisional (no place, no order claimed); the fit still rates
+    ranked = standings.ranked()
+    assert all(row.line is not None and row.line.place == "" for row in ranked)
+    assert min(ranked, key=lambda row: row.line.rating if row.line else 0).name == "bob"
     shuffled = list(RESULTS)
     random.Random(1).shuffle(shuffled)
     assert Standings.of(["ann", "bob", "cy"], shuffled).as_json() == standings.as_json()
@@ -121,7 +127,17 @@ def test_json_holds_every_figure() -> None:
     ann = next(p for p in document["participants"] if p["name"] == "ann")
     assert ann["wins"] == 2.5 and ann["winShare"] == 0.625
     assert ann["winShare95"] == [pytest.approx(v, abs=1e-6) for v in wilson(2.5, 4)]
-    assert set(ann["rating"]) == {"elo", "plusMinus", "place", "places", "losBelow"}
+    assert ann["rating"] == {
+        "standing": "provisional",  # 4 deals: no place
+        "elo": ann["rating"]["elo"],
+        "plusMinus": ann["rating"]["plusMinus"],
+        "place": None,
+        "places": None,
+        "deals": 4,
+        "losBelow": None,
+    }
+    assert document["rating"]["look"]["method"] == "holm"
+    assert "virtual win" in document["rating"]["prior"]
     assert set(ann["live"]) == {"mu", "sigma", "ordinal"}
     assert document["rating"]["deals"] == 4  # each match its own deal: the lines have no seeds
     bob = next(p for p in document["participants"] if p["name"] == "bob")
