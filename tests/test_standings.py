@@ -149,3 +149,43 @@ def test_json_holds_every_figure() -> None:
     }
     pair = next(p for p in document["pairwise"] if (p["first"], p["second"]) == ("ann", "bob"))
     assert pair == {"first": "ann", "second": "bob", "matches": 4, "ahead": 3.5, "share": 0.875}
+
+
+def test_the_terminal_table_places_the_ranked_and_lists_the_rest_apart() -> None:
+    """The run's table, final and live: the ranked with places, the provisional marked and
+    placed after them, the one with no match apart; the live ± wider (a sequence)."""
+    from rich.console import Console
+
+    from arena.tournaments.board import Live
+    from arena.ui.tournament_view import standings_table
+
+    rng = random.Random(5)
+    lines = []
+    for match in range(120):
+        seating = tuple(rng.sample(["ann", "bob", "cy"], 2))
+        first = seating[0] if rng.random() < 0.5 else seating[1]
+        if "ann" in seating:
+            first = "ann" if rng.random() < 0.8 else next(n for n in seating if n != "ann")
+        places = (1, 2) if first == seating[0] else (2, 1)
+        lines.append(result(match, seating, (7, 6) if places == (1, 2) else (6, 7), places))
+    lines += [result(200 + k, ("new", "bob"), (7, 6), (1, 2)) for k in range(2)]
+    standings = Standings.of(["ann", "bob", "cy", "new", "idle"], lines, plan=Live(100))
+    shown = {}
+    for live in (False, True):
+        console = Console(record=True, width=200)
+        console.print(standings_table(standings, title="t", live=live))
+        shown[live] = console.export_text()
+    final_rows = {
+        cells[1]: cells
+        for cells in (line.split() for line in shown[False].splitlines())
+        if len(cells) > 2 and cells[1] in standings.rows
+    }
+    assert final_rows["ann"][0] == "1" and final_rows["new"][0] == "prov."
+    assert final_rows["idle"][0] == "–" and "no match" in shown[False]
+    assert "95% CS" in shown[True] and "every look" in shown[True] and "LOS" not in shown[True]
+    words = " ".join(shown[False].split())  # the caption wraps
+    assert "provisional" in words and "95% for the whole table" in words
+    final = standings.board()
+    live_board = standings.board(standings.plan)
+    for name in ("ann", "bob", "cy"):
+        assert live_board[name].plus_minus > final[name].plus_minus
