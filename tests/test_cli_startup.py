@@ -131,7 +131,7 @@ def test_verify_of_a_glob_skips_the_runs_standings_and_names_any_other_json(
     shown = _arena("replay", "show", "replays/standings.json", cwd=tmp_path)
     assert shown.returncode == 2
     assert shown.stderr.strip() == (
-        'replays/standings.json: not a replay (its "format" is "gofish-arena-standings/2"; '
+        'replays/standings.json: not a replay (its "format" is "gofish-arena-standings/3"; '
         'a replay\'s is "gofish-arena-replay/1")'
     )
 

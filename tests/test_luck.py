@@ -294,9 +294,12 @@ def test_a_run_shows_raw_and_adjusted_shares_side_by_side(tmp_path: Path, browse
     cells = browser.js(
         "[...document.querySelectorAll('#standings-table tbody tr')].map(tr => [...tr.children].map(td => td.textContent))"
     )
-    at = heads.index("luck-adjusted")
-    for cell in cells:
-        assert cell[at].endswith(" %") and " – " in cell[at + 1]
+    at = heads.index("luck-adjusted (95 %)")  # the share and its interval, one column
+    rows = [cell for cell in cells if len(cell) > 1]  # (not the "provisional" line above them)
+    assert len(rows) == 2
+    for cell in rows:
+        share, interval = cell[at].split(" (")
+        assert share.endswith(" %") and interval.endswith(")") and "–" in interval
 
 
 @pytest.mark.slow

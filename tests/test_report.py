@@ -497,3 +497,61 @@ def test_arena_report_names_a_results_file_that_is_not_a_file(tmp_path: Path, ki
     assert result.output == (
         f"{folder / 'results.jsonl'}: not a regular file (a {kind}); move it out of the way\n"
     )
+
+
+def test_the_standings_table_fits_at_1280_px_with_the_unplaced_apart(
+    tmp_path: Path,
+    browser: Browser,  # noqa: F811
+) -> None:
+    """Twelve long names, a newcomer of two deals and one with no match: at 1280 px the table
+    shows every column (timeouts, invalid asks) without scrolling sideways (it scrolled 74 px
+    with luck-adjusted shares: each share and its interval are one column now); the provisional
+    and the unplayed are listed apart, without a place."""
+    names = [f"participant-number-{k:02d}" for k in range(12)]
+    raw = results_lines(names, 240, faulty=names[3])
+    for line in raw:  # luck-adjusted shares too: the widest table
+        line["luckAdjusted"] = {"v": "1", "books": [6.5, 6.5], "winShare": [0.3, 0.7]}
+    lines = typed(raw)
+    (first,) = typed(results_lines(["newcomer", names[0]], 1, seed=7))
+    newcomer = [
+        first.model_copy(update={"match": 1000 + k, "deal_seed": 9000 + k}) for k in range(2)
+    ]
+    summary = Summary([*names, "newcomer", "idle"])
+    for line in [*lines, *newcomer]:
+        summary.add(line)
+    data = summary.as_json(tournament="t", folder="", folderArg=".", written="now")
+    data["pages"] = []
+    page = tmp_path / "report.html"
+    page.write_text(report_module.render(data), encoding="utf-8")
+    browser.open(page.as_uri())
+    browser.send(
+        "Emulation.setDeviceMetricsOverride",
+        width=1280,
+        height=900,
+        deviceScaleFactor=1,
+        mobile=False,
+    )
+    assert browser.js("document.body.dataset.ready") == "1"
+    wide = browser.js(
+        "(() => { const s = document.querySelector('#standings .scroll');"
+        " return [s.scrollWidth, s.clientWidth]; })()"
+    )
+    assert wide[0] <= wide[1], wide
+    heads = browser.js(
+        "[...document.querySelectorAll('#standings-table th')].map(th => th.textContent)"
+    )
+    assert "timeouts" in heads and "invalid asks" in heads
+    cells = browser.js(
+        "[...document.querySelectorAll('#standings-table tbody tr')].map(tr =>"
+        " [...tr.children].map(td => td.textContent))"
+    )
+    by_name = {row[1]: row for row in cells if len(row) > 2}
+    assert by_name["newcomer"][0] == "prov." and by_name["idle"][0] == "–"
+    assert "no match" in by_name["idle"]
+    apart = [row[0] for row in cells if len(row) == 1]
+    assert len(apart) == 2 and apart[0].startswith("provisional") and "no match" in apart[1]
+    order = [row[1] for row in cells if len(row) > 2]
+    assert order[-2:] == ["newcomer", "idle"]
+    note = browser.text("standings-note")
+    assert "hold together" in note and "Provisional" in note
+    assert not [e for e in browser.events if e["method"] == "Runtime.exceptionThrown"]

@@ -79,8 +79,9 @@ def test_pairwise_counts_placing_ahead_with_ties_half() -> None:
 
 
 def test_the_final_order_is_the_fits_whatever_the_order_of_play() -> None:
-    """Three bots whose live (OpenSkill) order depends on which matches came first: the
-    standings' order does not, and it follows the head-to-head results."""
+    """Three bots whose OpenSkill order depends on which matches came first: the standings'
+    order, final or live (both the fit's since the board), does not, and it follows the
+    head-to-head results."""
     rng = random.Random(4)
     outcomes = (
         [("hard", "easy")] * 107
@@ -98,8 +99,10 @@ def test_the_final_order_is_the_fits_whatever_the_order_of_play() -> None:
             result(i, (winner, loser), (8, 5), (1, 2)) for i, (winner, loser) in enumerate(outcomes)
         ]
         standings = Standings.of(["easy", "hard", "random"], results)
-        orders.add(tuple(row.name for row in standings.ranked(live=True)))
+        openskill = sorted(standings.rows.values(), key=lambda row: -row.ordinal)
+        orders.add(tuple(row.name for row in openskill))
         ranked.add(tuple(row.name for row in standings.ranked()))
+        ranked.add(tuple(row.name for row in standings.ranked(live=True)))
     assert len(orders) > 1  # OpenSkill's order moved with the order of play
     assert ranked == {("hard", "easy", "random")}
 
@@ -109,7 +112,10 @@ def test_ratings_reward_winners_and_do_not_depend_on_arrival_order() -> None:
     rows = standings.rows
     assert rows["ann"].mu > 25 > rows["bob"].mu
     assert rows["ann"].sigma < 25 / 3  # four matches narrowed the uncertainty
-    assert [row.name for row in standings.ranked()][-1] == "bob"
+    # four matches: everyone is provisional (no place, no order claimed); the fit still rates
+    ranked = standings.ranked()
+    assert all(row.line is not None and row.line.place == "" for row in ranked)
+    assert min(ranked, key=lambda row: row.line.rating if row.line else 0).name == "bob"
     shuffled = list(RESULTS)
     random.Random(1).shuffle(shuffled)
     assert Standings.of(["ann", "bob", "cy"], shuffled).as_json() == standings.as_json()
@@ -121,7 +127,17 @@ def test_json_holds_every_figure() -> None:
     ann = next(p for p in document["participants"] if p["name"] == "ann")
     assert ann["wins"] == 2.5 and ann["winShare"] == 0.625
     assert ann["winShare95"] == [pytest.approx(v, abs=1e-6) for v in wilson(2.5, 4)]
-    assert set(ann["rating"]) == {"elo", "plusMinus", "place", "places", "losBelow"}
+    assert ann["rating"] == {
+        "standing": "provisional",  # 4 deals: no place
+        "elo": ann["rating"]["elo"],
+        "plusMinus": ann["rating"]["plusMinus"],
+        "place": None,
+        "places": None,
+        "deals": 4,
+        "losBelow": None,
+    }
+    assert document["rating"]["look"]["method"] == "holm"
+    assert "virtual win" in document["rating"]["prior"]
     assert set(ann["live"]) == {"mu", "sigma", "ordinal"}
     assert document["rating"]["deals"] == 4  # each match its own deal: the lines have no seeds
     bob = next(p for p in document["participants"] if p["name"] == "bob")
@@ -133,3 +149,43 @@ def test_json_holds_every_figure() -> None:
     }
     pair = next(p for p in document["pairwise"] if (p["first"], p["second"]) == ("ann", "bob"))
     assert pair == {"first": "ann", "second": "bob", "matches": 4, "ahead": 3.5, "share": 0.875}
+
+
+def test_the_terminal_table_places_the_ranked_and_lists_the_rest_apart() -> None:
+    """The run's table, final and live: the ranked with places, the provisional marked and
+    placed after them, the one with no match apart; the live ± wider (a sequence)."""
+    from rich.console import Console
+
+    from arena.tournaments.board import Live
+    from arena.ui.tournament_view import standings_table
+
+    rng = random.Random(5)
+    lines = []
+    for match in range(120):
+        seating = tuple(rng.sample(["ann", "bob", "cy"], 2))
+        first = seating[0] if rng.random() < 0.5 else seating[1]
+        if "ann" in seating:
+            first = "ann" if rng.random() < 0.8 else next(n for n in seating if n != "ann")
+        places = (1, 2) if first == seating[0] else (2, 1)
+        lines.append(result(match, seating, (7, 6) if places == (1, 2) else (6, 7), places))
+    lines += [result(200 + k, ("new", "bob"), (7, 6), (1, 2)) for k in range(2)]
+    standings = Standings.of(["ann", "bob", "cy", "new", "idle"], lines, plan=Live(100))
+    shown = {}
+    for live in (False, True):
+        console = Console(record=True, width=200)
+        console.print(standings_table(standings, title="t", live=live))
+        shown[live] = console.export_text()
+    final_rows = {
+        cells[1]: cells
+        for cells in (line.split() for line in shown[False].splitlines())
+        if len(cells) > 2 and cells[1] in standings.rows
+    }
+    assert final_rows["ann"][0] == "1" and final_rows["new"][0] == "prov."
+    assert final_rows["idle"][0] == "–" and "no match" in shown[False]
+    assert "95% CS" in shown[True] and "every look" in shown[True] and "LOS" not in shown[True]
+    words = " ".join(shown[False].split())  # the caption wraps
+    assert "provisional" in words and "95% for the whole table" in words
+    final = standings.board()
+    live_board = standings.board(standings.plan)
+    for name in ("ann", "bob", "cy"):
+        assert live_board[name].plus_minus > final[name].plus_minus

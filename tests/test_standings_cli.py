@@ -57,7 +57,7 @@ def _json(league: Path, *options: str) -> dict[str, Any]:
 
 def test_json_has_every_match_of_every_run_in_the_fits_order(league: Path) -> None:
     document = _json(league)
-    assert document["format"] == "gofish-arena-standings/2"
+    assert document["format"] == "gofish-arena-standings/3"
     assert (document["matches"], document["runs"]) == (2 * GAMES, 2)
     rows = document["participants"]
     assert sum(row["matches"] for row in rows) == 2 * 2 * GAMES

@@ -107,6 +107,12 @@ class Live:
 Look = Final | Live
 
 
+def planned(matches: int, seats: int, participants: int) -> Live:
+    """The live look of a run of `matches` matches at `seats` among `participants`: each
+    participant's share of the planned matches."""
+    return Live(max(1.0, matches * seats / max(participants, 1)), max(2, seats))
+
+
 @dataclass(frozen=True)
 class Line:
     """One participant on the board."""
@@ -293,6 +299,7 @@ __all__ = [
     "Standing",
     "information_per_match",
     "of",
+    "planned",
     "share_interval",
     "standing",
 ]

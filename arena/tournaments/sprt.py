@@ -46,10 +46,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
 
+from arena.tournaments.confidence import Z95
+
 PRIOR = 1e-3  # the count given to an unobserved extreme level (fishtest's regularisation)
 MIN_GROUPS = 20  # outcomes before any decision
 NORMAL_MIN_GROUPS = 50  # and of `NormalTest`, which estimates the variance from them
-Z95 = 1.959963984540054
 
 
 class Decision(StrEnum):

@@ -10,14 +10,17 @@ the order in which parallel workers finished.
   twin (`luckAdjusted`, docs/luck.md) is the mean adjusted share of the matches whose line has
   one, with its normal 95 % interval;
 - **rating** is the batch Plackett–Luce fit over every match (`arena.tournaments.rating`):
-  Elo-like points against the field's mean with a 95 % interval counting each deal as the unit,
-  the range of places of those it cannot be told apart from, and the likelihood that it is
-  stronger than the next one. The final order is the fit's (`ranked`). With `adjusted`
-  (`arena standings --luck-adjusted`) it is fitted on each match's luck-adjusted win shares
-  (the raw ones for a line without) instead of its finishing order (`rating.Finish.shares`);
+  Elo-like points against the field's mean with a 95 % interval counting each deal as the unit
+  (never narrower than the model's own), and what the table may claim from it is the board's
+  (`arena.tournaments.board`): a participant with no match is listed apart, one with fewer
+  than five deals is provisional (win share and posterior, no place), and the others have the
+  places that hold *together* (`ranked()`, the final look) or at *every* look (`ranked(live=
+  True)`, confidence sequences planned to `plan`, the run's matches a participant). The order
+  is the fit's. With `adjusted` (`arena standings --luck-adjusted`) it is fitted on each
+  match's luck-adjusted win shares (the raw ones for a line without) instead of its finishing
+  order (`rating.Finish.shares`);
 - **live** is OpenSkill's Plackett–Luce estimate (mu, sigma) updated match by match, in match
-  order: cheap enough to redraw a live table at every match (`ranked(live=True)`, by
-  mu - 3 sigma), but it depends on the order of the matches, so it never makes the final order;
+  order: the report's rating path; it depends on the order of the matches, so it orders nothing;
 - **pairwise**: for two participants, the share of their common matches in which the first
   placed ahead of the second (an equal place counts half);
 - **faults**: per kind as the replays record them, and `invalidAsks` from the `invalid-ask`
@@ -30,6 +33,7 @@ the order in which parallel workers finished.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -40,7 +44,9 @@ from openskill.models import PlackettLuce
 from arena.engine.match import Outcome
 from arena.referee.loop import ReplyTimes
 from arena.seats.replies import FaultKind
+from arena.tournaments import board as boards
 from arena.tournaments import rating as batch
+from arena.tournaments.board import Board, Final, Line, Live, Look, Standing
 from arena.tournaments.confidence import Z95, wilson
 from arena.tournaments.rating import Finish, Fit, Rated
 from arena.tournaments.results import ResultLine, win_shares
@@ -50,7 +56,8 @@ ADJUDICATED = frozenset({Outcome.STALLED, Outcome.TURN_LIMIT})
 
 __all__ = ["Z95", "Pair", "Row", "Standings", "wilson", "win_shares"]
 
-FORMAT = "gofish-arena-standings/2"
+FORMAT = "gofish-arena-standings/3"
+PLANNED = 100  # matches a participant, when no plan was given: a live look's default horizon
 
 
 @dataclass
@@ -68,6 +75,8 @@ class Row:
     mu: float = 0.0
     sigma: float = 0.0
     fit: Rated | None = None  # its line of the batch fit, once `ranked` has run it
+    line: Line | None = None  # its line on the board of the last `ranked` (None: no match)
+    los_below: float | None = None  # likelihood it is stronger than the next ranked one
     # Luck-adjusted win shares (docs/luck.md): matches that have one, their sum and squares.
     adjusted_matches: int = 0
     adjusted_sum: float = 0.0
@@ -134,7 +143,7 @@ class Row:
             "meanPlace": round(self.mean_place, 6),
             "adjudicated": self.adjudicated,
             "replyTimes": None if (times := self.reply_times) is None else times.as_json(),
-            "rating": None if self.fit is None else _rating_json(self.fit),
+            "rating": None if self.fit is None else self._rating_json(),
             "live": {
                 "mu": round(self.mu, 6),
                 "sigma": round(self.sigma, 6),
@@ -148,6 +157,20 @@ class Row:
             },
         }
 
+    def _rating_json(self) -> dict[str, Any]:
+        line = self.line
+        if line is None:  # no match: listed apart, the prior alone rates it
+            return {"standing": str(Standing.UNPLAYED), "place": None}
+        return {
+            "standing": str(line.standing),
+            "elo": round(line.rating, 3),
+            "plusMinus": round(line.plus_minus, 3),
+            "place": line.place or None,
+            "places": None if line.places is None else list(line.places),
+            "deals": line.deals,
+            "losBelow": None if self.los_below is None else round(self.los_below, 6),
+        }
+
     def _luck_adjusted(self) -> dict[str, Any] | None:
         share, interval = self.adjusted_share, self.adjusted_interval
         if share is None:
@@ -157,16 +180,6 @@ class Row:
             "winShare95": None if interval is None else [round(x, 6) for x in interval],
             "matches": self.adjusted_matches,
         }
-
-
-def _rating_json(fit: Rated) -> dict[str, Any]:
-    return {
-        "elo": round(fit.rating, 3),
-        "plusMinus": round(fit.plus_minus, 3),
-        "place": fit.place,
-        "places": list(fit.places),
-        "losBelow": None if fit.los_below is None else round(fit.los_below, 6),
-    }
 
 
 @dataclass
@@ -182,8 +195,12 @@ class Pair:
 class Standings:
     """Figures for a fixed list of participants, updated one match at a time."""
 
-    def __init__(self, names: Iterable[str], *, adjusted: bool = False) -> None:
+    def __init__(
+        self, names: Iterable[str], *, adjusted: bool = False, plan: Live | None = None
+    ) -> None:
         self.adjusted = adjusted  # the batch fit on luck-adjusted win shares
+        self.plan = plan or Live(PLANNED)  # the horizon of every live look, fixed beforehand
+        self._boards: dict[Look, Board] = {}
         self.model = PlackettLuce()
         self.rows = {name: Row(name) for name in names}
         self.ratings = {name: self.model.rating(name=name) for name in self.rows}
@@ -196,10 +213,15 @@ class Standings:
 
     @classmethod
     def of(
-        cls, names: Iterable[str], lines: Iterable[ResultLine], *, adjusted: bool = False
+        cls,
+        names: Iterable[str],
+        lines: Iterable[ResultLine],
+        *,
+        adjusted: bool = False,
+        plan: Live | None = None,
     ) -> Standings:
         """The standings of these matches, taken in match order whatever order they came in."""
-        standings = cls(names, adjusted=adjusted)
+        standings = cls(names, adjusted=adjusted, plan=plan)
         for line in sorted(lines, key=lambda line: line.match):
             standings.add(line)
         return standings
@@ -220,6 +242,7 @@ class Standings:
             )
         )
         self._fit = None
+        self._boards.clear()
         reply_times = result.reply_times or []
         for seat, name in enumerate(result.seating):
             row = self.rows.setdefault(name, Row(name))
@@ -260,25 +283,48 @@ class Standings:
     def fitted(self) -> Fit:
         """The batch rating fit of every match so far (computed once per number of matches)."""
         if self._fit is None:
-            self._fit = batch.fit(self.finishes, names=self.rows)
+            self._fit = batch.fit(self.finishes, names=self.rows, floor=not self.adjusted)
             for line in self._fit.rated:
                 self.rows[line.name].fit = line
         return self._fit
 
+    def board(self, look: Look | None = None) -> Board:
+        """The claims of the fit at `look` (the final one when None; computed once per number
+        of matches)."""
+        look = Final() if look is None else look
+        if look not in self._boards:
+            self._boards[look] = boards.of(self.fitted(), look)
+        return self._boards[look]
+
     def ranked(self, *, live: bool = False) -> list[Row]:
-        """Best first: in the batch fit's order; `live`: by OpenSkill's mu - 3 sigma, then win
-        share, then name (cheap, for a table redrawn at every match)."""
-        if live:
-            return sorted(
-                self.rows.values(), key=lambda row: (-row.ordinal, -row.win_share, row.name)
-            )
-        return [self.rows[line.name] for line in self.fitted().rated]
+        """The board's order: the ranked best first, then the provisional, then those with no
+        match (by name); each row's `line` that of the final look, or of a live one (`live`:
+        claims valid at every look, planned to `plan`)."""
+        fit = self.fitted()
+        table = self.board(self.plan if live else None)
+        lines = list(table)
+        for row in self.rows.values():
+            row.line, row.los_below = None, None
+        for line in lines:
+            self.rows[line.name].line = line
+        for high, low in itertools.pairwise(table.ranked):
+            self.rows[high.name].los_below = fit.los(high.name, low.name)
+        return [self.rows[line.name] for line in lines] + [
+            self.rows[name] for name in sorted(table.unplayed)
+        ]
+
+    def look_json(self, *, live: bool = False) -> dict[str, Any]:
+        """What the claims of `ranked(live=live)` promise: the board's look and prior."""
+        document = self.board(self.plan if live else None).as_json()
+        return {
+            key: document[key] for key in ("look", "prior", "provisionalBelowDeals", "unplayed")
+        }
 
     def pair(self, first: str, second: str) -> Pair:
         return self.pairs.get((first, second), Pair())
 
-    def as_json(self, **header: Any) -> dict[str, Any]:
-        ranked = self.ranked()
+    def as_json(self, *, live: bool = False, **header: Any) -> dict[str, Any]:
+        ranked = self.ranked(live=live)
         order = {row.name: place for place, row in enumerate(ranked)}
         fit = self.fitted()
         return {
@@ -292,6 +338,7 @@ class Standings:
                 "deals": fit.groups,
                 "level": 0.95,
                 **({"luckAdjusted": True} if self.adjusted else {}),
+                **self.look_json(live=live),
             },
             "participants": [row.as_json() for row in ranked],
             "pairwise": [

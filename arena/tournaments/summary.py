@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arena.tournaments.board import Live, share_interval
 from arena.tournaments.results import ResultLine
 from arena.tournaments.standings import ADJUDICATED, Z95, Row, Standings, wilson, win_shares
 
@@ -140,10 +141,13 @@ def sprt_of(document: object) -> dict[str, Any] | None:
 class Summary:
     """Every figure of the report, updated one match at a time."""
 
-    def __init__(self, names: Iterable[str] = (), *, expected: int = 0) -> None:
+    def __init__(
+        self, names: Iterable[str] = (), *, expected: int = 0, plan: Live | None = None
+    ) -> None:
+        """`plan`: the horizon of the live looks (`board.Live`), fixed before the first."""
         self.names: list[str] = []
         self.index: dict[str, int] = {}
-        self.standings = Standings(())
+        self.standings = Standings((), plan=plan)
         self.wins_by_deal: list[
             dict[object, list[float]]
         ] = []  # per participant: deal -> wins, matches
@@ -236,11 +240,16 @@ class Summary:
                 self.path = self.path[::2]
                 self.stride *= 2
 
-    def as_json(self, *, sprt: Mapping[str, Any] | None = None, **header: Any) -> dict[str, Any]:
-        """The report's data: plain JSON, every per-participant list in `names` order."""
+    def as_json(
+        self, *, sprt: Mapping[str, Any] | None = None, live: bool = False, **header: Any
+    ) -> dict[str, Any]:
+        """The report's data: plain JSON, every per-participant list in `names` order; `live`:
+        its claims hold at every look (the board's live look), else at this one."""
         standings = self.standings
         rows = [standings.rows[name] for name in self.names]
-        ranked = [self.index[row.name] for row in standings.ranked() if row.name in self.index]
+        ranked = [
+            self.index[row.name] for row in standings.ranked(live=live) if row.name in self.index
+        ]
         path = (
             self.path
             if self.path[-1][0] == self.matches
@@ -259,6 +268,8 @@ class Summary:
         return {
             "format": FORMAT,
             **header,
+            "live": live,
+            "look": standings.look_json(live=live),
             "matches": self.matches,
             "runs": [{"run": run, "stamp": stamp} for run, (_, stamp) in self.runs.items()],
             "names": self.names,
@@ -268,8 +279,12 @@ class Summary:
                     **row.as_json(),
                     "interval": [
                         round(v, 6)
-                        for v in grouped_interval(
-                            (wins, trials) for wins, trials in self.wins_by_deal[i].values()
+                        for v in (
+                            share_interval(row.wins, row.matches, standings.plan)
+                            if live  # valid at every look: the page is read again and again
+                            else grouped_interval(
+                                (wins, trials) for wins, trials in self.wins_by_deal[i].values()
+                            )
                         )
                     ],
                     "deals": len(self.wins_by_deal[i]),

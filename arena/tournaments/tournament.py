@@ -41,7 +41,7 @@ from arena.base import files, shutdown
 from arena.base.config import Config, Seat
 from arena.base.errors import ArenaError, ConfigError
 from arena.replays.replay import file_stem
-from arena.tournaments import results
+from arena.tournaments import board, results
 from arena.tournaments.candidate import CandidateTest, against_each
 from arena.tournaments.executors import MatchExecutor
 from arena.tournaments.gauntlet import Gauntlet
@@ -234,7 +234,11 @@ class Tournament:
     def standings(self) -> Standings:
         """The standings of every match of this run so far, in match order."""
         lines = [line for match, line in self.done.items() if match < self.matches]
-        return Standings.of([seat.name for seat in self.seats], lines)
+        return Standings.of([seat.name for seat in self.seats], lines, plan=self.live_plan())
+
+    def live_plan(self) -> board.Live:
+        """The horizon of its live views: the matches each participant is to play."""
+        return board.planned(self.matches, self.config.seats_per_match, len(self.seats))
 
     def write_standings(self, standings: Standings | None = None) -> Path:
         """standings.json beside the replays (of `standings`, default those of every match so

@@ -697,7 +697,7 @@ def _run_with_progress(
         start=True,
         start_count=done,
     )
-    shown = [0.0]
+    shown, pause = [0.0], [0.5]
 
     def view() -> Group:
         return Group(
@@ -713,9 +713,10 @@ def _run_with_progress(
             if test is not None:  # the LLR and its bounds on the progress line
                 progress.update(task, description=sprt_view.progress_note(test))
             now = time.monotonic()
-            if now - shown[0] > 0.5:
+            if now - shown[0] > pause[0]:
                 shown[0] = now
-                live.update(view())
+                live.update(view())  # a fit of every match so far: a large one is redrawn
+                pause[0] = max(0.5, 10 * (time.monotonic() - now))  # less often (10 % at most)
 
         return tournament.run(plan, executor, window=window, on_played=on_played)
 

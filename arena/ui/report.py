@@ -273,7 +273,11 @@ class LiveReport:
     def _fresh(self, done: Mapping[int, ResultLine]) -> Summary:
         """The summary of these lines in match order; matches beyond `games` do not count (as in
         standings.json, after a resume with fewer matches)."""
-        summary = Summary([seat.name for seat in self.plan.seats], expected=self.plan.matches)
+        summary = Summary(
+            [seat.name for seat in self.plan.seats],
+            expected=self.plan.matches,
+            plan=self.plan.live_plan(),
+        )
         for match in sorted(done):
             if match < self.plan.matches:
                 summary.add(done[match])

@@ -109,9 +109,11 @@ def as_json(chosen: Chosen, standings: Standings) -> dict[str, Any]:
 
 
 CSV_COLUMNS = (
-    "place",
+    "place",  # empty when not placed: see `standing`
     "name",
+    "standing",  # ranked, provisional (fewer than five deals) or unplayed (no match)
     "matches",
+    "deals",
     "wins",
     "winShare",
     "winShareLow",
@@ -136,20 +138,22 @@ def as_csv(standings: Standings) -> str:
     writer = csv.writer(buffer)
     writer.writerow(CSV_COLUMNS)
     for row in standings.ranked():
-        fit = row.fit
+        line = row.line
         low, high = row.interval
         writer.writerow(
             [
-                fit.place if fit is not None else "",
+                line.place if line is not None else "",
                 _cell(row.name),
+                str(line.standing) if line is not None else "unplayed",
                 row.matches,
+                line.deals if line is not None else 0,
                 share_count(row.wins),
                 f"{row.win_share:.6f}",
                 f"{low:.6f}",
                 f"{high:.6f}",
-                f"{fit.rating:.3f}" if fit is not None else "",
-                f"{fit.plus_minus:.3f}" if fit is not None else "",
-                "" if fit is None or fit.los_below is None else f"{fit.los_below:.6f}",
+                f"{line.rating:.3f}" if line is not None else "",
+                f"{line.plus_minus:.3f}" if line is not None else "",
+                "" if row.los_below is None else f"{row.los_below:.6f}",
                 f"{row.mean_books:.6f}",
                 f"{row.mean_place:.6f}",
                 row.fault("timeout"),

@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.engine.rules import NextPlayer, Rules
+from arena.tournaments.board import PRIOR, PROVISIONAL_DEALS, Standing
 from arena.tournaments.standings import Standings
 from arena.ui.terminal import inert, share_count
 
@@ -53,10 +54,13 @@ def progress_bar(console_width: int | None = None) -> Progress:
 def standings_table(
     standings: Standings, *, title: str, limit: int | None = None, live: bool = False
 ) -> Table:
-    """One row per participant, best first: in the batch fit's order, with its rating (Elo ±
-    its 95 % interval), the likelihood that it is stronger than the next one (LOS), and in the
-    first column the places it could hold ("2–3": the data cannot tell it from its neighbours).
-    `live`: OpenSkill's match-by-match estimate instead, cheap enough for every match."""
+    """One row per participant in the board's order (`arena.tournaments.board`): the ranked
+    best first, with their rating (Elo ± its interval), the likelihood that each is stronger
+    than the next (LOS), and in the first column the places it could hold ("2–3": cannot be
+    told apart, for the whole table at once); then, apart, the provisional (fewer than five
+    deals: no place) and those with no match. `live`: the claims of a live look, valid at
+    every look (confidence sequences planned to the run's matches), for a table redrawn
+    while the run plays."""
     table = Table(
         title=title,
         title_justify="left",
@@ -66,21 +70,28 @@ def standings_table(
         show_edge=False,
     )
     rows = standings.ranked(live=live)
-    shown = [row.fit.place for row in rows if row.fit is not None and not live]
-    table.add_column("#", justify="right", no_wrap=True, min_width=max(map(len, shown), default=1))
+    shown = [row.line.place for row in rows if row.line is not None]
+    table.add_column(
+        "#", justify="right", no_wrap=True, min_width=max(map(len, [*shown, "prov."]), default=1)
+    )
     table.add_column("participant", min_width=8, overflow="ellipsis", no_wrap=True)
     adjusted = any(row.adjusted_matches for row in rows)
-    columns = ["matches", "wins", "win share", "95% CI"]
+    level = "95% CS" if live else "95% CI"
+    columns = ["matches", "wins", "win share", level]
     if adjusted:
         columns += ["luck-adjusted", "95% CI "]  # docs/luck.md
-    rated = ["live μ", "±σ"] if live else ["rating", "±", "LOS"]
+    rated = ["rating", "±"] if live else ["rating", "±", "LOS"]
     for column in (*columns, *rated, "books", "place"):
         wide = column in rated  # the figures the order rests on: never cut
         table.add_column(
             column, justify="right", no_wrap=True, min_width=max(len(column), 4) if wide else None
         )
-    for position, row in enumerate(rows[:limit] if limit else rows, start=1):
-        low, high = row.interval
+    kinds = [None if row.line is None else row.line.standing for row in rows]
+    for position, row in enumerate(rows[:limit] if limit else rows):
+        line = row.line
+        if position and kinds[position] != kinds[position - 1]:
+            table.add_section()  # the provisional, and those with no match, listed apart
+        low, high = row.interval if line is None else line.win_interval
         luck: list[str] = []
         if adjusted:
             share, interval = row.adjusted_share, row.adjusted_interval
@@ -88,18 +99,14 @@ def standings_table(
                 "–" if share is None else f"{share:.3f}",
                 "–" if interval is None else f"{interval[0]:.2f}–{interval[1]:.2f}",
             ]
-        fit = None if live else row.fit
-        figures = (
-            [f"{row.mu:.1f}", f"{row.sigma:.1f}"]  # OpenSkill Plackett–Luce mu and sigma
-            if fit is None
-            else [
-                f"{fit.rating:+.0f}",
-                f"{fit.plus_minus:.0f}",
-                "" if fit.los_below is None else f"{100 * fit.los_below:.0f}%",
-            ]
-        )
+        if line is None:
+            figures = ["no match", ""] + ([] if live else [""])
+        else:
+            figures = [f"{line.rating:+.0f}", f"{line.plus_minus:.0f}"]
+            if not live:
+                figures.append("" if row.los_below is None else f"{100 * row.los_below:.0f}%")
         table.add_row(
-            str(position) if fit is None else fit.place,
+            "–" if line is None else line.place or "prov.",
             inert(row.name, 32),
             str(row.matches),
             share_count(row.wins),
@@ -111,12 +118,22 @@ def standings_table(
             f"{row.mean_place:.2f}",
         )
     notes = [f"… and {len(rows) - limit} more"] if limit and len(rows) > limit else []
+    plan = standings.plan
     if live:
-        notes.append("live order: OpenSkill μ − 3σ; the final order is the batch fit's")
+        notes.append(
+            "live: # and ± hold at every look (confidence sequences planned to "
+            f"{plan.planned:g} matches a participant); the final table's hold together"
+        )
     else:
         notes.append(
-            "rating: Elo-like, against the field's mean, ± its 95% interval over deals; "
-            "LOS: likelihood of being stronger than the next; # 2–3: cannot be told apart"
+            "rating: Elo-like, against the field's mean, ± its 95% interval over deals (for "
+            "this one look); LOS: likelihood of being stronger than the next; # 2–3: cannot be "
+            "told apart (95% for the whole table at once)"
+        )
+    if any(kind is Standing.PROVISIONAL for kind in kinds):
+        notes.append(
+            f"prov.: provisional, fewer than {PROVISIONAL_DEALS} deals: no place; its rating "
+            f"is the posterior, with a prior of {PRIOR}"
         )
     table.caption = "\n".join(notes)
     return table

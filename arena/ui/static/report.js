@@ -90,28 +90,60 @@
     setTimeout(function () { if ($("reload").checked) location.reload(); }, 10000);
   }
 
-  // -- standings table --------------------------------------------------------------------
+  // -- standings table ----------------------------------------------------------------------
+  // The board's order: the ranked with their places, then apart the provisional (too few deals
+  // to place) and those with no match. What the numbers promise is said under the table.
   (function () {
     var table = $("standings-table"), tr = el("tr", el("thead", table));
-    ["#", "participant", "matches", "wins", "win share", "95 % (deals)", "luck-adjusted", "95 %", "rating", "±", "LOS", "books", "place", "timeouts", "invalid asks", "crashes"]
-      .forEach(function (h, i) { el("th", tr, h, i === 1 ? "name" : ""); });
-    var body = el("tbody", table);
+    var look = data.look || {}, live = look.look && look.look.kind === "live";
+    var lucky = rows.some(function (r) { return r.luckAdjusted; });
+    var heads = ["#", "participant", "matches", "wins", live ? "win share (its interval at every look)" : "win share (95 % over deals)"]
+      .concat(lucky ? ["luck-adjusted (95 %)"] : [])
+      .concat(["rating ±"], live ? [] : ["LOS"], ["books", "place", "timeouts", "invalid asks", "crashes"]);
+    heads.forEach(function (h, i) { el("th", tr, h, i === 1 ? "name" : ""); });
+    var faultsFrom = heads.length - 3, body = el("tbody", table), section = "ranked";
+    var apart = {
+      provisional: "provisional: fewer than " + (look.provisionalBelowDeals || 5) + " deals, not placed; the rating is the posterior",
+      unplayed: "no match yet: listed apart, never ranked"
+    };
     ranked.forEach(function (i, place) {
-      var r = rows[i], fit = r.rating, cells = el("tr", body);
-      el("td", cells, fit ? fit.place : String(place + 1));
+      var r = rows[i], fit = r.rating, standing = fit && fit.standing ? fit.standing : "unplayed";
+      if (standing !== section) {
+        section = standing;
+        var head = el("tr", body, null, "apart");
+        el("td", head, apart[standing] || standing).colSpan = heads.length;
+      }
+      var cells = el("tr", body), rated = fit && typeof fit.elo === "number";
+      el("td", cells, standing === "ranked" ? fit.place : standing === "provisional" ? "prov." : "–");
       var name = el("td", cells, null, "name");
       el("span", name, null, "swatch").style.background = colour(place);
       el("span", name, names[i]);
       // Raw and luck-adjusted side by side (docs/luck.md); "–" for lines without it.
       var luck = r.luckAdjusted, luck95 = luck && luck.winShare95;
-      [r.matches, +r.wins.toFixed(2), pct(r.winShare), pct(r.interval[0]) + " – " + pct(r.interval[1]),
-        luck ? pct(luck.winShare) : "–", luck95 ? pct(luck95[0]) + " – " + pct(luck95[1]) : "–",
-        fit ? (fit.elo >= 0 ? "+" : "") + fit.elo.toFixed(0) : "–", fit ? fit.plusMinus.toFixed(0) : "–",
-        fit && fit.losBelow !== null ? pct(fit.losBelow) : "",
-        r.meanBooks.toFixed(2), r.meanPlace.toFixed(2), r.faults.timeouts, r.faults.invalidAsks, r.faults.crashes]
-        .forEach(function (v, c) { el("td", cells, v, c >= 11 && v ? "bad" : ""); });
+      function within(share, interval) {  // "62.5 % (48–75)": the share, then its interval
+        return pct(share) + (interval ? " (" + Math.round(100 * interval[0]) + "–" + Math.round(100 * interval[1]) + ")" : "");
+      }
+      [r.matches, +r.wins.toFixed(2), within(r.winShare, r.interval)]
+        .concat(lucky ? [luck ? within(luck.winShare, luck95) : "–"] : [])
+        .concat([rated ? (fit.elo >= 0 ? "+" : "") + fit.elo.toFixed(0) + " ± " + fit.plusMinus.toFixed(0) : "no match"],
+          live ? [] : [rated && typeof fit.losBelow === "number" ? pct(fit.losBelow) : ""],
+          [r.meanBooks.toFixed(2), r.meanPlace.toFixed(2), r.faults.timeouts, r.faults.invalidAsks, r.faults.crashes])
+        .forEach(function (v, c) { el("td", cells, v, c + 2 >= faultsFrom && v ? "bad" : ""); });
     });
+    var planned = live ? " (confidence sequences planned to " + look.look.plannedMatches.toFixed(0) + " matches a participant)" : "";
+    $("standings-note").textContent = (live
+      ? "While the run plays, the ± and the places hold at every look" + planned + ": reloading the page cannot make a false claim appear. They are wider than the final table's. "
+      : "Rating: Elo-like points against the field's mean, ± its 95 % interval counting each deal as one unit, for this one look (a finished run). ") +
+      "Ordered by one Plackett–Luce fit over every match; a # such as 2–3 means the data cannot tell that participant from those placed 2 to 3" +
+      (live ? "." : ", and the places hold together: 95 % for the whole table at once (Holm), so \u201cthese cannot be told apart\u201d is what the data allow. LOS: the likelihood of being stronger than the next.") +
+      " Provisional: fewer than " + (look.provisionalBelowDeals || 5) + " deals, not placed; its rating is the posterior with a prior of " +
+      (look.prior || "one virtual win and one virtual loss") + ". A participant with no match is listed apart, never ranked.";
   })();
+
+  if (data.look && data.look.look && data.look.look.kind === "live") {
+    document.querySelector("#winshare h2").textContent = "Win share, interval valid at every look";
+    document.querySelector("#winshare .note").textContent = "Dot: wins / matches (a shared first place splits the win). Bar: its confidence sequence, which holds at every reload of this page. Dashed: one win in every seats-at-the-table matches.";
+  }
 
   // -- win share with its interval ----------------------------------------------------------
   (function () {
