@@ -125,12 +125,11 @@ def load_config(folder: Path) -> LeagueSettings:
     config, _ = config_module.validate(path, data)
     rules = config.engine_rules
     for size in sizes:
-        if rules.cards_to_deal(size) > rules.pack_size:
-            raise ConfigError(
-                f"{path}: league.seats: a table of {size} needs {rules.cards_to_deal(size)} "
-                f"cards ({size} seats × {rules.hand_size(size)}) but the pack has "
-                f"{rules.pack_size}"
-            )
+        try:
+            rules.check_deal(size)
+        except ValueError as error:
+            needs = str(error).removeprefix("the deal ")  # "needs 63 cards (9 seats × 7) but …"
+            raise ConfigError(f"{path}: league.seats: a table of {size} {needs}") from None
     return LeagueSettings(
         config,
         UnpackLimits(**settings["unpack"]),

@@ -118,11 +118,10 @@ def chosen_rules(choice: str | None, seats: int) -> Rules:
         raise ConfigError(
             f"--rules: {choice!r} is neither a rule set ({', '.join(RULE_SETS)}) nor a .toml file"
         )
-    if rules.cards_to_deal(seats) > rules.pack_size:
-        raise ConfigError(
-            f"--rules: the deal needs {rules.cards_to_deal(seats)} cards ({seats} seats × "
-            f"{rules.hand_size(seats)}) but the pack has {rules.pack_size}"
-        )
+    try:
+        rules.check_deal(seats)
+    except ValueError as error:
+        raise ConfigError(f"--rules: {error}") from None
     return rules
 
 
