@@ -198,8 +198,11 @@ def add(
         _fail(problem)
     if (bot is None) == (not command):
         _fail("arena league add: give --bot LEVEL or -- COMMAND, one of them")
-    if bot is not None and bot not in {level.value for level in Level}:
-        _fail(f"--bot: {bot!r} is not one of {', '.join(level.value for level in Level)}")
+    if bot is not None:
+        try:
+            Level.named(bot)
+        except ValueError as error:
+            _fail(f"--bot: {error}")
     if store.bot_owner(name)[0]:
         _fail(f"bot {name!r} exists already")
     place = None if bot else "."
