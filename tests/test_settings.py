@@ -115,3 +115,33 @@ def test_the_contract_table_is_the_declaration() -> None:
         "docs/contract.md §5.3 differs from arena/engine/settings.py: paste "
         "settings.contract_table() between its markers"
     )
+
+
+# --- the ready rule sets: the packaged files are the one source ------------------------------
+
+
+def test_the_ready_rule_sets_are_the_packaged_files() -> None:
+    folder = ROOT / "arena" / "base" / "rule_sets"
+    assert sorted(path.stem for path in folder.glob("*.toml")) == sorted(config_module.RULE_SETS)
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"arena.base" = ["rule_sets/*.toml"]' in pyproject  # so `pip install .` has them
+
+
+def test_a_config_names_a_ready_rule_set_in_place_of_its_rules_table(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('rules = "family-table"\n' + PLAYERS, encoding="utf-8")
+    config, _ = config_module.load(path)
+    assert config.engine_rules == config_module.named_rules("family-table")
+    assert config.engine_rules.draw_when_no_one_to_ask  # (not the defaults)
+    path.write_text('rules = "family-to"\n' + PLAYERS, encoding="utf-8")
+    with pytest.raises(config_module.ConfigError) as caught:
+        config_module.load(path)
+    assert str(caught.value) == (
+        f"{path}: rules: no rule set named 'family-to'; did you mean 'family-two'?"
+    )
+
+
+def test_arena_play_deals_the_kitchen_table_by_default() -> None:
+    from arena.ui.play import PlayOptions, chosen_rules
+
+    assert chosen_rules(None, 4) == PlayOptions().rules == Rules(deal_by_seats=True)

@@ -127,31 +127,29 @@ class RulesSection(_Section, TableRules, frozen=True):
         return self
 
 
-# Ready rule sets by name (`arena play --rules NAME`); configs/NAME.toml carry the same `[rules]`.
-RULE_SETS: dict[str, dict[str, Any]] = {
-    # The reference arena's game (configs/classic.toml): the defaults.
-    "classic": {},
-    # Two players: 7 each, a lucky draw asks again, an emptied hand draws 7 at once.
-    "family-two": {
-        "minHandSize": 0,
-        "nextPlayer": "After asker",
-        "luckyDraw": True,
-        "refillEmptyHand": 7,
-        "refillWhen": "At once",
-        "dealBySeats": True,
-    },
-    # Three or four players: 5 each, a lucky draw asks again, an empty hand draws 5
-    # when its turn comes, a seat with no one to ask draws instead.
-    "family-table": {
-        "minHandSize": 0,
-        "nextPlayer": "After asker",
-        "luckyDraw": True,
-        "refillEmptyHand": 5,
-        "refillWhen": "On its turn",
-        "drawWhenNoOneToAsk": True,
-        "dealBySeats": True,
-    },
-}
+# Ready rule sets by name (`arena play --rules NAME`, `rules = "NAME"` in a config): each is the
+# `[rules]` table of arena/base/rule_sets/NAME.toml, packaged with the arena.
+RULE_SETS: tuple[str, ...] = ("classic", "family-two", "family-table", "kitchen-table")
+
+
+def rule_set(name: str) -> dict[str, Any]:
+    """The `[rules]` table of the ready rule set `name`, as a file gives it. Raises ValueError
+    for an unknown name (its message lists the known ones)."""
+    if name not in RULE_SETS:
+        close = difflib.get_close_matches(name, RULE_SETS, n=1)
+        hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(RULE_SETS)}"
+        raise ValueError(f"no rule set named {name!r}; {hint}")
+    import tomllib
+    from importlib.resources import files
+
+    text = files("arena.base").joinpath("rule_sets", f"{name}.toml").read_text(encoding="utf-8")
+    table: dict[str, Any] = tomllib.loads(text)["rules"]
+    return table
+
+
+def _rules_by_name(rules: Any) -> Any:
+    """`rules = "family-two"`: a ready rule set's `[rules]` in place of a table of its own."""
+    return rule_set(rules) if isinstance(rules, str) else rules
 
 
 class DeckSection(_Section, DeckRules, frozen=True):
@@ -269,6 +267,7 @@ class Config(_Section, frozen=True):
     rules: RulesSection = Field(default_factory=RulesSection)
     deck: DeckSection = Field(default_factory=DeckSection)
     limits: LimitsSection = Field(default_factory=LimitsSection)
+    _rule_set = field_validator("rules", mode="before")(_rules_by_name)
     tournament: TournamentSection = Field(default_factory=TournamentSection)
     sprt: SprtSection | None = None
     participants: Annotated[list[ParticipantSection], Field(min_length=2)]
@@ -308,9 +307,11 @@ def engine_rules(rules: RulesSection, deck: DeckSection) -> Rules:
 
 def named_rules(name: str) -> Rules:
     """A ready rule set (`RULE_SETS`), one deck. Raises ConfigError for an unknown name."""
-    if name not in RULE_SETS:
-        raise ConfigError(f"no rule set named {name!r} (known: {', '.join(RULE_SETS)})")
-    return engine_rules(RulesSection.read(RULE_SETS[name]), DeckSection())
+    try:
+        table = rule_set(name)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+    return engine_rules(RulesSection.read(table), DeckSection())
 
 
 def rules_file(path: Path) -> Rules:
@@ -326,6 +327,7 @@ def rules_file(path: Path) -> Rules:
 
 class _RuleSections(_Section, frozen=True):
     rules: RulesSection = Field(default_factory=RulesSection)
+    _rule_set = field_validator("rules", mode="before")(_rules_by_name)
     deck: DeckSection = Field(default_factory=DeckSection)
 
 

@@ -1338,7 +1338,7 @@ def play(
         typer.Option(
             "--rules",
             metavar="NAME|FILE",
-            help="The rules: classic, family-two, family-table, or the rules of a config file (default: the classic rules, 7 cards each for two players, 5 for more).",
+            help="The rules: classic, family-two, family-table, kitchen-table, or the rules of a config file [default: kitchen-table, the classic rules with 7 cards each for two players, 5 for more].",
         ),
     ] = None,
 ) -> None:
