@@ -13,6 +13,7 @@ import shutil
 import sys
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import MISSING
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Self
@@ -26,9 +27,11 @@ from arena.bots import Level
 from arena.engine.rules import DeckRules, Rules, TableRules
 from arena.engine.settings import (
     DEFAULT_MAX_TURNS,
+    GAMES_LIMIT,
     NAME_LENGTH,
     SEED_LIMIT,
     Limits,
+    SprtSettings,
     declared,
     told,
 )
@@ -40,7 +43,6 @@ Lax = Field(strict=False)
 # with the square of its size (docs/rulings.md).
 MAX_SEATS = 64
 TITLE_LIMIT = 200  # characters of a tournament's title
-GAMES_LIMIT = 10**9  # matches in one tournament (its schedule is lazy; each is a line and a replay)
 CONFIG_LIMIT = 1 << 20  # the largest config file read (bytes)
 TURNS_PER_CARD = 4  # the default `maxTurns` is this many asks per card of the pack, at least 5000
 
@@ -103,7 +105,8 @@ def _declared(kind: type[Any]) -> dict[str, Any]:
             lt=declaration.lt,
         )
         annotations[name] = Annotated[hint, field]
-        defaults[name] = declaration.default
+        if declaration.default is not MISSING:  # (else required)
+            defaults[name] = declaration.default
     return {"__annotations__": annotations, **defaults}
 
 
@@ -194,18 +197,10 @@ class TournamentSection(_Section, frozen=True):
         return title
 
 
-class SprtSection(_Section, frozen=True):
+class SprtSection(_Section, SprtSettings, frozen=True):
     """A sequential test of the candidate's share (arena/tournaments/sprt.py)."""
 
-    share0: Annotated[float, Field(gt=0, lt=1)]  # the candidate's expected match point under H0
-    share1: Annotated[float, Field(gt=0, lt=1)]  # … and under H1
-    alpha: Annotated[float, Field(gt=0, lt=0.5)] = 0.05
-    beta: Annotated[float, Field(gt=0, lt=0.5)] = 0.05
-    min_groups: Annotated[int, Field(ge=1, le=GAMES_LIMIT)] = (
-        20  # duplicate groups before any decision
-    )
-    # On luck-adjusted shares (docs/luck.md); `arena sprt` turns it on unless `--raw`.
-    luck_adjusted: bool = False
+    locals().update(_declared(SprtSettings))
 
     @model_validator(mode="after")
     def _share1_above_share0(self) -> SprtSection:

@@ -34,6 +34,9 @@ CARDS_LIMIT: Final = 64 * 56  # a hand size: the largest pack (64 decks with kni
 TURNS_LIMIT: Final = 10**9  # maxTurns, maxIdleTurns
 SEED_LIMIT: Final = 2**63  # a seed is below it (it is written into replays and ids as 64 bits)
 NAME_LENGTH: Final = 64  # the most characters of a participant's name (and at least one)
+GAMES_LIMIT: Final = (
+    10**9
+)  # matches in one tournament (its schedule is lazy; each is a line and a replay)
 
 # How participants are confined (docs/sandbox.md): "auto" comes to "bwrap" or "none" per run.
 SandboxMode = Literal["auto", "bwrap", "none"]
@@ -227,6 +230,33 @@ class Limits:
     sandbox: SandboxMode = field(
         default="auto",
         metadata=about("How each participant is confined (docs/sandbox.md).", sent=Sent.NEVER),
+    )
+
+
+@dataclass(frozen=True)
+class SprtSettings:
+    """The settings of a config's `[sprt]` (arena/tournaments/sprt.py's test): the config's
+    section and `arena sprt`'s defaults are made from them."""
+
+    share0: float = field(
+        metadata=about("The candidate's expected match point under H0.", gt=0, lt=1)
+    )
+    share1: float = field(metadata=about("… and under H1.", gt=0, lt=1))
+    alpha: float = field(
+        default=0.05,
+        metadata=about("The chance of accepting H1 when H0 is true.", gt=0, lt=0.5),
+    )
+    beta: float = field(
+        default=0.05,
+        metadata=about("The chance of accepting H0 when H1 is true.", gt=0, lt=0.5),
+    )
+    min_groups: int = field(
+        default=20,
+        metadata=about("Duplicate groups before any decision.", ge=1, le=GAMES_LIMIT),
+    )
+    # `arena sprt` turns it on unless `--raw`.
+    luck_adjusted: bool = field(
+        default=False, metadata=about("On luck-adjusted shares (docs/luck.md).")
     )
 
 

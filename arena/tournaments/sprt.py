@@ -46,8 +46,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
 
+from arena.engine.settings import SprtSettings
+
 PRIOR = 1e-3  # the count given to an unobserved extreme level (fishtest's regularisation)
-MIN_GROUPS = 20  # outcomes before any decision
+MIN_GROUPS = SprtSettings.min_groups  # outcomes before any decision
 NORMAL_MIN_GROUPS = 50  # and of `NormalTest`, which estimates the variance from them
 Z95 = 1.959963984540054
 

@@ -22,7 +22,15 @@ import typer
 
 from arena.base import shutdown
 from arena.base.errors import ArenaError, ConfigError, ReplayError
-from arena.engine.settings import NAME_LENGTH, SEED_LIMIT, Limits, SandboxMode, declared
+from arena.engine.settings import (
+    GAMES_LIMIT,
+    NAME_LENGTH,
+    SEED_LIMIT,
+    Limits,
+    SandboxMode,
+    SprtSettings,
+    declared,
+)
 
 # Start-up: `arena --help` imports typer and nothing else of weight. Rich, pydantic, orjson and
 # the rooms below are imported by the commands that use them (bench/startup.py measures it).
@@ -354,7 +362,7 @@ def run(
     from arena.seats import sandbox
 
     _in_range("--seed", seed, 0, SEED_LIMIT - 1)
-    _in_range("--games", games, 1, config_module.GAMES_LIMIT)
+    _in_range("--games", games, 1, GAMES_LIMIT)
     _in_range("--jobs", jobs, 1, JOBS_LIMIT)
     sandbox.probe_soon()  # whether bwrap works here, found while the config is read
 
@@ -965,13 +973,13 @@ def sprt(
     ] = None,
     alpha: Annotated[
         float, typer.Option(metavar="P", help="The chance of accepting H1 when H0 is true.")
-    ] = 0.05,
+    ] = SprtSettings.alpha,
     beta: Annotated[
         float, typer.Option(metavar="P", help="The chance of accepting H0 when H1 is true.")
-    ] = 0.05,
+    ] = SprtSettings.beta,
     min_groups: Annotated[
         int, typer.Option(metavar="N", help="Duplicate groups before any decision.")
-    ] = 20,
+    ] = SprtSettings.min_groups,
     luck_adjusted: Annotated[bool, LuckSwitch] = True,
     games: Annotated[
         int | None,
@@ -1022,8 +1030,8 @@ def sprt(
     _in_range("--jobs", jobs, 1, JOBS_LIMIT)
     _in_bounds("--timeout", timeout, "reply_timeout")
     _in_range("--seats", seats, 2, config_module.MAX_SEATS)
-    _in_range("--games", games, 1, config_module.GAMES_LIMIT)
-    _in_range("--min-groups", min_groups, 1, config_module.GAMES_LIMIT)
+    _in_range("--games", games, 1, GAMES_LIMIT)
+    _in_range("--min-groups", min_groups, 1, GAMES_LIMIT)
     _in_range("--seed", seed, 0, SEED_LIMIT - 1)
 
     with user_errors(told=sprt_command.in_options):
