@@ -444,11 +444,11 @@ def test_sdk_and_bots_import_with_the_standard_library_only() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    # The engine's cards and rules are standard-library only too (tests/test_layers.py): one
-    # pack formula, one deal by table size.
+    # The engine's cards, rules and settings are standard-library only too (tests/test_layers.py):
+    # one pack formula, one deal by table size, one declaration of each setting.
     assert done.stdout.strip() == (
         "['arena', 'arena.bots', 'arena.bots.master', 'arena.bots.simulator', 'arena.engine', "
-        "'arena.engine.cards', 'arena.engine.rules', 'arena.sdk']"
+        "'arena.engine.cards', 'arena.engine.rules', 'arena.engine.settings', 'arena.sdk']"
     )
 
 

@@ -1,11 +1,12 @@
-"""Every setting of a config's `[rules]`, `[deck]` and `[limits]` (contract §5), declared once.
+"""Every setting of a config's `[rules]`, `[deck]`, `[limits]` and `[sprt]` (contract §5), declared
+once.
 
     from arena.engine.settings import Limits, declared
     for name, kind, setting in declared(Limits):
         print(setting.key, kind, setting.default, setting.bounds(), setting.sent)
 
 A setting is a field of a frozen dataclass (`TableRules` and `DeckRules` in
-`arena.engine.rules`, `Limits` here) whose metadata says its key in files, its bounds, what it
+`arena.engine.rules`, `Limits` and `SprtSettings` here) whose metadata says its key in files, its bounds, what it
 means and when a participant is sent it. Everything else is made from that: the config's models
 (`arena.base.config`), the replay schema's settings (`arena.replays.schema`), the seed names of a
 replay and of `init` (`Rules.as_seed_names`, `told_to_seats`), the command line's defaults and
@@ -34,9 +35,8 @@ CARDS_LIMIT: Final = 64 * 56  # a hand size: the largest pack (64 decks with kni
 TURNS_LIMIT: Final = 10**9  # maxTurns, maxIdleTurns
 SEED_LIMIT: Final = 2**63  # a seed is below it (it is written into replays and ids as 64 bits)
 NAME_LENGTH: Final = 64  # the most characters of a participant's name (and at least one)
-GAMES_LIMIT: Final = (
-    10**9
-)  # matches in one tournament (its schedule is lazy; each is a line and a replay)
+# Matches in one tournament (its schedule is lazy; each is a line and a replay).
+GAMES_LIMIT: Final = 10**9
 
 # How participants are confined (docs/sandbox.md): "auto" comes to "bwrap" or "none" per run.
 SandboxMode = Literal["auto", "bwrap", "none"]
