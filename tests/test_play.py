@@ -408,7 +408,13 @@ def test_play_starts_with_a_rule_set_by_name_or_file(
 @pytest.mark.parametrize(
     ("choice", "error"),
     [
-        ("nope", "--rules: 'nope' is neither a rule set (classic, family-two, family-table)"),
+        (
+            "nope",
+            (
+                "--rules: 'nope' is neither a rule set (classic, family-two, family-table, "
+                "kitchen-table)"
+            ),
+        ),
         ("missing.toml", "missing.toml: no such config file"),
         ("/dev/zero", "/dev/zero: cannot read: not a regular file"),  # not read for ever
     ],

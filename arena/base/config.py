@@ -13,8 +13,10 @@ import shutil
 import sys
 import unicodedata
 from collections.abc import Mapping, Sequence
+from dataclasses import MISSING
+from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.fields import FieldInfo
@@ -22,42 +24,43 @@ from pydantic.fields import FieldInfo
 from arena.base.errors import ConfigError
 from arena.base.files import UnreadableFile, check_writable, read_capped
 from arena.bots import Level
-from arena.engine.match import DEFAULT_MAX_IDLE_TURNS, DEFAULT_MAX_TURNS
-from arena.engine.rules import NextPlayer, RefillWhen, Rules, StartingPlayer
+from arena.engine.rules import DeckRules, Rules, TableRules
+from arena.engine.settings import (
+    DEFAULT_MAX_TURNS,
+    GAMES_LIMIT,
+    NAME_LENGTH,
+    SEED_LIMIT,
+    Limits,
+    SprtSettings,
+    declared,
+    told,
+)
 
 # A closed set of the engine's or the bots' own, read from its value (TOML holds strings).
 Lax = Field(strict=False)
-# How participants are confined (docs/sandbox.md): "auto" comes to "bwrap" or "none" per run.
-SandboxMode = Literal["auto", "bwrap", "none"]
 
 # The most seats at one table: `init` lists every seat to every seat, so a table's messages grow
 # with the square of its size (docs/rulings.md).
 MAX_SEATS = 64
 TITLE_LIMIT = 200  # characters of a tournament's title
-GAMES_LIMIT = 10**9  # matches in one tournament (its schedule is lazy; each is a line and a replay)
 CONFIG_LIMIT = 1 << 20  # the largest config file read (bytes)
-WEEK = 7 * 24 * 3600.0  # the longest time limit accepted (a poll's timeout must stay finite)
 TURNS_PER_CARD = 4  # the default `maxTurns` is this many asks per card of the pack, at least 5000
-# Bounds of counts that have no natural one, far above any use: a larger number means nothing
-# (and one beyond 64 bits cannot be written into a replay or hashed into a tournament's id).
-CARDS_LIMIT = 64 * 56  # a hand size: the largest pack (64 decks with knights)
-TURNS_LIMIT = 10**9  # maxTurns, maxIdleTurns
 
 
 # Config keys whose file spelling is not plain camelCase of the Python name.
-_SPELLED = {"memory_mib": "memoryMiB", "matches": "games"}
+_SPELLED = {"matches": "games"}
 
 
 def toml_name(field: str) -> str:
     """A field's key in the config file and in replays (contract §5): `reply_timeout` is
-    `replyTimeout`, `memory_mib` is `memoryMiB`."""
+    `replyTimeout`; a declared setting's key is its declaration's (`memoryMiB`)."""
     if field in _SPELLED:
         return _SPELLED[field]
     head, *words = field.split("_")
     return head + "".join(word.capitalize() for word in words)
 
 
-class _Section(BaseModel):
+class _Section(BaseModel, frozen=True):
     """A table of the config: snake_case in Python, the contract's names in files.
 
     Python code builds one by field name (`LimitsSection(reply_timeout=1)`); a file's data goes
@@ -85,18 +88,30 @@ class _Section(BaseModel):
         return cls.model_validate(data, by_alias=True, by_name=False)
 
 
-class RulesSection(_Section):
-    starting_player: Annotated[StartingPlayer, Lax] = StartingPlayer.RANDOM
-    starting_hand_size: Annotated[int, Field(ge=0, le=CARDS_LIMIT)] = 7
-    min_hand_size: Annotated[int, Field(ge=0, le=CARDS_LIMIT)] = 1
-    # "Clockwise" is the reference arena's rule: the seat after the one ASKED (two seats: the asker).
-    next_player: Annotated[NextPlayer, Lax] = NextPlayer.ASKED
-    # The family rules (docs/rulings.md); off by default, which is the reference arena's game.
-    lucky_draw: bool = False
-    refill_empty_hand: Annotated[int, Field(ge=0, le=CARDS_LIMIT)] = 0
-    refill_when: Annotated[RefillWhen, Lax] = RefillWhen.AT_ONCE
-    draw_when_no_one_to_ask: bool = False
-    deal_by_seats: bool = False
+def _declared(kind: type[Any]) -> dict[str, Any]:
+    """A section's fields from the settings dataclass that declares them (`arena.engine.settings`),
+    for its class body: the annotations (type, key, bounds, description) and the defaults."""
+    annotations: dict[str, Any] = {}
+    defaults: dict[str, Any] = {}
+    for name, hint, declaration in declared(kind):
+        lax = isinstance(hint, type) and issubclass(hint, Enum)
+        field = Field(
+            alias=declaration.key,
+            description=declaration.description,
+            strict=False if lax else None,
+            ge=declaration.ge,
+            gt=declaration.gt,
+            le=declaration.le,
+            lt=declaration.lt,
+        )
+        annotations[name] = Annotated[hint, field]
+        if declaration.default is not MISSING:  # (else required)
+            defaults[name] = declaration.default
+    return {"__annotations__": annotations, **defaults}
+
+
+class RulesSection(_Section, TableRules, frozen=True):
+    locals().update(_declared(TableRules))
 
     @model_validator(mode="after")
     def _rules_fit_together(self) -> RulesSection:
@@ -115,59 +130,39 @@ class RulesSection(_Section):
         return self
 
 
-# Ready rule sets by name (`arena play --rules NAME`); configs/NAME.toml carry the same `[rules]`.
-RULE_SETS: dict[str, dict[str, Any]] = {
-    # The reference arena's game (configs/classic.toml): the defaults.
-    "classic": {},
-    # Two players: 7 each, a lucky draw asks again, an emptied hand draws 7 at once.
-    "family-two": {
-        "minHandSize": 0,
-        "nextPlayer": "After asker",
-        "luckyDraw": True,
-        "refillEmptyHand": 7,
-        "refillWhen": "At once",
-        "dealBySeats": True,
-    },
-    # Three or four players: 5 each, a lucky draw asks again, an empty hand draws 5
-    # when its turn comes, a seat with no one to ask draws instead.
-    "family-table": {
-        "minHandSize": 0,
-        "nextPlayer": "After asker",
-        "luckyDraw": True,
-        "refillEmptyHand": 5,
-        "refillWhen": "On its turn",
-        "drawWhenNoOneToAsk": True,
-        "dealBySeats": True,
-    },
-}
+# Ready rule sets by name (`arena play --rules NAME`, `rules = "NAME"` in a config): each is the
+# `[rules]` table of arena/base/rule_sets/NAME.toml, packaged with the arena.
+RULE_SETS: tuple[str, ...] = ("classic", "family-two", "family-table", "kitchen-table")
 
 
-class DeckSection(_Section):
-    number_of_decks: Annotated[int, Field(ge=1, le=64)] = 1
-    knights: bool = False
+def rule_set(name: str) -> dict[str, Any]:
+    """The `[rules]` table of the ready rule set `name`, as a file gives it. Raises ValueError
+    for an unknown name (its message lists the known ones)."""
+    if name not in RULE_SETS:
+        close = difflib.get_close_matches(name, RULE_SETS, n=1)
+        hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(RULE_SETS)}"
+        raise ValueError(f"no rule set named {name!r}; {hint}")
+    import tomllib
+    from importlib.resources import files
+
+    text = files("arena.base").joinpath("rule_sets", f"{name}.toml").read_text(encoding="utf-8")
+    table: dict[str, Any] = tomllib.loads(text)["rules"]
+    return table
 
 
-class LimitsSection(_Section):
-    reply_timeout: Annotated[float, Field(gt=0, le=WEEK)] = 2.0
-    # For the `init` reply. Default: 10 s, or `replyTimeout` if longer (see `_derived_defaults`).
-    startup_timeout: Annotated[float, Field(gt=0, le=WEEK)] = 10.0
-    time_bank: Annotated[float, Field(ge=0, le=WEEK)] = (
-        0.0  # extra seconds per match, for late replies
-    )
-    close_grace: Annotated[float, Field(ge=0, le=60)] = 0.5  # after `match-end`, before the kill
-    # Default: max(5000, TURNS_PER_CARD × the pack), filled in by `load` (see `_derived_defaults`).
-    max_turns: Annotated[int, Field(ge=1, le=TURNS_LIMIT)] = DEFAULT_MAX_TURNS
-    max_idle_turns: Annotated[int, Field(ge=1, le=TURNS_LIMIT)] = DEFAULT_MAX_IDLE_TURNS
-    max_line_bytes: Annotated[int, Field(ge=64, le=64 << 20)] = 1 << 20
-    max_reply_bytes: Annotated[int, Field(ge=1024, le=1 << 30)] = (
-        8 << 20
-    )  # all of a seat's replies in a match
-    stderr_bytes: Annotated[int, Field(ge=0, le=64 << 20)] = 1 << 20
-    memory_mib: Annotated[int | None, Field(ge=16, le=1 << 24)] = None
-    cpu_seconds: Annotated[int | None, Field(ge=1, le=10**7)] = None
-    # How each participant process is confined (docs/sandbox.md). "auto" is decided once per
-    # run (`arena.seats.sandbox.decide`), and a replay records what was decided.
-    sandbox: SandboxMode = "auto"
+def _rules_by_name(rules: Any) -> Any:
+    """`rules = "family-two"`: a ready rule set's `[rules]` in place of a table of its own."""
+    return rule_set(rules) if isinstance(rules, str) else rules
+
+
+class DeckSection(_Section, DeckRules, frozen=True):
+    locals().update(_declared(DeckRules))
+
+
+class LimitsSection(_Section, Limits, frozen=True):
+    """`[limits]` (declared in `arena.engine.settings.Limits`)."""
+
+    locals().update(_declared(Limits))
 
     def match_options(self) -> dict[str, Any]:
         """What a `MatchSetup` takes from the limits: what seats are told, and the caps."""
@@ -179,21 +174,10 @@ class LimitsSection(_Section):
 
     def told_to_seats(self) -> dict[str, Any]:
         """The limits that apply to a participant, as sent in `init`."""
-        told: dict[str, Any] = {
-            "replyTimeout": self.reply_timeout,
-            "startupTimeout": self.startup_timeout,
-            "timeBank": self.time_bank,
-            "maxTurns": self.max_turns,
-            "maxLineBytes": self.max_line_bytes,
-        }
-        if self.memory_mib is not None:
-            told["memoryMiB"] = self.memory_mib
-        if self.cpu_seconds is not None:
-            told["cpuSeconds"] = self.cpu_seconds
-        return told
+        return told(self, Limits)
 
 
-class TournamentSection(_Section):
+class TournamentSection(_Section, frozen=True):
     seats: Annotated[int | None, Field(ge=2, le=MAX_SEATS)] = None  # None: everyone in every match
     duplicate: bool = True  # the same deal under every rotation of the seats
     reuse: bool = True  # keep participants that ask for it alive between matches
@@ -213,18 +197,10 @@ class TournamentSection(_Section):
         return title
 
 
-class SprtSection(_Section):
+class SprtSection(_Section, SprtSettings, frozen=True):
     """A sequential test of the candidate's share (arena/tournaments/sprt.py)."""
 
-    share0: Annotated[float, Field(gt=0, lt=1)]  # the candidate's expected match point under H0
-    share1: Annotated[float, Field(gt=0, lt=1)]  # … and under H1
-    alpha: Annotated[float, Field(gt=0, lt=0.5)] = 0.05
-    beta: Annotated[float, Field(gt=0, lt=0.5)] = 0.05
-    min_groups: Annotated[int, Field(ge=1, le=GAMES_LIMIT)] = (
-        20  # duplicate groups before any decision
-    )
-    # On luck-adjusted shares (docs/luck.md); `arena sprt` turns it on unless `--raw`.
-    luck_adjusted: bool = False
+    locals().update(_declared(SprtSettings))
 
     @model_validator(mode="after")
     def _share1_above_share0(self) -> SprtSection:
@@ -233,8 +209,8 @@ class SprtSection(_Section):
         return self
 
 
-class ParticipantSection(_Section):
-    name: Annotated[str, Field(min_length=1, max_length=64)]
+class ParticipantSection(_Section, frozen=True):
+    name: Annotated[str, Field(min_length=1, max_length=NAME_LENGTH)]
     command: list[str] | str | None = None
     bot: Annotated[Level, Lax] | None = None
     env: dict[str, str] = Field(default_factory=dict)
@@ -278,14 +254,15 @@ class ParticipantSection(_Section):
         return self
 
 
-class Config(_Section):
-    seed: Annotated[int | None, Field(ge=0, lt=2**63)] = None
+class Config(_Section, frozen=True):
+    seed: Annotated[int | None, Field(ge=0, lt=SEED_LIMIT)] = None
     matches: Annotated[int, Field(ge=1, le=GAMES_LIMIT)] = 1  # `games` in the file
     replays: Annotated[str, Field(min_length=1)] = "replays"
     # Factories: a default made here would build the section's validator at import (start-up).
     rules: RulesSection = Field(default_factory=RulesSection)
     deck: DeckSection = Field(default_factory=DeckSection)
     limits: LimitsSection = Field(default_factory=LimitsSection)
+    _rule_set = field_validator("rules", mode="before")(_rules_by_name)
     tournament: TournamentSection = Field(default_factory=TournamentSection)
     sprt: SprtSection | None = None
     participants: Annotated[list[ParticipantSection], Field(min_length=2)]
@@ -318,26 +295,18 @@ def invisible_character(text: str) -> str | None:
 
 def engine_rules(rules: RulesSection, deck: DeckSection) -> Rules:
     """The engine's settings from the config's (or a replay's) `[rules]` and `[deck]`."""
-    return Rules(
-        starting_player=rules.starting_player,
-        starting_hand_size=rules.starting_hand_size,
-        min_hand_size=rules.min_hand_size,
-        next_player=rules.next_player,
-        number_of_decks=deck.number_of_decks,
-        knights=deck.knights,
-        lucky_draw=rules.lucky_draw,
-        refill_empty_hand=rules.refill_empty_hand,
-        refill_when=rules.refill_when,
-        draw_when_no_one_to_ask=rules.draw_when_no_one_to_ask,
-        deal_by_seats=rules.deal_by_seats,
-    )
+    values = {name: getattr(rules, name) for name, _, _ in declared(TableRules)}
+    values.update({name: getattr(deck, name) for name, _, _ in declared(DeckRules)})
+    return Rules(**values)
 
 
 def named_rules(name: str) -> Rules:
     """A ready rule set (`RULE_SETS`), one deck. Raises ConfigError for an unknown name."""
-    if name not in RULE_SETS:
-        raise ConfigError(f"no rule set named {name!r} (known: {', '.join(RULE_SETS)})")
-    return engine_rules(RulesSection.read(RULE_SETS[name]), DeckSection())
+    try:
+        table = rule_set(name)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+    return engine_rules(RulesSection.read(table), DeckSection())
 
 
 def rules_file(path: Path) -> Rules:
@@ -351,8 +320,9 @@ def rules_file(path: Path) -> Rules:
     return engine_rules(sections.rules, sections.deck)
 
 
-class _RuleSections(_Section):
+class _RuleSections(_Section, frozen=True):
     rules: RulesSection = Field(default_factory=RulesSection)
+    _rule_set = field_validator("rules", mode="before")(_rules_by_name)
     deck: DeckSection = Field(default_factory=DeckSection)
 
 
@@ -624,13 +594,11 @@ def _check_consistency(path: Path, config: Config) -> None:
             f"{path}: sprt: a sequential test needs tournament.candidate, the participant it tests"
         )
     rules = config.engine_rules
-    needed, pack = rules.cards_to_deal(seats), rules.pack_size
-    if needed > pack:
+    try:
+        rules.check_deal(seats)
+    except ValueError as error:
         key = "dealBySeats" if rules.deal_by_seats else "startingHandSize"
-        raise ConfigError(
-            f"{path}: rules.{key}: the deal needs {needed} cards "
-            f"({seats} seats × {rules.hand_size(seats)}) but the pack has {pack}"
-        )
+        raise ConfigError(f"{path}: rules.{key}: {error}") from None
 
 
 def _resolve(path: Path, index: int, participant: ParticipantSection, replays: Path) -> Seat:

@@ -408,6 +408,17 @@ class Level(StrEnum):
     EXPERT = "expert"
     MASTER = "master"
 
+    @classmethod
+    def named(cls, text: str, among: Iterable[Level] | None = None) -> Level:
+        """The level spelled `text` (among `among`, by default every level): the one reading of
+        a level's name (`--level`, `--bot`, `--vs`, the coach, `python -m arena.bots`; a
+        config's `bot` through this enum). Raises ValueError: "'x' is not one of easy, …"."""
+        allowed = tuple(cls) if among is None else tuple(among)
+        for level in allowed:
+            if level.value == text:
+                return level
+        raise ValueError(f"{text!r} is not one of {', '.join(allowed)}")
+
 
 BOTS: dict[str, type[Bot]] = {
     Level.RANDOM: RandomBot,
@@ -424,8 +435,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from arena.sdk import run
 
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 1 or args[0] not in BOTS:
+    try:
+        (level,) = (Level.named(arg) for arg in args)
+    except ValueError:  # not one argument, or not a level
         print(f"usage: python -m arena.bots {{{','.join(BOTS)}}}", file=sys.stderr)
         return 2
-    run(BOTS[args[0]]())
+    run(BOTS[level]())
     return 0

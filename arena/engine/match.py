@@ -48,9 +48,9 @@ from arena.engine.rules import (
     verify_ask,
 )
 
-# Caps that end a match which cannot finish on its own (the contract leaves their values to the project, §2.9).
-DEFAULT_MAX_TURNS: Final = 5000  # asks in one match
-DEFAULT_MAX_IDLE_TURNS: Final = 100  # asks in a row after which no card has moved
+# The caps' defaults are declared with the other settings; named here too for the env.
+from arena.engine.settings import DEFAULT_MAX_IDLE_TURNS as DEFAULT_MAX_IDLE_TURNS  # noqa: PLC0414
+from arena.engine.settings import DEFAULT_MAX_TURNS as DEFAULT_MAX_TURNS  # noqa: PLC0414
 
 
 class _NoReply:

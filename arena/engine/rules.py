@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
 from arena.engine.cards import Card, describe, pack_size, ranks
+from arena.engine.settings import CARDS_LIMIT, Sent, about, told
 
 FULL_BOOK = 0b1111  # one bit per suit
 
@@ -55,21 +56,85 @@ def deal_for(seats: int) -> int:
 
 
 @dataclass(frozen=True)
-class Rules:
-    """The settings of contract §5 `[rules]` and `[deck]`, with the reference arena's defaults."""
+class TableRules:
+    """The settings of contract §5 `[rules]`, with the reference arena's defaults."""
 
-    starting_player: StartingPlayer = StartingPlayer.RANDOM
-    starting_hand_size: int = 7
-    min_hand_size: int = 1
-    next_player: NextPlayer = NextPlayer.ASKED
-    number_of_decks: int = 1
-    knights: bool = False
+    starting_player: StartingPlayer = field(
+        default=StartingPlayer.RANDOM,
+        metadata=about("Who asks first: a seat drawn from the seed, or seat 0."),
+    )
+    starting_hand_size: int = field(
+        default=7, metadata=about("Cards dealt to each seat.", ge=0, le=CARDS_LIMIT)
+    )
+    min_hand_size: int = field(
+        default=1,
+        metadata=about(
+            "A hand below this many cards picks up from the pond.", ge=0, le=CARDS_LIMIT
+        ),
+    )
+    # "Clockwise" is the reference arena's rule: the seat after the one ASKED (two seats: the asker).
+    next_player: NextPlayer = field(
+        default=NextPlayer.ASKED,
+        metadata=about(
+            "Who asks after a miss: the seat asked; the seat after the one asked "
+            "(the reference arena's `Clockwise`); or the seat after the asker."
+        ),
+    )
     # The family rules (off by default: the reference arena's game). See docs/rulings.md.
-    lucky_draw: bool = False  # go fish and draw the asked rank: ask again
-    refill_empty_hand: int = 0  # a hand that empties draws until it holds this many (0: off)
-    refill_when: RefillWhen = RefillWhen.AT_ONCE
-    draw_when_no_one_to_ask: bool = False  # nobody else holds a card: draw instead of asking
-    deal_by_seats: bool = False  # `deal_for(seats)` cards each instead of `starting_hand_size`
+    lucky_draw: bool = field(
+        default=False,
+        metadata=about(
+            "Go fish and draw the asked rank: `lucky-draw`, and ask again.", sent=Sent.WHEN_ON
+        ),
+    )
+    refill_empty_hand: int = field(
+        default=0,
+        metadata=about(
+            "A hand that empties draws until it holds this many (0: off).",
+            ge=0,
+            le=CARDS_LIMIT,
+            sent=Sent.WHEN_ON,
+        ),
+    )
+    refill_when: RefillWhen = field(
+        default=RefillWhen.AT_ONCE,
+        metadata=about(
+            'When an emptied hand draws its fresh hand ("On its turn" needs minHandSize = 0).',
+            sent=Sent.WITH,
+            goes_with="refill_empty_hand",
+        ),
+    )
+    draw_when_no_one_to_ask: bool = field(
+        default=False,
+        metadata=about(
+            "When no other seat holds a card you draw (`go-fish`) instead of asking.",
+            sent=Sent.WHEN_ON,
+        ),
+    )
+    deal_by_seats: bool = field(
+        default=False,
+        metadata=about(
+            "startingHandSize is 7 for two seats, 5 for three or more (not with startingHandSize).",
+            sent=Sent.WHEN_ON,
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class DeckRules:
+    """The settings of contract §5 `[deck]`."""
+
+    number_of_decks: int = field(
+        default=1, metadata=about("Decks shuffled together into one pack.", ge=1, le=64)
+    )
+    knights: bool = field(
+        default=False, metadata=about("Each deck has a knight in every suit (14 ranks).")
+    )
+
+
+@dataclass(frozen=True)
+class Rules(DeckRules, TableRules):
+    """The engine's settings: `[rules]` and `[deck]` together (`TableRules`, `DeckRules`)."""
 
     @property
     def pack_size(self) -> int:
@@ -81,6 +146,17 @@ class Rules:
 
     def cards_to_deal(self, seats: int) -> int:
         return seats * self.hand_size(seats)
+
+    def check_deal(self, seats: int) -> None:
+        """The one check that the deal fits the pack (the config, a league's table sizes,
+        `arena play`, the research env). Raises ValueError: "the deal needs 60 cards (2 seats ×
+        30) but the pack has 52"."""
+        needed = self.cards_to_deal(seats)
+        if needed > self.pack_size:
+            raise ValueError(
+                f"the deal needs {needed} cards ({seats} seats × {self.hand_size(seats)}) "
+                f"but the pack has {self.pack_size}"
+            )
 
     def refill_target(self, held: int, *, turn_starts: bool = False) -> int:
         """How many cards a hand of `held` cards draws up to now (it stops when the pond does).
@@ -117,24 +193,12 @@ class Rules:
         The family rules appear only when they are on, so the reference arena's settings read as
         before. With `dealBySeats`, `startingHandSize` is given only for a table of `seats`.
         """
-        rules: dict[str, Any] = {"startingPlayer": str(self.starting_player)}
+        rules = told(self, TableRules)
         if not self.deal_by_seats or seats is not None:
             rules["startingHandSize"] = self.hand_size(seats or 2)
-        rules["minHandSize"] = self.min_hand_size
-        rules["nextPlayer"] = str(self.next_player)
-        if self.lucky_draw:
-            rules["luckyDraw"] = True
-        if self.refill_empty_hand:
-            rules["refillEmptyHand"] = self.refill_empty_hand
-            rules["refillWhen"] = str(self.refill_when)
-        if self.draw_when_no_one_to_ask:
-            rules["drawWhenNoOneToAsk"] = True
-        if self.deal_by_seats:
-            rules["dealBySeats"] = True
-        return {
-            "rules": rules,
-            "deck": {"numberOfDecks": self.number_of_decks, "knights": self.knights},
-        }
+        else:
+            del rules["startingHandSize"]
+        return {"rules": rules, "deck": told(self, DeckRules)}
 
 
 class Table:

@@ -130,11 +130,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (PettingZoo's name; it ships no 
         problem = self.rules.problem()
         if problem is not None:
             raise ValueError(f"{problem[0]}: {problem[1]}")
-        if self.rules.cards_to_deal(seats) > self.rules.pack_size:
-            raise ValueError(
-                f"the deal needs {self.rules.cards_to_deal(seats)} cards but the pack has "
-                f"{self.rules.pack_size}"
-            )
+        self.rules.check_deal(seats)
         self.seats = seats
         self.draws = draws
         self.reward_kind = reward

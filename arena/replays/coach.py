@@ -81,8 +81,10 @@ def review(
 
     Raises CoachError when the view has no `init` or the match's rules are not the simulator's.
     """
-    if level not in BOTS:
-        raise CoachError(f"level {level!r} is not one of {', '.join(BOTS)}")
+    try:
+        Level.named(level)
+    except ValueError as error:
+        raise CoachError(f"level {error}") from None
     if worlds < 2:
         raise CoachError("worlds must be at least 2 (an error needs two samples)")
     judge, proposer = MasterBot(worlds=0), BOTS[level]()

@@ -13,7 +13,8 @@ and `files` give the schemas.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final, Literal
+from enum import StrEnum
+from typing import Annotated, Any, Final, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -27,7 +28,8 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 
 from arena import __version__
-from arena.engine.rules import NextPlayer, RefillWhen, StartingPlayer, is_pond_number, whole_number
+from arena.engine.rules import DeckRules, TableRules, is_pond_number, whole_number
+from arena.engine.settings import Limits, Sent, declared
 from arena.replays.replay import Card, EntryModel, ReplayModel, one_of
 
 SCHEMA_FORMAT: Final = "gofish-arena-schema/1"
@@ -59,91 +61,76 @@ class PlayerEntry(_Wire):
     name: str
 
 
-class RulesSettings(_Wire):
-    startingPlayer: Annotated[StartingPlayer, Field(strict=False), one_of(StartingPlayer)]
-    startingHandSize: Annotated[int, Field(ge=0, description="Cards dealt to each seat.")]
-    minHandSize: Count
-    nextPlayer: Annotated[
-        NextPlayer,
-        Field(
-            strict=False,
-            description="Who asks after a miss: the seat asked; the seat after the one asked "
-            "(the reference arena's `Clockwise`); or the seat after the asker.",
-        ),
-        one_of(NextPlayer),
-    ]
-    # The family rules: sent only when they are on (absent, never null or false).
-    luckyDraw: (
-        Annotated[
-            Literal[True],
-            Field(description="Go fish and draw the asked rank: `lucky-draw`, and ask again."),
-        ]
-        | SkipJsonSchema[None]
-    ) = None
-    refillEmptyHand: (
-        Annotated[
-            int, Field(ge=1, description="A hand that empties draws until it holds this many.")
-        ]
-        | SkipJsonSchema[None]
-    ) = None
-    refillWhen: (
-        Annotated[RefillWhen, Field(strict=False), one_of(RefillWhen)] | SkipJsonSchema[None]
-    ) = None
-    drawWhenNoOneToAsk: (
-        Annotated[
-            Literal[True],
-            Field(
-                description="When no other seat holds a card you draw (`go-fish`) instead of asking."
-            ),
-        ]
-        | SkipJsonSchema[None]
-    ) = None
-    dealBySeats: (
-        Annotated[
-            Literal[True],
-            Field(description="startingHandSize is 7 for two seats, 5 for three or more."),
-        ]
-        | SkipJsonSchema[None]
-    ) = None
+# Type forms built from data: checked when the models are built, not by a type checker.
+_ANNOTATED: Any = Annotated
+_SKIPPED: Any = SkipJsonSchema
 
-    @field_validator(
-        "luckyDraw",
-        "refillEmptyHand",
-        "refillWhen",
-        "drawWhenNoOneToAsk",
-        "dealBySeats",
-        mode="before",
-    )
-    @classmethod
-    def _absent_not_null(cls, value: Any) -> Any:
-        if value is None:
-            raise ValueError("is left out when not set, never null")
-        return value
+
+def _told(kind: type[Any]) -> dict[str, Any]:
+    """A settings model's fields, for its class body, from the settings dataclass that declares
+    them (`arena.engine.settings`): one per setting participants are told, by its key, with its
+    bounds and description. A setting told only when on is absent otherwise (never null, never
+    false): its field takes only an "on" value."""
+    annotations: dict[str, Any] = {}
+    defaults: dict[str, Any] = {}
+    for _, hint, declaration in declared(kind):
+        if declaration.sent is Sent.NEVER:
+            continue
+        kind_of = next(
+            (argument for argument in get_args(hint) if argument is not type(None)), hint
+        )
+        bounds = declaration.bounds()
+        sometimes = declaration.sent in (Sent.WHEN_ON, Sent.WITH)
+        if kind_of is bool and declaration.sent is Sent.WHEN_ON:
+            kind_of = Literal[True]
+        elif kind_of is int and declaration.sent is Sent.WHEN_ON:
+            bounds["ge"] = max(bounds.get("ge", 1), 1)
+        extra: tuple[Any, ...] = ()
+        if isinstance(kind_of, type) and issubclass(kind_of, StrEnum):
+            extra = (one_of(kind_of),)
+        field = Field(
+            description=declaration.description,
+            strict=False if extra else None,
+            ge=bounds.get("ge"),
+            gt=bounds.get("gt"),
+            le=bounds.get("le"),
+            lt=bounds.get("lt"),
+        )
+        annotated = _ANNOTATED[(kind_of, field, *extra)]
+        if sometimes:
+            annotations[declaration.key] = annotated | _SKIPPED[None]
+            defaults[declaration.key] = None
+        else:
+            annotations[declaration.key] = annotated
+    return {"__annotations__": annotations, **defaults}
+
+
+def _refuse_null(value: Any) -> Any:
+    if value is None:
+        raise ValueError("is left out when not set, never null")
+    return value
+
+
+def _absent_not_null(kind: type[Any]) -> Any:
+    """The check that a setting told only when on is absent, not null, when it is off."""
+    keys = [key for key, _ in _told(kind).items() if key != "__annotations__"]
+    return field_validator(*keys, mode="before")(_refuse_null)
+
+
+class RulesSettings(_Wire):
+    locals().update(_told(TableRules))
+    _not_null = _absent_not_null(TableRules)
 
 
 class DeckSettings(_Wire):
-    numberOfDecks: Annotated[int, Field(ge=1)]
-    knights: bool
+    locals().update(_told(DeckRules))
 
 
 class SeatLimits(_Wire):
     """The limits that apply to a participant (`[limits]` of the config)."""
 
-    replyTimeout: Annotated[float, Field(gt=0, description="Seconds for each reply.")]
-    startupTimeout: Annotated[float, Field(gt=0, description="Seconds for the `init` reply.")]
-    timeBank: Annotated[float, Field(ge=0, description="Extra seconds per match for late replies.")]
-    maxTurns: Annotated[int, Field(ge=1)]
-    maxLineBytes: Annotated[int, Field(ge=1)]
-    # Sent only when the config sets them: absent, never null.
-    memoryMiB: Annotated[int, Field(ge=1)] | SkipJsonSchema[None] = None
-    cpuSeconds: Annotated[int, Field(ge=1)] | SkipJsonSchema[None] = None
-
-    @field_validator("memoryMiB", "cpuSeconds", mode="before")
-    @classmethod
-    def _absent_not_null(cls, value: Any) -> Any:
-        if value is None:
-            raise ValueError("is left out when not set, never null")
-        return value
+    locals().update(_told(Limits))
+    _not_null = _absent_not_null(Limits)
 
 
 class Settings(_Wire):

@@ -46,10 +46,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
 
+from arena.engine.settings import SprtSettings
 from arena.tournaments.confidence import Z95
 
 PRIOR = 1e-3  # the count given to an unobserved extreme level (fishtest's regularisation)
-MIN_GROUPS = 20  # outcomes before any decision
+MIN_GROUPS = SprtSettings.min_groups  # outcomes before any decision
 NORMAL_MIN_GROUPS = 50  # and of `NormalTest`, which estimates the variance from them
 
 

@@ -12,6 +12,7 @@ import os
 import shlex
 import sys
 import time
+import typing
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,6 +22,15 @@ import typer
 
 from arena.base import shutdown
 from arena.base.errors import ArenaError, ConfigError, ReplayError
+from arena.engine.settings import (
+    GAMES_LIMIT,
+    NAME_LENGTH,
+    SEED_LIMIT,
+    Limits,
+    SandboxMode,
+    SprtSettings,
+    declared,
+)
 
 # Start-up: `arena --help` imports typer and nothing else of weight. Rich, pydantic, orjson and
 # the rooms below are imported by the commands that use them (bench/startup.py measures it).
@@ -105,6 +115,8 @@ ReplayFile = Annotated[Path, typer.Argument(metavar="FILE", help="A replay JSON 
 ReplyTimeout = Annotated[
     float, typer.Option(metavar="SECONDS", help="Seconds allowed for each reply.")
 ]
+# The defaults of the options that set a config's limits are the config's (one declaration).
+LIMITS = Limits()
 
 
 def _print_version(asked: bool) -> None:
@@ -242,7 +254,6 @@ def _check_stdout(config: Path) -> None:
         )
 
 
-WEEK = 7 * 24 * 3600.0  # the longest time limit (as the config's)
 JOBS_LIMIT = 1024  # matches played at once on one machine
 
 
@@ -256,6 +267,14 @@ def _in_range(
     if not math.isfinite(value) or value > high or value < low or (above and value == low):
         bound = f"above {_plain(low)}" if above else f"from {_plain(low)}"
         fail(f"{option}: {value!r} is not a number {bound} to {_plain(high)}", 2)
+
+
+def _in_bounds(option: str, value: float, limit: str) -> None:
+    """`_in_range` with the bounds the config declares for `limits.<limit>` (`reply_timeout`)."""
+    setting = next(setting for name, _, setting in declared(Limits) if name == limit)
+    low = setting.gt if setting.gt is not None else setting.ge
+    assert low is not None and setting.le is not None  # (a time limit has both)
+    _in_range(option, value, low, setting.le, above=setting.gt is not None)
 
 
 def _plain(bound: float) -> str:
@@ -342,8 +361,8 @@ def run(
     from arena.base import config as config_module
     from arena.seats import sandbox
 
-    _in_range("--seed", seed, 0, 2**63 - 1)
-    _in_range("--games", games, 1, config_module.GAMES_LIMIT)
+    _in_range("--seed", seed, 0, SEED_LIMIT - 1)
+    _in_range("--games", games, 1, GAMES_LIMIT)
     _in_range("--jobs", jobs, 1, JOBS_LIMIT)
     sandbox.probe_soon()  # whether bwrap works here, found while the config is read
 
@@ -955,13 +974,13 @@ def sprt(
     ] = None,
     alpha: Annotated[
         float, typer.Option(metavar="P", help="The chance of accepting H1 when H0 is true.")
-    ] = 0.05,
+    ] = SprtSettings.alpha,
     beta: Annotated[
         float, typer.Option(metavar="P", help="The chance of accepting H0 when H1 is true.")
-    ] = 0.05,
+    ] = SprtSettings.beta,
     min_groups: Annotated[
         int, typer.Option(metavar="N", help="Duplicate groups before any decision.")
-    ] = 20,
+    ] = SprtSettings.min_groups,
     luck_adjusted: Annotated[bool, LuckSwitch] = True,
     games: Annotated[
         int | None,
@@ -978,7 +997,7 @@ def sprt(
         str,
         typer.Option(metavar="DIR", help="Folder for replays, results.jsonl and standings.json."),
     ] = "replays",
-    timeout: ReplyTimeout = 2.0,
+    timeout: ReplyTimeout = LIMITS.reply_timeout,
     jobs: Annotated[
         int | None,
         typer.Option(
@@ -1010,11 +1029,11 @@ def sprt(
     from arena.ui import sprt_command
 
     _in_range("--jobs", jobs, 1, JOBS_LIMIT)
-    _in_range("--timeout", timeout, 0, WEEK, above=True)
+    _in_bounds("--timeout", timeout, "reply_timeout")
     _in_range("--seats", seats, 2, config_module.MAX_SEATS)
-    _in_range("--games", games, 1, config_module.GAMES_LIMIT)
-    _in_range("--min-groups", min_groups, 1, config_module.GAMES_LIMIT)
-    _in_range("--seed", seed, 0, 2**63 - 1)
+    _in_range("--games", games, 1, GAMES_LIMIT)
+    _in_range("--min-groups", min_groups, 1, GAMES_LIMIT)
+    _in_range("--seed", seed, 0, SEED_LIMIT - 1)
 
     with user_errors(told=sprt_command.in_options):
         data = sprt_command.config_data(
@@ -1328,7 +1347,7 @@ def play(
         typer.Option(
             "--rules",
             metavar="NAME|FILE",
-            help="The rules: classic, family-two, family-table, or the rules of a config file (default: the classic rules, 7 cards each for two players, 5 for more).",
+            help="The rules: classic, family-two, family-table, kitchen-table, or the rules of a config file [default: kitchen-table, the classic rules with 7 cards each for two players, 5 for more].",
         ),
     ] = None,
 ) -> None:
@@ -1339,13 +1358,17 @@ def play(
 
     _in_range("--opponents", opponents, 1, 3)  # one line as every option's, not typer's
     _in_range("--delay", delay, 0, 60)
-    _in_range("--seed", seed, 0, 2**63 - 1)
+    _in_range("--seed", seed, 0, SEED_LIMIT - 1)
     _check_name(name)
     # Before the game, not after it: a game played is never lost for want of a folder.
     with user_errors(usage=(ConfigError, WriteError), told="--replays: {}".format, arena=None):
         check_writable(replays.absolute())
-    if level not in play_module.LEVELS:
-        fail(f"--level: {level!r} is not one of {', '.join(play_module.LEVELS)}", 2)
+    from arena.bots import Level
+
+    try:
+        Level.named(level, among=play_module.LEVELS)
+    except ValueError as error:
+        fail(f"--level: {error}", 2)
     with user_errors(arena=None):
         chosen = play_module.chosen_rules(rules, opponents + 1)
     options = play_module.PlayOptions(
@@ -1367,8 +1390,8 @@ def _check_name(name: str) -> None:
     """`--name` as a config's participant name is checked: 1 to 64 characters, all visible."""
     from arena.base.config import invisible_character
 
-    if not 1 <= len(name) <= 64:
-        fail(f"--name: {len(name)} characters; a name has 1 to 64", 2)
+    if not 1 <= len(name) <= NAME_LENGTH:
+        fail(f"--name: {len(name)} characters; a name has 1 to {NAME_LENGTH}", 2)
     hidden = invisible_character(name)
     if hidden is not None:
         fail(f"--name: holds {hidden}, which prints as nothing or turns the text around", 2)
@@ -1451,31 +1474,32 @@ def check(
             metavar="COMMAND", help="The participant's program and its arguments, after `--`."
         ),
     ],
-    timeout: ReplyTimeout = 2.0,
+    timeout: ReplyTimeout = LIMITS.reply_timeout,
     startup_timeout: Annotated[
         float, typer.Option(metavar="SECONDS", help="Seconds from start to the init reply.")
-    ] = 10.0,
+    ] = LIMITS.startup_timeout,
     sandbox: Annotated[
         str,
         typer.Option(
             metavar="auto|bwrap|none",
             help="Run it confined as `arena run` would (docs/sandbox.md).",
         ),
-    ] = "auto",
+    ] = LIMITS.sandbox,
 ) -> None:
     """Check a participant program against the protocol; exit 0 only if it is compliant."""
     from arena.base import config as config_module
     from arena.ui import check as check_module
 
-    _in_range("--timeout", timeout, 0, WEEK, above=True)
-    _in_range("--startup-timeout", startup_timeout, 0, WEEK, above=True)
+    _in_bounds("--timeout", timeout, "reply_timeout")
+    _in_bounds("--startup-timeout", startup_timeout, "startup_timeout")
     cwd = Path.cwd()
     with user_errors(arena=None):
         resolved = check_module.resolve_command(command, cwd)
     from arena.seats import sandbox as sandbox_module
 
-    if sandbox not in ("auto", "bwrap", "none"):
-        fail(f"--sandbox: {sandbox!r} is not one of auto, bwrap, none", 2)
+    modes = typing.get_args(SandboxMode)
+    if sandbox not in modes:
+        fail(f"--sandbox: {sandbox!r} is not one of {', '.join(modes)}", 2)
     with user_errors(told="--sandbox: {}".format, arena=None):
         confinement, warning = sandbox_module.decide(sandbox)
     if warning is not None:

@@ -85,12 +85,11 @@ def load_config(folder: Path) -> LeagueSettings:
     config, _ = config_module.validate(path, data)
     rules = config.engine_rules
     for size in sizes:
-        if rules.cards_to_deal(size) > rules.pack_size:
-            raise ConfigError(
-                f"{path}: league.seats: a table of {size} needs {rules.cards_to_deal(size)} "
-                f"cards ({size} seats × {rules.hand_size(size)}) but the pack has "
-                f"{rules.pack_size}"
-            )
+        try:
+            rules.check_deal(size)
+        except ValueError as error:
+            needs = str(error).removeprefix("the deal ")  # "needs 63 cards (9 seats × 7) but …"
+            raise ConfigError(f"{path}: league.seats: a table of {size} {needs}") from None
     return LeagueSettings(
         config,
         UnpackLimits(league.archive_bytes, league.unpacked_bytes, league.files),
@@ -241,8 +240,11 @@ def add(
         _fail(problem)
     if (bot is None) == (not command):
         _fail("arena league add: give --bot LEVEL or -- COMMAND, one of them")
-    if bot is not None and bot not in {level.value for level in Level}:
-        _fail(f"--bot: {bot!r} is not one of {', '.join(level.value for level in Level)}")
+    if bot is not None:
+        try:
+            Level.named(bot)
+        except ValueError as error:
+            _fail(f"--bot: {error}")
     if store.bot_owner(name)[0]:
         _fail(f"bot {name!r} exists already")
     if (like := store.bot_like(name)) is not None:

@@ -21,7 +21,7 @@ import time
 import tty
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Final, Self
@@ -72,8 +72,8 @@ RANK_WORDS.update({word: rank for rank, word in enumerate(_NUMBERS, start=1)})
 RANK_WORDS.update({word + ("es" if word == "six" else "s"): RANK_WORDS[word] for word in _NUMBERS})
 
 
-# The kitchen table's game: the reference arena's rules, dealt by table size.
-KITCHEN_TABLE: Final = Rules(deal_by_seats=True)
+# The game without --rules: the kitchen table's (the reference arena's rules, dealt by table size).
+DEFAULT_RULE_SET: Final = "kitchen-table"
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ class PlayOptions:
     delay: float = 0.4
     replays: Path = Path("replays")
     name: str = "you"
-    rules: Rules = KITCHEN_TABLE
+    rules: Rules = field(default_factory=lambda: named_rules(DEFAULT_RULE_SET))
     rules_choice: str | None = None  # as given to --rules, to say how to play the deal again
 
 
@@ -109,7 +109,7 @@ def chosen_rules(choice: str | None, seats: int) -> Rules:
     Raises ConfigError (one line) for an unknown name, a bad file, or a deal the pack cannot cover.
     """
     if choice is None:
-        rules = KITCHEN_TABLE
+        rules = named_rules(DEFAULT_RULE_SET)
     elif choice in RULE_SETS:
         rules = named_rules(choice)
     elif choice.endswith(".toml") or "/" in choice:
@@ -118,11 +118,10 @@ def chosen_rules(choice: str | None, seats: int) -> Rules:
         raise ConfigError(
             f"--rules: {choice!r} is neither a rule set ({', '.join(RULE_SETS)}) nor a .toml file"
         )
-    if rules.cards_to_deal(seats) > rules.pack_size:
-        raise ConfigError(
-            f"--rules: the deal needs {rules.cards_to_deal(seats)} cards ({seats} seats × "
-            f"{rules.hand_size(seats)}) but the pack has {rules.pack_size}"
-        )
+    try:
+        rules.check_deal(seats)
+    except ValueError as error:
+        raise ConfigError(f"--rules: {error}") from None
     return rules
 
 

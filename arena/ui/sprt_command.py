@@ -19,6 +19,7 @@ import orjson
 from arena.base import shutdown
 from arena.base.errors import ConfigError
 from arena.bots import Level
+from arena.engine.settings import NAME_LENGTH
 from arena.tournaments.candidate import CandidateTest
 from arena.tournaments.sprt import Decision
 
@@ -36,8 +37,8 @@ def participant_name(command: Sequence[str]) -> str:
     for part in reversed(command):
         stem = Path(part).stem
         if "/" in part or "." in Path(part).name:
-            return stem[:64] or "bot"
-    return (Path(command[0]).name or "bot")[:64]
+            return stem[:NAME_LENGTH] or "bot"
+    return (Path(command[0]).name or "bot")[:NAME_LENGTH]
 
 
 def config_data(
@@ -83,8 +84,12 @@ def config_data(
     candidate = unique(name or participant_name(command))
     participants.append({"name": candidate, "command": list(command)})
     for opponent in opponents:
-        if opponent in {level.value for level in Level}:
-            participants.append({"name": unique(opponent), "bot": opponent})
+        try:
+            level: Level | None = Level.named(opponent)
+        except ValueError:  # not a level: a command
+            level = None
+        if level is not None:
+            participants.append({"name": unique(opponent), "bot": level.value})
             continue
         try:
             parts = shlex.split(opponent)
