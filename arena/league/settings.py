@@ -20,7 +20,7 @@ from arena.base.errors import ConfigError
 DAY_HOURS = 24.0
 
 
-class LeagueSection(_Section):
+class LeagueSection(_Section, frozen=True):
     """`[league]`: table sizes, upload, build and site limits, the season's end, the disk."""
 
     seats: Any = None  # a table size or a list of them (None: `[tournament] seats`)
