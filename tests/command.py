@@ -69,6 +69,15 @@ def arena_process(
     )
 
 
+NO_SANDBOX = "warning: no sandbox ("  # how `auto` without a working bwrap begins its one line
+
+
+def said(stderr: str) -> list[str]:
+    """A command's stderr in lines, but for the no-sandbox warning a machine without bwrap
+    prints once a run is sure to start: what a test of something else compares."""
+    return [line for line in stderr.splitlines() if not line.startswith(NO_SANDBOX)]
+
+
 def _exit_status(exit: SystemExit, stderr: io.StringIO) -> int:
     if exit.code is None or isinstance(exit.code, int):
         return exit.code or 0

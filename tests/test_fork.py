@@ -20,7 +20,6 @@ from test_viewer import Browser, browser  # noqa: F401 -- the fixture, shared
 
 from arena.base.errors import ConfigError, ReplayError
 from arena.replays import fork, replay
-from arena.seats import sandbox
 from arena.ui import show, viewer
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -244,7 +243,7 @@ def test_a_played_game_forks_only_with_its_person_replaced(tmp_path: Path) -> No
     assert _arena("replay", "verify", "f.json", cwd=tmp_path).returncode == 0
 
 
-@pytest.mark.skipif(sandbox.probe() is not None, reason=f"no sandbox here: {sandbox.probe()}")
+@pytest.mark.needs("bwrap")
 def test_a_replay_that_says_no_sandbox_does_not_run_its_commands_unconfined(
     tmp_path: Path,
 ) -> None:

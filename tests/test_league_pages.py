@@ -14,12 +14,7 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
 from test_league import Server, arena, good_bot, league, made, paused, wait_for  # noqa: F401 -- the fixtures, shared
-from test_viewer import CHROMIUM, Browser
-
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="chromium is not installed (CI installs it: apt-get install -y chromium)",
-)
+from test_viewer import Browser
 
 
 @pytest.fixture

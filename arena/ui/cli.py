@@ -374,9 +374,11 @@ def _prepared(
     from arena.seats import fingerprint
     from arena.tournaments import tournament
 
+    # Warnings wait until the run is sure to start: nothing is printed before an error.
+    warnings = [
+        f"warning: {config}: {warning}" for warning in config_module.rule_warnings(settings)
+    ]
     with user_errors(arena=None):
-        for warning in config_module.rule_warnings(settings):
-            err.print(f"warning: {config}: {warning}", markup=False, soft_wrap=True)
         # Matches on a Dask cluster; an empty --scheduler is a mistake, not "play here".
         address = settings.tournament.scheduler if scheduler is None else scheduler
         if address is not None and not address.strip():
@@ -387,7 +389,7 @@ def _prepared(
             raise ConfigError(
                 "--jobs and --scheduler: give one (a cluster plays as many matches at once as it has worker threads)"
             )
-        settings = _decide_sandbox(config, settings)
+        settings, no_sandbox = _decide_sandbox(config, settings)
     # Matches on a Dask cluster (arena/tournaments/cluster.py, docs/cluster.md).
     cluster = _open_cluster(ctx, address, settings, seats) if address is not None else None
     with user_errors():
@@ -400,6 +402,8 @@ def _prepared(
             replace_standings=replace_standings,
             fingerprints=fingerprint.of_all(seats),
         )
+    for warning in [*warnings, *([no_sandbox] if no_sandbox is not None else [])]:
+        err.print(warning, markup=False, highlight=False, soft_wrap=True)
     if plan.replaces is not None:
         err.print(
             f"note: {plan.folder}: this test's standings replace those of the earlier one "
@@ -541,11 +545,11 @@ def _run_single(
         raise typer.Exit(shutdown.exit_status())
 
 
-def _decide_sandbox(path: Path, settings: "Config") -> "Config":
-    """`[limits] sandbox` decided once for the whole run (every worker, every match).
+def _decide_sandbox(path: Path, settings: "Config") -> "tuple[Config, str | None]":
+    """`[limits] sandbox` decided once for the whole run (every worker, every match), and the
+    warning line to print when `auto` finds no sandbox (once the run is sure to start).
 
-    Raises ConfigError when `bwrap` is required and does not work; prints one warning line
-    when `auto` finds no sandbox.
+    Raises ConfigError when `bwrap` is required and does not work.
     """
     from arena.seats import sandbox
 
@@ -553,11 +557,9 @@ def _decide_sandbox(path: Path, settings: "Config") -> "Config":
         mode, warning = sandbox.decide(settings.limits.sandbox)
     except ConfigError as error:
         raise ConfigError(f"{path}: {error}") from None
-    if warning is not None:
-        err.print(warning, markup=False, highlight=False, soft_wrap=True)
     return settings.model_copy(
         update={"limits": settings.limits.model_copy(update={"sandbox": mode})}
-    )
+    ), warning
 
 
 def _open_cluster(ctx: typer.Context, address: str, settings: Any, seats: Any) -> "Cluster":
