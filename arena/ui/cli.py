@@ -1497,7 +1497,26 @@ def command(args: list[str]) -> int:
         return shutdown.exit_status()
     except typer.TyperException as error:
         return _usage_error(error)
+    except ModuleNotFoundError as error:  # an optional extra not installed: which, in one line
+        from arena.base import extras
+
+        if (line := extras.missing_extra(error, _command_words(args))) is None:
+            raise
+        _say(line, error=True)
+        return 2
     return status if isinstance(status, int) else 0
+
+
+def _command_words(args: list[str]) -> str:
+    """`arena` and its command as the user typed them (`arena league`, `arena export`)."""
+    words = ["arena"]
+    for word in args:
+        if word.startswith("-") or len(words) == 3:
+            break
+        words.append(word)
+        if word not in ("league", "replay"):  # (the groups of commands)
+            break
+    return " ".join(words)
 
 
 def _usage_error(error: typer.TyperException) -> int:
