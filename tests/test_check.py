@@ -656,3 +656,44 @@ def test_a_check_stopped_by_a_signal_says_interrupted_without_a_traceback(
 
 def test_a_bot_that_does_not_ask_for_reuse_gets_no_reuse_check() -> None:
     assert "reuse" not in bot("good").stdout
+
+
+# -- what the sandbox held (issue 41) -------------------------------------------------------
+
+
+def _reading_bot(tmp_path: Path) -> tuple[Path, Path]:
+    """A folder with `bot.py` (the Python example) that reads a file of a folder beside it at
+    start (`../data/table.txt`, a path its command does not name); and that other folder."""
+    data, folder = tmp_path / "data", tmp_path / "bot"
+    data.mkdir()
+    folder.mkdir()
+    (data / "table.txt").write_text("weights\n")
+    example = (ROOT / "participants" / "examples" / "most_held.py").read_text()
+    (folder / "bot.py").write_text(
+        example.replace(
+            "    main()\n", f"    open({str(data / 'table.txt')!r}).read()\n    main()\n"
+        )
+    )
+    return folder, data
+
+
+@pytest.mark.needs("bwrap")
+def test_a_file_the_sandbox_did_not_hold_is_named_with_how_to_add_it(tmp_path: Path) -> None:
+    folder, data = _reading_bot(tmp_path)
+    args = ["python3", "bot/bot.py"]
+    refused = arena_here("check", "--sandbox", "bwrap", "--", *args, cwd=tmp_path)
+    assert refused.returncode == 1, refused.stdout
+    [hint] = [line for line in refused.stdout.splitlines() if line.startswith("in the sandbox:")]
+    assert f"{folder} and the system's folders, nothing else of {tmp_path};" in hint, hint
+    assert "--read-only PATH" in hint and 'readOnly = ["PATH"]' in hint, hint
+    allowed = arena_here(
+        "check", "--sandbox", "bwrap", "--read-only", "data", "--", *args, cwd=tmp_path
+    )
+    assert allowed.returncode == 0, allowed.stdout
+    assert f"it may also read {data}" in allowed.stdout.splitlines()[0]
+
+
+def test_a_read_only_path_that_is_not_there_is_one_line(tmp_path: Path) -> None:
+    done = arena_here("check", "--read-only", "gone", "--", "python3", "x.py", cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert said(done.stderr) == [f"--read-only: 'gone' not found (looked for {tmp_path / 'gone'})"]

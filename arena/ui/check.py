@@ -59,7 +59,7 @@ from arena.seats.replies import (
     close_all,
     quit_at_match_end,
 )
-from arena.seats.sandbox import Confinement
+from arena.seats.sandbox import Confinement, Jail
 from arena.seats.transport import SubprocessParticipant
 from arena.ui.seat_faults import sandbox_hints, stderr_tail
 from arena.ui.terminal import inert
@@ -137,6 +137,7 @@ class CheckReport:
     sandbox: str = "none"  # how the program was confined: "bwrap" or "none"
     reply_limit: float = 0.0  # limits.replyTimeout (`--timeout`): what the slowest is held to
     startup_limit: float = 0.0  # limits.startupTimeout (`--startup-timeout`): the start-up's
+    read_only: list[str] = field(default_factory=list)  # `--read-only`: what else it may read
 
     @property
     def passed(self) -> bool:
@@ -306,11 +307,16 @@ def rule_problems(record: MatchRecord, seat: int = CHECKED_SEAT) -> list[Problem
 
 
 def run_checks(
-    command: Sequence[str], cwd: Path, limits: LimitsSection, sandbox: Confinement = "none"
+    command: Sequence[str],
+    cwd: Path,
+    limits: LimitsSection,
+    sandbox: Confinement = "none",
+    read_only: Sequence[str] = (),
 ) -> CheckReport:
     """Run every scenario with a fresh process of `command` (confined as `sandbox` says, as
-    `arena run` would); the rest are skipped if the first (the normal match) could not be
-    played to its end."""
+    `arena run` would, `read_only` the absolute paths it may read besides its own: a config's
+    `readOnly`); the rest are skipped if the first (the normal match) could not be played to
+    its end."""
     reports: list[ScenarioReport] = []
     for index, scenario in enumerate(scenarios(limits)):
         if index and reports[0].outcome == STOPPED:
@@ -323,13 +329,18 @@ def run_checks(
                 )
             )
             continue
-        reports.append(run_scenario(scenario, command, cwd, limits, sandbox))
+        reports.append(run_scenario(scenario, command, cwd, limits, sandbox, read_only))
     if reports[0].outcome != STOPPED:
-        reused = run_reuse(command, cwd, limits, sandbox)
+        reused = run_reuse(command, cwd, limits, sandbox, read_only)
         if reused is not None:
             reports.append(reused)
     return CheckReport(
-        list(command), reports, sandbox, limits.reply_timeout, limits.startup_timeout
+        list(command),
+        reports,
+        sandbox,
+        limits.reply_timeout,
+        limits.startup_timeout,
+        list(read_only),
     )
 
 
@@ -358,14 +369,22 @@ ENDED_AFTER_MATCH_END: Final = (
 
 
 def run_reuse(
-    command: Sequence[str], cwd: Path, limits: LimitsSection, sandbox: Confinement = "none"
+    command: Sequence[str],
+    cwd: Path,
+    limits: LimitsSection,
+    sandbox: Confinement = "none",
+    read_only: Sequence[str] = (),
 ) -> ScenarioReport | None:
     """For a program that answers `init` with `{"reuse": true}`: two matches in one process, as
     `arena run` plays them, every reply of both judged. None for a program that does not ask."""
     first, second = reuse_setups(limits)
     report = ScenarioReport("reuse", REUSE_ABOUT)
     process = SubprocessParticipant(
-        command, cwd, participant_env(CHECKED_SEAT, first.names[0], {}), sandbox=sandbox
+        command,
+        cwd,
+        participant_env(CHECKED_SEAT, first.names[0], {}),
+        sandbox=sandbox,
+        read_only=read_only,
     )
     record = _play_checked(
         process, Scenario("reuse", REUSE_ABOUT, first), limits, report, reuse=True
@@ -403,7 +422,11 @@ def run_reuse(
         # The same second match with a fresh process: a program that starts afresh at `init`
         # answers it exactly the same way.
         fresh = SubprocessParticipant(
-            command, cwd, participant_env(CHECKED_SEAT, second.names[0], {}), sandbox=sandbox
+            command,
+            cwd,
+            participant_env(CHECKED_SEAT, second.names[0], {}),
+            sandbox=sandbox,
+            read_only=read_only,
         )
         again = _play_checked(
             fresh,
@@ -478,16 +501,13 @@ def run_scenario(
     cwd: Path,
     limits: LimitsSection,
     sandbox: Confinement = "none",
+    read_only: Sequence[str] = (),
 ) -> ScenarioReport:
     """Play one scenario with a new process on its seat (the match loop stops and reaps it)."""
     report = ScenarioReport(scenario.name, scenario.about)
     setup = scenario.setup
-    process = SubprocessParticipant(
-        command,
-        cwd,
-        participant_env(scenario.seat, setup.names[scenario.seat], {}),
-        sandbox=sandbox,
-    )
+    env = participant_env(scenario.seat, setup.names[scenario.seat], {})
+    process = SubprocessParticipant(command, cwd, env, sandbox=sandbox, read_only=read_only)
     record = _play_checked(process, scenario, limits, report)
     if process.start_fault is not None:
         report.problems.append(Problem("start-failed", process.start_fault.detail, "init", 0))
@@ -501,7 +521,9 @@ def run_scenario(
     if report.problems and any(p.kind in ("crashed", "exited", "timeout") for p in report.problems):
         report.stderr_tail = process.log.last(STDERR_SHOWN)
     if sandbox == "bwrap" and (report.problems or report.warnings):
-        report.hints = sandbox_hints(process.log.text())
+        jail = Jail.of(command, cwd, env, read_only=read_only)
+        held = None if jail is None else jail.readable
+        report.hints = sandbox_hints(process.log.text(), held, cwd)
     if report.problems or report.outcome == STOPPED:
         report.verdict = Verdict.FAILED
     return report
@@ -615,6 +637,8 @@ def render(report: CheckReport) -> list[RenderableType]:
         if report.sandbox == "bwrap"
         else "unsandboxed"
     )
+    if report.sandbox == "bwrap" and report.read_only:
+        confined += "; it may also read " + ", ".join(report.read_only)
     parts: list[RenderableType] = [
         Text("arena check: ")
         .append_text(inert(" ".join(report.command), 200))

@@ -1446,6 +1446,14 @@ def check(
             help="Run it confined as `arena run` would (docs/sandbox.md).",
         ),
     ] = "auto",
+    read_only: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--read-only",
+            metavar="PATH",
+            help="A file or folder it may read in the sandbox besides its own files, as a config's readOnly (repeatable).",
+        ),
+    ] = None,
 ) -> None:
     """Check a participant program against the protocol; exit 0 only if it is compliant."""
     from arena.base import config as config_module
@@ -1456,6 +1464,12 @@ def check(
     cwd = Path.cwd()
     with user_errors(arena=None):
         resolved = check_module.resolve_command(command, cwd)
+    readable = []
+    for given in read_only or []:
+        path = Path(os.path.abspath(cwd / given))
+        if not path.exists():
+            fail(f"--read-only: {str(given)!r} not found (looked for {path})", 2)
+        readable.append(str(path))
     from arena.seats import sandbox as sandbox_module
 
     if sandbox not in ("auto", "bwrap", "none"):
@@ -1465,7 +1479,7 @@ def check(
     if warning is not None:
         err.print(warning, markup=False, highlight=False, soft_wrap=True)
     limits = config_module.LimitsSection(reply_timeout=timeout, startup_timeout=startup_timeout)
-    report = check_module.run_checks(resolved, cwd, limits, confinement)  # a stop: `main`
+    report = check_module.run_checks(resolved, cwd, limits, confinement, readable)  # a stop: `main`
     if not out.is_terminal and "COLUMNS" not in os.environ:
         out.console.width = PIPED_WIDTH  # a file or a pipe: rich's 80 columns would cut the cells
     for part in check_module.render(report):
