@@ -1290,7 +1290,8 @@ def replay_review(
     with user_errors(usage=(coach.CoachError,), told=f"{file}: {{}}".format, arena=None):
         decisions = coach.review(view, level=level, worlds=worlds, seed=data.seed or 0)
     if as_json:
-        out.print(orjson.dumps(review.as_json(seat, level, decisions, asks)).decode(), markup=False)
+        text = orjson.dumps(review.as_json(data, seat, level, decisions, asks)).decode()
+        out.print(text, markup=False)
     else:
         out.print(review.render(data, seat, level, decisions, asks, top))
 
