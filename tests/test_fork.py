@@ -327,3 +327,16 @@ def test_a_fork_stopped_by_a_signal_writes_nothing_and_says_so(
     assert forking.returncode == status, (out, err)
     assert err == "interrupted: the fork was not finished; nothing written to f.json\n"
     assert not (folder / "f.json").exists()
+
+
+def test_the_header_of_a_fork_shows_each_replaced_seats_whole_command(played: Played) -> None:
+    # Issue 41: "seat 0 played by rbot for rbot" dropped the arguments that told two runs of
+    # one program apart.
+    folder, source = played("classic")
+    bot = f"{sys.executable} {GOLDEN / 'fakes' / 'scripted.py'} --careful"
+    forked, _ = fork.fork_file(source, "30", [f"1={bot}"], folder / "whole.json", cwd=folder)
+    shown = _arena("replay", "show", str(forked), cwd=folder).stdout
+    header = " ".join(shown.split("seats:")[0].split())
+    command = f"{sys.executable} {GOLDEN / 'fakes' / 'scripted.py'} --careful"
+    assert f"seat 1 played by {command} for" in header, header
+    assert viewer.page_data(replay.read(forked))["fork"]["replaced"][0]["by"] == command

@@ -923,8 +923,8 @@ def sprt(
         list[str],
         typer.Option(
             "--vs",
-            metavar="LEVEL|COMMAND",
-            help="An opponent: a built-in level (random, easy, medium, hard, expert, master) or a command line; repeat for more.",
+            metavar="[NAME=]LEVEL|COMMAND",
+            help="An opponent: a built-in level (random, easy, medium, hard, expert, master) or a command line, NAME= before it names it in the tables; repeat for more.",
         ),
     ],
     seats: Annotated[

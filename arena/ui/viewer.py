@@ -73,7 +73,7 @@ def page_data(
     # A fork's replaced seat is shown as who played it there, not as whom it replaced.
     names = replay.shown_names([str(name) for name in setup.names])
     replaced = [
-        {"seat": seat, "was": str(setup.names[seat])}
+        {"seat": seat, "was": str(setup.names[seat]), "by": replay.players[seat].played_by}
         for seat in (fork.replaced if fork is not None else ())
         if 0 <= seat < len(names)
     ]

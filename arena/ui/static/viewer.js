@@ -75,7 +75,7 @@
   function forkText() {
     // A replaced seat bears its new player's name: "seat 1 now hard", never "X (X replaced)".
     var who = data.fork.replaced.map(function (r) {
-      return "seat " + r.seat + ": " + (players[r.seat] ? players[r.seat].name : "?") + " for " + r.was;
+      return "seat " + r.seat + ": " + r.by + " for " + r.was;  // its whole command
     });
     return "forked here from " + data.fork.source + ": live from message " + data.fork.at +
       (who.length ? " (" + who.join(", ") + ")" : "");
