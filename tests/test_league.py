@@ -455,6 +455,7 @@ def test_disk_is_reported_and_retired_versions_pruned(
 
 
 @pytest.mark.slow
+@BUILDS
 def test_a_build_runs_in_the_sandbox_and_its_children_die_with_it(
     server: Server, here: tuple[Path, dict[str, str]]
 ) -> None:
