@@ -652,7 +652,12 @@ def test_a_check_stopped_by_a_signal_says_interrupted_without_a_traceback(
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(1.5)  # inside the normal match: the program never answers its init
+    # Inside the normal match (the program never answers its init): once the program runs,
+    # the check has its handlers, however long a busy machine took to start it.
+    deadline = time.monotonic() + 60
+    while not set(_running(str(silent.parent))) - {checking.pid} and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.2)
     checking.send_signal(stop)
     out, err = checking.communicate(timeout=30)
     assert checking.returncode == status, (out, err)

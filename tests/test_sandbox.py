@@ -68,7 +68,10 @@ def _interpreters() -> list[Any]:
             ["python3"],
             f"{shims}:/usr/bin:/bin",
             id="pyenv-shim",
-            marks=pytest.mark.skipif(not (shims / "python3").exists(), reason="no pyenv here"),
+            # (os.access, not exists(): a PYENV_ROOT another user may not enter is no pyenv)
+            marks=pytest.mark.skipif(
+                not os.access(shims / "python3", os.X_OK), reason="no pyenv here"
+            ),
         ),
         pytest.param(
             "system",
