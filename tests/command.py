@@ -69,6 +69,31 @@ def arena_process(
     )
 
 
+NO_SANDBOX = "warning: no sandbox ("  # how `auto` without a working bwrap begins its one line
+
+
+def said(stderr: str) -> list[str]:
+    """A command's stderr in lines, but for the no-sandbox warning a machine without bwrap
+    prints once a run is sure to start: what a test of something else compares."""
+    return [line for line in stderr.splitlines() if not line.startswith(NO_SANDBOX)]
+
+
+def path_without(folder: Path, *programs: str) -> str:
+    """A PATH like this process's, in which `programs` (say "bwrap", "chromium") are not
+    found: `folder` gets a link to every other program on it, as a machine without them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for place in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        try:
+            names = sorted(os.listdir(place or "."))
+        except OSError:
+            continue
+        for name in names:
+            link = folder / name
+            if name not in programs and not os.path.lexists(link):
+                link.symlink_to(Path(place, name).absolute())
+    return str(folder)
+
+
 def _exit_status(exit: SystemExit, stderr: io.StringIO) -> int:
     if exit.code is None or isinstance(exit.code, int):
         return exit.code or 0

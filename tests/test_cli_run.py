@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from command import arena_here
+from command import arena_here, said
 from replaymaker import replay_json
 
 from arena.replays import replay
@@ -215,7 +215,7 @@ def test_clockwise_at_two_seats_warns_in_one_line_and_still_runs(
     )
     result = _arena(tmp_path, "run", "config.toml", "--quiet", COLUMNS="80")
     assert result.returncode == 0, result.stderr
-    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    warnings = [line for line in said(result.stderr) if line.startswith("warning:")]
     if warned:
         assert len(warnings) == 1 and "the asker plays every turn" in warnings[0], result.stderr
     else:

@@ -72,14 +72,19 @@ def test_the_review_lists_the_asks_master_would_make_otherwise_costliest_first(
     assert review_json(three_seats, "--seat", "0", "--json") == review
 
 
+def _without_verdict(review: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in review.items() if key != "verdict"}
+
+
 def test_the_coach_never_uses_a_card_the_seat_did_not_see(
     three_seats: Path, tmp_path: Path
 ) -> None:
     changed = with_other_hidden_cards(three_seats, 0, tmp_path / "hidden-changed.json")
     original = json.loads(three_seats.read_text(encoding="utf-8"))
     assert json.loads(changed.read_text(encoding="utf-8"))["deck"] != original["deck"]
-    assert review_json(changed, "--seat", "0", "--json") == review_json(
-        three_seats, "--seat", "0", "--json"
+    # (The verdict weighs the draws, which are the match's, hidden cards and all.)
+    assert _without_verdict(review_json(changed, "--seat", "0", "--json")) == _without_verdict(
+        review_json(three_seats, "--seat", "0", "--json")
     )
     # What seat 1 was sent did change, so its review may; seat 0's view is all that counts.
     from arena.replays import replay
@@ -136,3 +141,55 @@ def test_rules_the_simulator_does_not_play_are_refused_in_one_line(tmp_path: Pat
     result = CliRunner().invoke(app, ["replay", "review", str(path), "--seat", "0"])
     assert result.exit_code == 2
     assert "luckyDraw = True" in result.output and "Traceback" not in result.output
+
+
+# -- only what is significant, and a verdict (issue 41) --------------------------------------
+
+
+def test_only_asks_whose_alternative_gains_beyond_doubt_are_marked(three_seats: Path) -> None:
+    review = review_json(three_seats, "--seat", "0", "--json")
+    decisions = review["decisions"]
+    marked = [d for d in decisions if d["significant"]]
+    assert marked and len(marked) < len(decisions)  # this match has both kinds
+    for d in decisions:  # significant: the gain's 95% interval lies above zero
+        low = d["winChance"]["gain"] - 1.96 * d["winChance"]["error"]
+        assert d["significant"] is (low > 0), d
+    assert all(d["step"] == f"#step={d['at']}" for d in decisions)
+    table = (
+        CliRunner()
+        .invoke(
+            app,
+            ["replay", "review", str(three_seats), "--seat", "0", "--worlds", "40", "--top", "0"],
+        )
+        .output
+    )
+    rows = [line for line in table.splitlines() if line.lstrip().startswith("✦")]
+    assert [int(row.split()[1]) for row in rows] == [d["at"] for d in marked]
+    assert table.splitlines()[-1] == review["verdict"]
+    assert review["verdict"].startswith(f"Verdict: its {len(marked)} ✦ ask")
+    assert "win chance; the draws gave it" in review["verdict"]
+
+
+def test_the_viewer_marks_only_the_significant_asks(three_seats: Path) -> None:
+    from arena.replays import replay
+    from arena.ui import viewer
+
+    data = replay.read(three_seats)
+    decisions = coach.review(coach.view_of(data, 0), worlds=40, seed=data.seed or 0)
+    marks = viewer.review_marks(data, 0, "master", decisions)
+    assert [m["at"] for m in marks["marks"]] == [d.at for d in decisions if coach.significant(d)]
+    assert len(marks["marks"]) < len(decisions)
+    assert marks["verdict"] == coach.verdict(data, 0, decisions)
+
+
+def test_a_review_with_nothing_significant_says_the_result_was_the_draws(
+    three_seats: Path,
+) -> None:
+    from arena.replays import replay
+
+    data = replay.read(three_seats)
+    decisions = coach.review(coach.view_of(data, 0), worlds=40, seed=data.seed or 0)
+    unsure = [d for d in decisions if not coach.significant(d)]
+    said = coach.verdict(data, 0, unsure)
+    assert said.startswith("Verdict: no ask of its cost win chance beyond doubt; the draws gave")
+    assert "not from its choices" in said

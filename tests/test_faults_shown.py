@@ -16,7 +16,6 @@ from command import arena_here
 from replaymaker import replay_json
 
 from arena.replays import replay
-from arena.seats import sandbox
 
 CHECKBOTS = Path(__file__).parent / "checkbots"
 HOSTILE = Path(__file__).parent / "hostile"
@@ -201,7 +200,7 @@ def test_leaving_at_match_end_is_no_fault_to_be_told(tmp_path: Path) -> None:
     assert "fault" not in result.stdout.splitlines()[0], result.stdout
 
 
-@pytest.mark.skipif(sandbox.probe() is not None, reason=f"no sandbox here: {sandbox.probe()}")
+@pytest.mark.needs("bwrap")
 def test_a_seat_stopped_by_the_sandbox_is_told_what_to_do_instead(tmp_path: Path) -> None:
     # A log file beside the bot: its folder is read-only in the sandbox, as `arena check` says.
     (tmp_path / "bot.py").write_text(

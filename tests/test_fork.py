@@ -20,7 +20,6 @@ from test_viewer import Browser, browser  # noqa: F401 -- the fixture, shared
 
 from arena.base.errors import ConfigError, ReplayError
 from arena.replays import fork, replay
-from arena.seats import sandbox
 from arena.ui import show, viewer
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -244,7 +243,7 @@ def test_a_played_game_forks_only_with_its_person_replaced(tmp_path: Path) -> No
     assert _arena("replay", "verify", "f.json", cwd=tmp_path).returncode == 0
 
 
-@pytest.mark.skipif(sandbox.probe() is not None, reason=f"no sandbox here: {sandbox.probe()}")
+@pytest.mark.needs("bwrap")
 def test_a_replay_that_says_no_sandbox_does_not_run_its_commands_unconfined(
     tmp_path: Path,
 ) -> None:
@@ -328,3 +327,16 @@ def test_a_fork_stopped_by_a_signal_writes_nothing_and_says_so(
     assert forking.returncode == status, (out, err)
     assert err == "interrupted: the fork was not finished; nothing written to f.json\n"
     assert not (folder / "f.json").exists()
+
+
+def test_the_header_of_a_fork_shows_each_replaced_seats_whole_command(played: Played) -> None:
+    # Issue 41: "seat 0 played by rbot for rbot" dropped the arguments that told two runs of
+    # one program apart.
+    folder, source = played("classic")
+    bot = f"{sys.executable} {GOLDEN / 'fakes' / 'scripted.py'} --careful"
+    forked, _ = fork.fork_file(source, "30", [f"1={bot}"], folder / "whole.json", cwd=folder)
+    shown = _arena("replay", "show", str(forked), cwd=folder).stdout
+    header = " ".join(shown.split("seats:")[0].split())
+    command = f"{sys.executable} {GOLDEN / 'fakes' / 'scripted.py'} --careful"
+    assert f"seat 1 played by {command} for" in header, header
+    assert viewer.page_data(replay.read(forked))["fork"]["replaced"][0]["by"] == command

@@ -14,6 +14,7 @@ import golden  # tests/golden/golden.py, put on the path by conftest
 import pytest
 
 
+@pytest.mark.needs("bwrap")  # the golden replays record their participants' sandbox
 @pytest.mark.parametrize("name", golden.names())
 def test_golden_replay_plays_the_same(name: str, golden_run: Callable[[str], Path]) -> None:
     recorded = json.loads((golden.RECORDED / f"{name}.json").read_text(encoding="utf-8"))

@@ -289,6 +289,9 @@ def built(script: str) -> bytes:
     return tar_of({"bot.toml": manifest.encode(), "bot.py": GOOD})
 
 
+BUILDS = pytest.mark.needs("bwrap")  # a league's build steps run only in the sandbox
+
+
 @pytest.mark.parametrize(
     "archive, reason",
     [
@@ -303,7 +306,7 @@ def built(script: str) -> bytes:
             "unpacks to over",
         ),
         (tar_of({"bot.py": GOOD}), "bot.toml"),
-        (
+        pytest.param(
             tar_of(
                 {
                     "bot.toml": b'command = ["python3", "bot.py"]\nbuild = ["sh", "-c", "sleep 600"]',
@@ -311,21 +314,24 @@ def built(script: str) -> bytes:
                 }
             ),
             "the build ran past 4 s",
+            marks=BUILDS,
         ),
-        (built("exit 3"), "exit status 3"),
+        pytest.param(built("exit 3"), "exit status 3", marks=BUILDS),
         (
             tar_of({"bot.toml": b'command = ["target/release/mybot"]', "src/main.rs": b""}),
             "'target/release/mybot' is not a file of the upload (its files: bot.toml, src/main.rs)",
         ),
-        (
+        pytest.param(
             tar_of({"bot.toml": b'command = ["python3", "bot.py"]\nbuild = ["cargo", "build"]'})
             if shutil.which("cargo", path="/usr/local/bin:/usr/bin:/bin") is None
             else tar_of({"bot.toml": b'command = ["x"]\nbuild = ["no-such-compiler"]'}),
             "is not on its PATH (/usr/local/bin:/usr/bin:/bin)",
+            marks=BUILDS,
         ),
-        (
+        pytest.param(
             built("python3 -c 'import socket; socket.create_connection((\"1.1.1.1\", 53), 2)'"),
             "the build failed",
+            marks=BUILDS,
         ),
         (b"not an archive at all", "archive"),
     ],
@@ -360,6 +366,7 @@ def test_an_archive_over_the_cap_is_413(server: Server, here: tuple[Path, dict[s
     assert upload(server, "big", os.urandom(9 << 20), here[1]["bob"]).status_code == 413
 
 
+@BUILDS
 def test_an_owner_sees_their_logs_and_nobody_elses(
     server: Server, here: tuple[Path, dict[str, str]]
 ) -> None:
@@ -448,6 +455,7 @@ def test_disk_is_reported_and_retired_versions_pruned(
 
 
 @pytest.mark.slow
+@BUILDS
 def test_a_build_runs_in_the_sandbox_and_its_children_die_with_it(
     server: Server, here: tuple[Path, dict[str, str]]
 ) -> None:
@@ -475,6 +483,7 @@ def test_a_build_runs_in_the_sandbox_and_its_children_die_with_it(
     assert not outside.exists()
 
 
+@BUILDS
 def test_a_build_writes_its_copy_even_where_the_upload_holds_its_output_already(
     server: Server, here: tuple[Path, dict[str, str]]
 ) -> None:

@@ -28,12 +28,9 @@ from test_league import (  # noqa: F401 -- the fixtures, shared
     shared,
     wait_for,
 )
-from test_viewer import CHROMIUM, Browser
+from test_viewer import Browser
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="chromium is not installed (CI installs it: apt-get install -y chromium)",
-)
+pytestmark = pytest.mark.needs("chromium")
 
 
 @pytest.fixture

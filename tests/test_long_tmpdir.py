@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from command import said
+
 from arena.tournaments import pool
 
 CONFIG = """seed = 2
@@ -59,6 +61,6 @@ def test_a_run_with_jobs_plays_under_a_tmpdir_too_long_for_a_socket(tmp_path: Pa
 def test_with_nowhere_short_for_the_socket_it_says_so_in_one_line(tmp_path: Path) -> None:
     done = _run(tmp_path, sys.executable, "-c", NOWHERE_SHORT)
     assert done.returncode == 2, done.stderr
-    said = done.stderr.strip().splitlines()
-    assert len(said) == 1 and "Traceback" not in done.stderr, done.stderr
-    assert "--jobs 2" in said[0] and "TMPDIR" in said[0] and "--jobs 1" in said[0], said
+    told = said(done.stderr.strip())
+    assert len(told) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "--jobs 2" in told[0] and "TMPDIR" in told[0] and "--jobs 1" in told[0], told

@@ -252,6 +252,24 @@ def termios_left_raw(screen: Screen) -> bool:
     return not attrs[3] & termios.ECHO
 
 
+def test_with_one_opponent_enter_is_the_whole_ask_and_the_screen_says_so(
+    tmp_path: Path, screens: list[Screen]
+) -> None:
+    # Issue 41: the docs said "then the seat's number", which then landed in the next prompt.
+    screen = start(screens, tmp_path, "--seed", "4", "--opponents", "1", "--level", "easy")
+    screen.expect("or use ←/→ and Enter, which asks at once")
+    screen.expect(r"your hand: ")
+    screen.expect(r"ask> rank ‹\w+› \(←/→, Enter asks Pip\)")
+    screen.type("\r")
+    screen.expect(r"you asked Pip for \S+: ")
+    assert "from whom" not in screen.text
+    screen.expect("ask> ", timeout=20)
+    screen.type("help\r")
+    screen.expect(r"with one opponent that is the whole ask")
+    screen.type("quit\r")
+    assert screen.finish() == 0
+
+
 def test_commands_from_a_pipe(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "arena", "play", "--seed", "1", "--delay", "0", "--replays", "out"],

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import signal
 import subprocess
 import sys
@@ -368,13 +367,17 @@ def test_a_second_signal_stops_at_once_and_still_keeps_every_finished_match(
 
 
 @pytest.mark.parametrize(
-    ("reuse", "sandbox"), [(False, "none"), (True, "none"), (False, "bwrap"), (True, "bwrap")]
+    ("reuse", "sandbox"),
+    [
+        (False, "none"),
+        (True, "none"),
+        pytest.param(False, "bwrap", marks=pytest.mark.needs("bwrap")),
+        pytest.param(True, "bwrap", marks=pytest.mark.needs("bwrap")),
+    ],
 )
 def test_sigkill_of_the_arena_takes_its_workers_and_participants_with_it(
     tmp_path: Path, reuse: bool, sandbox: str
 ) -> None:
-    if sandbox == "bwrap" and shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap is not installed")
     with arena_run(tmp_path, "--jobs", "2", reuse=reuse, sandbox=sandbox) as run:
         run.in_the_middle(reuse=reuse)
         kinds = {_comm(pid) for pid in run.seen}

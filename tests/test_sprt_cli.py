@@ -125,3 +125,29 @@ def test_progress_counts_towards_the_decision_not_the_cap(tmp_path: Path) -> Non
     assert "up to 6 matches (the cap: the test stops at its decision)" in done.stdout
     progress = [line for line in done.stdout.splitlines() if line.startswith("played ")]
     assert progress and "LLR" in progress[-1] and " of 6 matches" not in progress[-1]
+
+
+def test_an_opponent_named_on_the_command_line_is_named_so_in_the_tables(
+    tmp_path: Path,
+) -> None:
+    # Two opponents of the same program: `--vs NAME=COMMAND` tells them apart in the tables,
+    # where "seeded_random" and "seeded_random-2" could not say which is which.
+    done = _sprt(
+        tmp_path,
+        "--vs",
+        f"mine={SEEDED[0]} {SEEDED[1]} 5",
+        "--vs",
+        "champ=hard",
+        "--seats",
+        "3",
+        "--games",
+        "3",
+        command=[*SEEDED, "4"],
+    )
+    assert done.returncode == 3, done.stderr
+    standings = json.loads((tmp_path / "replays" / "standings.json").read_text())
+    names = {row["name"] for row in standings["participants"]}
+    assert names == {"seeded_random", "mine", "champ"}, names
+    assert "champ" in done.stdout and "mine" in done.stdout
+    clash = _sprt(tmp_path, "--vs", "mine=hard", "--vs", "mine=easy", command=[*SEEDED, "4"])
+    assert clash.returncode == 2 and "the name 'mine' is taken already" in clash.stderr

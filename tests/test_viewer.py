@@ -259,8 +259,14 @@ def _page(tmp_path: Path, names: list[str], **options: Any) -> tuple[Path, dict[
 
 
 def _step(browser: Browser) -> tuple[int, int]:
-    shown, total = browser.text("position").split(" · ")[0].removeprefix("step ").split(" / ")
+    """Where the page is among its view's steps, from 1, and how many it has."""
+    shown, total = browser.text("position").split(" · ")[1].split(" of ")
     return int(shown), int(total)
+
+
+def _at(browser: Browser) -> int:
+    """The transcript index of the step shown: the step's one number everywhere."""
+    return int(browser.text("position").split(" · ")[0].removeprefix("step "))
 
 
 def test_the_page_steps_through_the_match_to_the_final_placings(
@@ -439,17 +445,25 @@ def test_a_stopped_match_ends_on_books_so_far_with_no_places(
 def test_a_link_to_a_step_opens_the_page_there_and_the_address_follows(
     tmp_path: Path, browser: Browser
 ) -> None:
+    # `#step=N` is transcript index N, as `replay show`, `review` and `fork --at` number it.
     page, _ = _page(tmp_path, ["alice", "bob"], bots=("easy", "hard"))
-    browser.open(page.as_uri() + "#step=12")
+    browser.open(page.as_uri())
+    ats = browser.js("[...document.querySelectorAll('#log li')].map(li => li.value)")
+    linked, missing = ats[12], next(at for at in range(ats[12], ats[-1]) if at not in ats)
+    browser.open(page.as_uri() + f"#step={linked}")
     assert browser.js("document.body.dataset.ready") == "1"
-    assert _step(browser)[0] == 12
+    assert _at(browser) == linked and browser.js("location.hash") == f"#step={linked}"
+    assert browser.js("document.querySelector('#log li.current').value") == linked
     browser.click("next")
-    assert _step(browser)[0] == 13 and browser.js("location.hash") == "#step=13"
-    browser.js("location.hash = '#step=4'")  # hashchange comes after this task: wait for it
+    after = _at(browser)
+    assert after > linked and browser.js("location.hash") == f"#step={after}"
+    # A message that made no step (an informational one) opens the last step before it.
+    browser.js(f"location.hash = '#step={missing}'")  # hashchange comes after this task
+    before = max(at for at in ats if at < missing)
     deadline = time.monotonic() + 30
-    while _step(browser)[0] != 4 and time.monotonic() < deadline:
+    while _at(browser) != before and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert _step(browser)[0] == 4
+    assert _at(browser) == before
     assert not [e for e in browser.events if e["method"] == "Runtime.exceptionThrown"]
 
 

@@ -11,6 +11,12 @@ OpenSpiel's information-set MCTS in `arena run` as a participant speaking the pr
 
 from __future__ import annotations
 
+from arena.base import extras
+
+# One line naming the extra, not a traceback of the first import that fails (docs/research.md):
+extras.require("openspiel", "arena.openspiel")  # OpenSpiel itself
+extras.require("rl", "arena.openspiel")  # arena.env's encoding of a seat's view
+
 from arena.openspiel.game import NAME, GofishArenaGame, GofishArenaState, deal_world, resampler
 
 __all__ = ["NAME", "GofishArenaGame", "GofishArenaState", "deal_world", "resampler"]

@@ -31,9 +31,11 @@ from arena.bots.master import MODELLED_RULES, OFF_VALUES, MasterBot
 from arena.bots.simulator import Policy, Sim, expected_books, play_out
 from arena.engine.cards import Card
 from arena.engine.rules import Refusal, verify_ask
-from arena.replays.replay import Replay
+from arena.replays.replay import Replay, setup_of
 
-__all__ = ["CoachError", "Decision", "review", "view_of"]
+__all__ = ["CoachError", "Decision", "review", "significant", "verdict", "view_of"]
+
+Z95 = 1.96  # a 95% interval's half-width in standard errors
 
 Seen = tuple[int, Mapping[str, Any], Any]  # transcript index, the message sent, the seat's reply
 
@@ -203,3 +205,55 @@ def _unmodelled(rules: dict[str, Any]) -> str:
         if key not in MODELLED_RULES and value not in OFF_VALUES
     ]
     return ", ".join(extra) or f"nextPlayer = {rules.get('nextPlayer')!r}"
+
+
+def significant(decision: Decision) -> bool:
+    """Whether the coach's ask gains win chance beyond doubt: its 95% interval above zero."""
+    return decision.win.mean - Z95 * decision.win.error > 0
+
+
+def draws(replay: Replay, seat: int) -> float | None:
+    """The win share the draws from the pond gave `seat` in this match (the luck correction,
+    docs/luck.md); None when it cannot be measured (a match stopped before its end)."""
+    from arena.base.errors import ArenaError
+    from arena.luck.correction import ReplayError, measure
+    from arena.referee.loop import replay_transcript
+
+    try:
+        record = replay_transcript(setup_of(replay), replay.transcript)
+        if str(record.result.outcome) == "interrupted":
+            return None
+        return measure(record.setup, record.events).share[seat]
+    except (ArenaError, ReplayError, ValueError, IndexError):
+        return None
+
+
+def verdict(replay: Replay, seat: int, decisions: Sequence[Decision]) -> str:
+    """One line: how much of the seat's result its choices explain, against the draws."""
+    places = replay.result.places
+    first = sum(place == 1 for place in places)
+    result = (
+        "win"
+        if places[seat] == 1 and first == 1
+        else "shared first place"
+        if places[seat] == 1
+        else "loss"
+    )
+    marked = [d for d in decisions if significant(d)]
+    cost = sum(d.win.mean for d in marked)
+    luck = draws(replay, seat)
+    drawn = "" if luck is None else f"; the draws gave it {100 * luck:+.0f}% win share"
+    if not marked:
+        return (
+            f"Verdict: no ask of its cost win chance beyond doubt{drawn}: this {result} came "
+            "from the draws and the other seats, not from its choices."
+        )
+    weighs = (
+        ""
+        if luck is None
+        else f": {'its choices' if cost > abs(luck) else 'the draws'} weigh more in this {result}"
+    )
+    return (
+        f"Verdict: its {len(marked)} ✦ ask{'s' if len(marked) > 1 else ''} cost it about "
+        f"{100 * cost:.0f}% win chance{drawn}{weighs}."
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -309,12 +310,25 @@ class RecordedPlayer:
         hard`), else the program (`python3 bots/new.py` is `new`, `./mybot` is `mybot`)."""
         return program_name(self.command)
 
+    @property
+    def played_by(self) -> str:
+        """Who played the seat, in full: a built-in bot's level, else its whole command line
+        (`python3 bots/new.py --depth 3`), as a fork's header shows a replaced seat."""
+        return built_in_level(self.command) or shlex.join(self.command)
+
+
+def built_in_level(command: Sequence[str]) -> str | None:
+    """The level of a built-in bot's command (`… -m arena.bots hard`), else None."""
+    if len(command) == 4 and tuple(command[1:3]) == ("-m", "arena.bots"):
+        return str(command[3])
+    return None
+
 
 def program_name(command: Sequence[str]) -> str:
     """A command in a word: its built-in level, or the first word naming a file, or its
     program (see `RecordedPlayer.program`)."""
-    if len(command) == 4 and tuple(command[1:3]) == ("-m", "arena.bots"):
-        return str(command[3])
+    if (level := built_in_level(command)) is not None:
+        return level
     files = [word for word in command if "/" in word or "." in Path(word).name]
     word = files[0] if files else (command[0] if command else "?")
     return (Path(word).stem or Path(word).name or word)[:64]

@@ -31,6 +31,7 @@ from rich.text import Text
 from arena.base.config import LimitsSection, named_rules, resolve_program
 from arena.base.errors import ConfigError
 from arena.bots import BOTS
+from arena.engine.cards import new_pack
 from arena.engine.events import AskRefused
 from arena.engine.match import MatchSetup
 from arena.engine.rules import (
@@ -59,8 +60,9 @@ from arena.seats.replies import (
     close_all,
     quit_at_match_end,
 )
-from arena.seats.sandbox import Confinement
+from arena.seats.sandbox import Confinement, Jail
 from arena.seats.transport import SubprocessParticipant
+from arena.ui import silence
 from arena.ui.seat_faults import sandbox_hints, stderr_tail
 from arena.ui.terminal import inert
 from arena.ui.tournament_view import seconds_text, stalled_note
@@ -137,6 +139,7 @@ class CheckReport:
     sandbox: str = "none"  # how the program was confined: "bwrap" or "none"
     reply_limit: float = 0.0  # limits.replyTimeout (`--timeout`): what the slowest is held to
     startup_limit: float = 0.0  # limits.startupTimeout (`--startup-timeout`): the start-up's
+    read_only: list[str] = field(default_factory=list)  # `--read-only`: what else it may read
 
     @property
     def passed(self) -> bool:
@@ -306,11 +309,16 @@ def rule_problems(record: MatchRecord, seat: int = CHECKED_SEAT) -> list[Problem
 
 
 def run_checks(
-    command: Sequence[str], cwd: Path, limits: LimitsSection, sandbox: Confinement = "none"
+    command: Sequence[str],
+    cwd: Path,
+    limits: LimitsSection,
+    sandbox: Confinement = "none",
+    read_only: Sequence[str] = (),
 ) -> CheckReport:
     """Run every scenario with a fresh process of `command` (confined as `sandbox` says, as
-    `arena run` would); the rest are skipped if the first (the normal match) could not be
-    played to its end."""
+    `arena run` would, `read_only` the absolute paths it may read besides its own: a config's
+    `readOnly`); the rest are skipped if the first (the normal match) could not be played to
+    its end."""
     reports: list[ScenarioReport] = []
     for index, scenario in enumerate(scenarios(limits)):
         if index and reports[0].outcome == STOPPED:
@@ -323,13 +331,18 @@ def run_checks(
                 )
             )
             continue
-        reports.append(run_scenario(scenario, command, cwd, limits, sandbox))
+        reports.append(run_scenario(scenario, command, cwd, limits, sandbox, read_only))
     if reports[0].outcome != STOPPED:
-        reused = run_reuse(command, cwd, limits, sandbox)
+        reused = run_reuse(command, cwd, limits, sandbox, read_only)
         if reused is not None:
             reports.append(reused)
     return CheckReport(
-        list(command), reports, sandbox, limits.reply_timeout, limits.startup_timeout
+        list(command),
+        reports,
+        sandbox,
+        limits.reply_timeout,
+        limits.startup_timeout,
+        list(read_only),
     )
 
 
@@ -358,14 +371,22 @@ ENDED_AFTER_MATCH_END: Final = (
 
 
 def run_reuse(
-    command: Sequence[str], cwd: Path, limits: LimitsSection, sandbox: Confinement = "none"
+    command: Sequence[str],
+    cwd: Path,
+    limits: LimitsSection,
+    sandbox: Confinement = "none",
+    read_only: Sequence[str] = (),
 ) -> ScenarioReport | None:
     """For a program that answers `init` with `{"reuse": true}`: two matches in one process, as
     `arena run` plays them, every reply of both judged. None for a program that does not ask."""
     first, second = reuse_setups(limits)
     report = ScenarioReport("reuse", REUSE_ABOUT)
     process = SubprocessParticipant(
-        command, cwd, participant_env(CHECKED_SEAT, first.names[0], {}), sandbox=sandbox
+        command,
+        cwd,
+        participant_env(CHECKED_SEAT, first.names[0], {}),
+        sandbox=sandbox,
+        read_only=read_only,
     )
     record = _play_checked(
         process, Scenario("reuse", REUSE_ABOUT, first), limits, report, reuse=True
@@ -403,7 +424,11 @@ def run_reuse(
         # The same second match with a fresh process: a program that starts afresh at `init`
         # answers it exactly the same way.
         fresh = SubprocessParticipant(
-            command, cwd, participant_env(CHECKED_SEAT, second.names[0], {}), sandbox=sandbox
+            command,
+            cwd,
+            participant_env(CHECKED_SEAT, second.names[0], {}),
+            sandbox=sandbox,
+            read_only=read_only,
         )
         again = _play_checked(
             fresh,
@@ -478,17 +503,15 @@ def run_scenario(
     cwd: Path,
     limits: LimitsSection,
     sandbox: Confinement = "none",
+    read_only: Sequence[str] = (),
 ) -> ScenarioReport:
     """Play one scenario with a new process on its seat (the match loop stops and reaps it)."""
     report = ScenarioReport(scenario.name, scenario.about)
     setup = scenario.setup
-    process = SubprocessParticipant(
-        command,
-        cwd,
-        participant_env(scenario.seat, setup.names[scenario.seat], {}),
-        sandbox=sandbox,
-    )
+    env = participant_env(scenario.seat, setup.names[scenario.seat], {})
+    process = SubprocessParticipant(command, cwd, env, sandbox=sandbox, read_only=read_only)
     record = _play_checked(process, scenario, limits, report)
+    _name_the_silence(report, record, scenario.seat, (command, cwd, env, sandbox, read_only))
     if process.start_fault is not None:
         report.problems.append(Problem("start-failed", process.start_fault.detail, "init", 0))
     if record.unsent is not None:
@@ -501,10 +524,47 @@ def run_scenario(
     if report.problems and any(p.kind in ("crashed", "exited", "timeout") for p in report.problems):
         report.stderr_tail = process.log.last(STDERR_SHOWN)
     if sandbox == "bwrap" and (report.problems or report.warnings):
-        report.hints = sandbox_hints(process.log.text())
+        jail = Jail.of(command, cwd, env, read_only=read_only)
+        held = None if jail is None else jail.readable
+        report.hints = sandbox_hints(process.log.text(), held, cwd)
     if report.problems or report.outcome == STOPPED:
         report.verdict = Verdict.FAILED
     return report
+
+
+def _name_the_silence(
+    report: ScenarioReport,
+    record: MatchRecord,
+    seat: int,
+    started: tuple[Sequence[str], Path, dict[str, str], Confinement, Sequence[str]],
+) -> None:
+    """The first timeout's cause, in place of the transport's guesses, where it can be seen:
+    from the transcript (an informational message left unanswered), or by starting the
+    program again (`arena.ui.silence`: held in a buffer, or read to the end of its input)."""
+    timeout = next((p for p in report.problems if p.kind == str(FaultKind.TIMEOUT)), None)
+    if timeout is None or timeout.reply is not None:  # (a line without its newline: said)
+        return
+    answered = sum(
+        came_back(exchange.answer)
+        for exchange in record.transcript[: timeout.at]
+        if exchange.seat == seat
+    )
+    cause = silence.informational(timeout.message_type, answered)
+    if cause is None and answered == 0 and timeout.at < len(record.transcript):
+        command, cwd, env, sandbox, read_only = started
+        cause = silence.at_the_start(
+            command,
+            cwd,
+            env,
+            record.transcript[timeout.at].message,
+            {"type": "starting-hand", "hand": [new_pack(1, knights=False)[0]]},
+            sandbox=sandbox,
+            read_only=read_only,
+        )
+    if cause is not None:
+        waited = timeout.why.split(";")[0]  # "no reply line within 2 s"
+        why = f"{waited}, and it was stopped (still running): {cause}"
+        report.problems[report.problems.index(timeout)] = replace(timeout, why=why)
 
 
 class _Numbering(Unobserved):
@@ -615,6 +675,8 @@ def render(report: CheckReport) -> list[RenderableType]:
         if report.sandbox == "bwrap"
         else "unsandboxed"
     )
+    if report.sandbox == "bwrap" and report.read_only:
+        confined += "; it may also read " + ", ".join(report.read_only)
     parts: list[RenderableType] = [
         Text("arena check: ")
         .append_text(inert(" ".join(report.command), 200))
@@ -631,9 +693,7 @@ def render(report: CheckReport) -> list[RenderableType]:
         if scenario.verdict is Verdict.SKIPPED:
             happened = Text(f"not run: {scenario.outcome}")
         elif scenario.outcome == STOPPED:
-            happened = Text(
-                f"{scenario.about}\nstopped early: the program ended or was stopped (see below)"
-            )
+            happened = Text(f"{scenario.about}\nstopped early: {_why_stopped(scenario)}")
         else:
             happened = Text(f"{scenario.about}\noutcome: {scenario.outcome}")
         if scenario.note:
@@ -710,16 +770,37 @@ def render(report: CheckReport) -> list[RenderableType]:
     return parts
 
 
+def _why_stopped(scenario: ScenarioReport) -> str:
+    """How a scenario's program came to be gone before its match ended, as its problems say:
+    never that it ended when the arena stopped it."""
+    kinds = [problem.kind for problem in scenario.problems]
+    if "start-failed" in kinds:
+        return "the program could not start (see below)"
+    if str(FaultKind.TIMEOUT) in kinds:
+        return "the arena stopped the program after its timeout; it had not ended (see below)"
+    if "crashed" in kinds or "exited" in kinds:
+        return "the program ended before the match did (see below)"
+    return "the program ended or was stopped (see below)"
+
+
 def _problem_table(report: CheckReport) -> Table | None:
-    """Invalid replies, one row per (check, kind) with the first example and a count."""
-    rows: list[tuple[str, Problem, int]] = []
+    """Invalid replies, one row per kind with the first example and a count; the same fault (its
+    kind, at the same type of message) in several checks is one row naming them all."""
+    grouped: dict[tuple[str, str], tuple[list[str], Problem, int]] = {}
     for scenario in report.scenarios:
         counts = Counter(problem.kind for problem in scenario.problems)
         seen: set[str] = set()
         for problem in scenario.problems:
             if problem.kind not in seen:
                 seen.add(problem.kind)
-                rows.append((scenario.name, problem, counts[problem.kind]))
+                key = (problem.kind, problem.message_type)
+                checks, first, count = grouped.get(key, ([], problem, 0))
+                grouped[key] = ([*checks, scenario.name], first, count + counts[problem.kind])
+    everyone = len(report.scenarios)
+    rows = [
+        (f"all {everyone} checks" if len(checks) == everyone > 1 else ", ".join(checks), p, n)
+        for checks, p, n in grouped.values()
+    ]
     if not rows:
         return None
     table = Table(title="invalid replies (first of each kind)", title_justify="left")

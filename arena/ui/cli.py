@@ -405,9 +405,11 @@ def _prepared(
     from arena.seats import fingerprint
     from arena.tournaments import tournament
 
+    # Warnings wait until the run is sure to start: nothing is printed before an error.
+    warnings = [
+        f"warning: {config}: {warning}" for warning in config_module.rule_warnings(settings)
+    ]
     with user_errors(arena=None):
-        for warning in config_module.rule_warnings(settings):
-            err.print(f"warning: {config}: {warning}", markup=False, soft_wrap=True)
         # Matches on a Dask cluster; an empty --scheduler is a mistake, not "play here".
         address = settings.tournament.scheduler if scheduler is None else scheduler
         if address is not None and not address.strip():
@@ -418,7 +420,7 @@ def _prepared(
             raise ConfigError(
                 "--jobs and --scheduler: give one (a cluster plays as many matches at once as it has worker threads)"
             )
-        settings = _decide_sandbox(config, settings)
+        settings, no_sandbox = _decide_sandbox(config, settings)
     # Matches on a Dask cluster (arena/tournaments/cluster.py, docs/cluster.md).
     cluster = _open_cluster(ctx, address, settings, seats) if address is not None else None
     with user_errors():
@@ -431,6 +433,8 @@ def _prepared(
             replace_standings=replace_standings,
             fingerprints=fingerprint.of_all(seats),
         )
+    for warning in [*warnings, *([no_sandbox] if no_sandbox is not None else [])]:
+        err.print(warning, markup=False, highlight=False, soft_wrap=True)
     if plan.replaces is not None:
         err.print(
             f"note: {plan.folder}: this test's standings replace those of the earlier one "
@@ -572,11 +576,11 @@ def _run_single(
         raise typer.Exit(shutdown.exit_status())
 
 
-def _decide_sandbox(path: Path, settings: "Config") -> "Config":
-    """`[limits] sandbox` decided once for the whole run (every worker, every match).
+def _decide_sandbox(path: Path, settings: "Config") -> "tuple[Config, str | None]":
+    """`[limits] sandbox` decided once for the whole run (every worker, every match), and the
+    warning line to print when `auto` finds no sandbox (once the run is sure to start).
 
-    Raises ConfigError when `bwrap` is required and does not work; prints one warning line
-    when `auto` finds no sandbox.
+    Raises ConfigError when `bwrap` is required and does not work.
     """
     from arena.seats import sandbox
 
@@ -584,11 +588,9 @@ def _decide_sandbox(path: Path, settings: "Config") -> "Config":
         mode, warning = sandbox.decide(settings.limits.sandbox)
     except ConfigError as error:
         raise ConfigError(f"{path}: {error}") from None
-    if warning is not None:
-        err.print(warning, markup=False, highlight=False, soft_wrap=True)
     return settings.model_copy(
         update={"limits": settings.limits.model_copy(update={"sandbox": mode})}
-    )
+    ), warning
 
 
 def _open_cluster(ctx: typer.Context, address: str, settings: Any, seats: Any) -> "Cluster":
@@ -956,8 +958,8 @@ def sprt(
         list[str],
         typer.Option(
             "--vs",
-            metavar="LEVEL|COMMAND",
-            help="An opponent: a built-in level (random, easy, medium, hard, expert, master) or a command line; repeat for more.",
+            metavar="[NAME=]LEVEL|COMMAND",
+            help="An opponent: a built-in level (random, easy, medium, hard, expert, master) or a command line, NAME= before it names it in the tables; repeat for more.",
         ),
     ],
     seats: Annotated[
@@ -1321,7 +1323,8 @@ def replay_review(
     with user_errors(usage=(coach.CoachError,), told=f"{file}: {{}}".format, arena=None):
         decisions = coach.review(view, level=level, worlds=worlds, seed=data.seed or 0)
     if as_json:
-        out.print(orjson.dumps(review.as_json(seat, level, decisions, asks)).decode(), markup=False)
+        text = orjson.dumps(review.as_json(data, seat, level, decisions, asks)).decode()
+        out.print(text, markup=False)
     else:
         out.print(review.render(data, seat, level, decisions, asks, top))
 
@@ -1485,6 +1488,14 @@ def check(
             help="Run it confined as `arena run` would (docs/sandbox.md).",
         ),
     ] = LIMITS.sandbox,
+    read_only: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--read-only",
+            metavar="PATH",
+            help="A file or folder it may read in the sandbox besides its own files, as a config's readOnly (repeatable).",
+        ),
+    ] = None,
 ) -> None:
     """Check a participant program against the protocol; exit 0 only if it is compliant."""
     from arena.base import config as config_module
@@ -1495,6 +1506,12 @@ def check(
     cwd = Path.cwd()
     with user_errors(arena=None):
         resolved = check_module.resolve_command(command, cwd)
+    readable = []
+    for given in read_only or []:
+        path = Path(os.path.abspath(cwd / given))
+        if not path.exists():
+            fail(f"--read-only: {str(given)!r} not found (looked for {path})", 2)
+        readable.append(str(path))
     from arena.seats import sandbox as sandbox_module
 
     modes = typing.get_args(SandboxMode)
@@ -1505,7 +1522,7 @@ def check(
     if warning is not None:
         err.print(warning, markup=False, highlight=False, soft_wrap=True)
     limits = config_module.LimitsSection(reply_timeout=timeout, startup_timeout=startup_timeout)
-    report = check_module.run_checks(resolved, cwd, limits, confinement)  # a stop: `main`
+    report = check_module.run_checks(resolved, cwd, limits, confinement, readable)  # a stop: `main`
     if not out.is_terminal and "COLUMNS" not in os.environ:
         out.console.width = PIPED_WIDTH  # a file or a pipe: rich's 80 columns would cut the cells
     for part in check_module.render(report):
@@ -1537,7 +1554,26 @@ def command(args: list[str]) -> int:
         return shutdown.exit_status()
     except typer.TyperException as error:
         return _usage_error(error)
+    except ModuleNotFoundError as error:  # an optional extra not installed: which, in one line
+        from arena.base import extras
+
+        if (line := extras.missing_extra(error, _command_words(args))) is None:
+            raise
+        _say(line, error=True)
+        return 2
     return status if isinstance(status, int) else 0
+
+
+def _command_words(args: list[str]) -> str:
+    """`arena` and its command as the user typed them (`arena league`, `arena export`)."""
+    words = ["arena"]
+    for word in args:
+        if word.startswith("-") or len(words) == 3:
+            break
+        words.append(word)
+        if word not in ("league", "replay"):  # (the groups of commands)
+            break
+    return " ".join(words)
 
 
 def _usage_error(error: typer.TyperException) -> int:

@@ -376,7 +376,12 @@ class AskPrompt:
             raise QuitGame
         if words[0].lower() in ("h", "help", "?"):
             self.note = 'type RANK WHO, e.g. "7 1" or "q pip" (ask seat 1 for 7s)' + (
-                ", or choose a rank with ←/→ and Enter, then press the seat's number; Esc lets go"
+                ", or choose a rank with ←/→ and Enter"
+                + (
+                    " (with one opponent that is the whole ask)"
+                    if len(self.opponents()) == 1
+                    else ", then press the seat's number; Esc lets go"
+                )
                 if self.arrows
                 else ""
             )
@@ -434,7 +439,10 @@ class AskPrompt:
             if self.arrows:
                 text.append("rank ")
                 text.append(f"‹{rank_name(self.held[self.cursor])}›", style="reverse")
-                text.append(' (←/→, Enter) or type "7 1"; quit leaves: ', style="dim")
+                others = self.opponents()
+                # With one opponent Enter is the whole ask: no seat number follows.
+                enter = f"Enter asks {self.names[others[0]][:12]}" if len(others) == 1 else "Enter"
+                text.append(f' (←/→, {enter}) or type "7 1"; quit leaves: ', style="dim")
             else:
                 text.append('type RANK WHO, e.g. "7 1"; quit leaves: ', style="dim")
         else:
@@ -554,7 +562,15 @@ class TerminalUI:
             Text(
                 "Ask for a rank you hold; four of a rank make a book; most books wins. "
                 'Type RANK WHO (e.g. "7 1")'
-                + (" or use ←/→, Enter and the seat number" if self.keys.is_tty else "")
+                + (
+                    (
+                        " or use ←/→ and Enter, which asks at once"
+                        if len(self.setup.names) == 2
+                        else " or use ←/→, Enter and the seat number"
+                    )
+                    if self.keys.is_tty
+                    else ""
+                )
                 + '. "help"; "quit" leaves.',
                 style="dim",
             )

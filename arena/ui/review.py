@@ -1,7 +1,10 @@
 """`arena replay review`: the coach's findings (arena/replays/coach.py) as a table or JSON.
 
 Builds rich renderables and plain data; the CLI prints them. Names from the replay go through
-`arena.ui.terminal.inert`.
+`arena.ui.terminal.inert`. Every ask that differs is listed; those whose alternative gains win
+chance beyond doubt (its 95% interval above zero: `significant`) are marked ✦, here and in the
+viewer, and the review ends with a verdict: what those asks cost against what the draws gave
+(the luck correction of arena/luck, docs/luck.md).
 """
 
 from __future__ import annotations
@@ -13,12 +16,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from arena.replays.coach import Decision
+from arena.replays.coach import Z95, Decision, significant, verdict
 from arena.replays.replay import Replay
 from arena.replays.timeline import rank_name
 from arena.ui.terminal import inert
-
-Z95 = 1.96
 
 
 def _ask(ask: tuple[int, int] | None, replay: Replay) -> str:
@@ -48,14 +49,21 @@ def render(
         f", {worlds} determinisations per decision" if worlds else "",
     )
     if not decisions:
-        return Group(header, Text(f"All {asks} of its asks are the ones {level} would make."))
+        return Group(
+            header,
+            Text(f"All {asks} of its asks are the ones {level} would make."),
+            Text(verdict(replay, seat, decisions)),
+        )
+    marked = sum(map(significant, decisions))
     summary = Text(
-        f"{len(decisions)} of its {asks} asks differ from {level}'s; the costliest first. "
+        f"{len(decisions)} of its {asks} asks differ from {level}'s, {marked} ✦ significantly "
+        "(the gain's 95% interval above zero); the costliest first. "
         "Gain: what the coach's ask adds over the ask made, in win chance (a shared first "
         "place counts a half) and in books, ± a 95% interval."
     )
     table = RichTable(box=None, pad_edge=False)
     for column, justify in (
+        ("", "left"),
         ("step", "right"),
         ("ask", "right"),
         ("asked", "left"),
@@ -70,6 +78,7 @@ def render(
         if decision.made is None and decision.refusal:
             made = f"invalid: {decision.refusal}"
         table.add_row(
+            "✦" if significant(decision) else "",
             str(decision.at),
             str(decision.turn),
             inert(made, 70),
@@ -80,18 +89,24 @@ def render(
     more = len(decisions) - len(shown)
     footer = Text(
         (f"… and {more} more (--top 0 shows all). " if more else "")
-        + "A step is a transcript index: `arena replay show FILE` prints it, and "
-        "`arena replay fork FILE --at STEP` plays on from there."
+        + "A step is a transcript index: `arena replay show FILE` prints it, "
+        "`arena replay fork FILE --at STEP` plays on from there, and the page of "
+        f"`arena replay html FILE -o PAGE.html --review {seat}` opens at PAGE.html#step=STEP."
     )
-    return Group(header, summary, Text(), table, Text(), footer)
+    return Group(
+        header, summary, Text(), table, Text(), footer, Text(verdict(replay, seat, decisions))
+    )
 
 
-def as_json(seat: int, level: str, decisions: Sequence[Decision], asks: int) -> dict[str, Any]:
-    """The review as data: every decision that differs, costliest first."""
+def as_json(
+    replay: Replay, seat: int, level: str, decisions: Sequence[Decision], asks: int
+) -> dict[str, Any]:
+    """The review as data: every decision that differs, costliest first, and the verdict."""
     return {
         "seat": seat,
         "level": level,
         "asks": asks,
+        "verdict": verdict(replay, seat, decisions),
         "decisions": [
             {
                 "at": d.at,
@@ -102,6 +117,8 @@ def as_json(seat: int, level: str, decisions: Sequence[Decision], asks: int) -> 
                 "winChance": {"gain": d.win.mean, "error": d.win.error},
                 "books": {"gain": d.books.mean, "error": d.books.error},
                 "worlds": d.worlds,
+                "significant": significant(d),
+                "step": f"#step={d.at}",
             }
             for d in decisions
         ],

@@ -9,11 +9,12 @@ what the bot wrote. `arena check` uses the same stderr tail and sandbox hints.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 
 from rich.text import Text
 
+import arena
 from arena.seats.replies import FaultKind
 from arena.tournaments.runner import FaultSeen, MatchPlayed
 from arena.ui.terminal import inert
@@ -104,9 +105,48 @@ SANDBOX_HINTS = (
 )
 
 
-def sandbox_hints(stderr: str) -> list[str]:
-    """What the sandbox stopped, as read from the program's stderr, and what to do instead."""
-    return [hint for marks, hint in SANDBOX_HINTS if any(mark in stderr for mark in marks)]
+# A program that could not find a file or class it names (Java, Python, Node, a shell): in the
+# sandbox, most often one that its own files did not bring along.
+NOT_FOUND = (
+    "Could not find or load main class",
+    "ClassNotFoundException",
+    "NoClassDefFoundError",
+    "Unable to access jarfile",
+    "No such file or directory",
+    "can't open file",
+    "Cannot find module",
+)
+HELD_SHOWN = 4  # of the paths the sandbox held, named in the hint
+
+
+def sandbox_hints(
+    stderr: str, readable: Sequence[str] | None = None, folder: Path | None = None
+) -> list[str]:
+    """What the sandbox stopped, as read from the program's stderr, and what to do instead;
+    `readable`, when known, is what the sandbox held beyond the system (`Jail.readable`), and
+    `folder` the one the program was started from."""
+    hints = [hint for marks, hint in SANDBOX_HINTS if any(mark in stderr for mark in marks)]
+    if any(mark in stderr for mark in NOT_FOUND):
+        hints.append(_not_found(readable, folder))
+    return hints
+
+
+def _not_found(readable: Sequence[str] | None, folder: Path | None) -> str:
+    held = "its program's own files and the system's folders"
+    if readable is not None:
+        package = str(Path(arena.__file__).resolve().parent)  # (given to every participant)
+        paths = [path for path in readable if path != package and not path.startswith("/etc/")]
+        more = len(paths) - HELD_SHOWN
+        named = ", ".join(paths[:HELD_SHOWN]) + (f" and {more} more" if more > 0 else "")
+        held = f"{named} and the system's folders" if paths else "the system's folders"
+    if folder is not None:
+        inside = readable is not None and any(Path(p).is_relative_to(folder) for p in readable)
+        held += f", nothing {'else ' if inside else ''}of {folder}"
+    return (
+        f"it could not find a file or class it names: the sandbox held only {held}; give it "
+        "what it reads with `arena check --read-only PATH` (in a config, the participant's "
+        '`readOnly = ["PATH"]`) and name it by its absolute path (docs/sandbox.md)'
+    )
 
 
 def log_path(replay: Path, seat: int) -> Path:

@@ -134,7 +134,8 @@ def _header(replay: Replay, setup: MatchSetup, names: Names, seat: int | None) -
         text.append_text(inert(f"forked from {fork.source} at message {fork.at}", 200))
         for s in fork.replaced:
             if 0 <= s < len(setup.names):
-                text.append_text(inert(f"; seat {s} played by {names.of(s).plain}", 200))
+                played = replay.players[s].played_by if s < len(replay.players) else "?"
+                text.append_text(inert(f"; seat {s} played by {played}", 400))
                 text.append_text(inert(f" for {setup.names[s]}", 200))
     text.append("\nseats: ")
     for s in range(len(setup.names)):

@@ -1,6 +1,6 @@
 """`arena sprt`: the config of a gauntlet with a sequential test, from command-line options.
 
-    arena sprt --vs hard --vs expert --seats 2 --share0 0.5 --share1 0.55 -- ./mybot
+    arena sprt --vs hard --vs old=./bots/v1 --seats 2 --share0 0.5 --share1 0.55 -- ./mybot
 
 The result is the data of a `config.toml` (checked by `config.validate` like any other), so
 `arena sprt` is exactly `arena run` on that config: same replays, results.jsonl, standings.json
@@ -39,6 +39,16 @@ def participant_name(command: Sequence[str]) -> str:
         if "/" in part or "." in Path(part).name:
             return stem[:NAME_LENGTH] or "bot"
     return (Path(command[0]).name or "bot")[:NAME_LENGTH]
+
+
+def opponent_name(given: str) -> tuple[str | None, str]:
+    """`--vs NAME=LEVEL|COMMAND`: the name given (None without one) and the opponent. A name is
+    the text before the first `=` when it is one word (no space, quote or `/`): `--vs
+    old=./bot --depth=3` is named, `--vs './bot --depth=3'` is not."""
+    name, equals, rest = given.partition("=")
+    if equals and name and rest and not any(c in name for c in " \t'\"/"):
+        return name, rest
+    return None, given
 
 
 def config_data(
@@ -83,21 +93,26 @@ def config_data(
 
     candidate = unique(name or participant_name(command))
     participants.append({"name": candidate, "command": list(command)})
-    for opponent in opponents:
+    for given in opponents:
+        named, opponent = opponent_name(given)
+        if named is not None:
+            if named in taken:
+                raise ConfigError(f"--vs {given!r}: the name {named!r} is taken already")
+            taken.add(named)
         try:
             level: Level | None = Level.named(opponent)
         except ValueError:  # not a level: a command
             level = None
         if level is not None:
-            participants.append({"name": unique(opponent), "bot": level.value})
+            participants.append({"name": named or unique(opponent), "bot": level.value})
             continue
         try:
             parts = shlex.split(opponent)
         except ValueError as error:
-            raise ConfigError(f"--vs {opponent!r}: cannot split it: {error}") from None
+            raise ConfigError(f"--vs {given!r}: cannot split it: {error}") from None
         if not parts:
             raise ConfigError("--vs: an empty opponent")
-        participants.append({"name": unique(participant_name(parts)), "command": parts})
+        participants.append({"name": named or unique(participant_name(parts)), "command": parts})
     data: dict[str, Any] = {
         "games": DEFAULT_CAP if games is None else games,
         "replays": replays,

@@ -23,7 +23,7 @@ from typing import Any
 from arena.base import files
 from arena.base.errors import ConfigError
 from arena.engine.cards import RANK_NAMES, SUIT_SIGNS, ranks
-from arena.replays.coach import Decision
+from arena.replays.coach import Z95, Decision, significant, verdict
 from arena.replays.replay import Replay
 from arena.replays.timeline import Line, Step, Who, build, rank_name, rules_summary
 
@@ -73,7 +73,7 @@ def page_data(
     # A fork's replaced seat is shown as who played it there, not as whom it replaced.
     names = replay.shown_names([str(name) for name in setup.names])
     replaced = [
-        {"seat": seat, "was": str(setup.names[seat])}
+        {"seat": seat, "was": str(setup.names[seat]), "by": replay.players[seat].played_by}
         for seat in (fork.replaced if fork is not None else ())
         if 0 <= seat < len(names)
     ]
@@ -124,11 +124,13 @@ def review_marks(
                 "at": d.at,
                 "made": ask(d.made),
                 "suggested": ask(d.suggested),
-                "win": [d.win.mean, 1.96 * d.win.error],
-                "books": [d.books.mean, 1.96 * d.books.error],
+                "win": [d.win.mean, Z95 * d.win.error],
+                "books": [d.books.mean, Z95 * d.books.error],
             }
             for d in decisions
+            if significant(d)  # only an ask whose alternative gains beyond doubt
         ],
+        "verdict": verdict(replay, seat, decisions),
     }
 
 

@@ -75,7 +75,7 @@
   function forkText() {
     // A replaced seat bears its new player's name: "seat 1 now hard", never "X (X replaced)".
     var who = data.fork.replaced.map(function (r) {
-      return "seat " + r.seat + ": " + (players[r.seat] ? players[r.seat].name : "?") + " for " + r.was;
+      return "seat " + r.seat + ": " + r.by + " for " + r.was;  // its whole command
     });
     return "forked here from " + data.fork.source + ": live from message " + data.fork.at +
       (who.length ? " (" + who.join(", ") + ")" : "");
@@ -214,14 +214,16 @@
 
   function renderCoach(step) {
     var box = $("coach"), mark = markOf(step);
+    var verdict = data.review && pos === visible.length - 1 ? data.review.verdict : null;
     box.replaceChildren();
-    box.hidden = !mark;
-    if (!mark) return;
+    box.hidden = !mark && !verdict;
+    if (box.hidden) return;
     box.appendChild(el("strong", "", "Coach (" + data.review.level + "): "));
-    box.appendChild(document.createTextNode(
+    if (mark) box.appendChild(document.createTextNode(
       "instead of " + mark.made + ", " + data.review.level + " would ask " + mark.suggested + ": " +
       signed(mark.win[0] * 100, 1) + "% win chance ± " + (mark.win[1] * 100).toFixed(1) + "%, " +
       signed(mark.books[0], 2) + " books ± " + mark.books[1].toFixed(2) + " (95%)"));
+    if (verdict) box.appendChild(el("p", "verdict", verdict));  // at the last step
   }
 
   function show() {
@@ -239,10 +241,10 @@
     renderBooks(state);
     renderPlacings(pos === visible.length - 1);
     $("slider").value = String(pos);
-    // The address names the step shown (`#step=40`, as "step 40 / N" counts): a link to it
-    // opens the page there.
-    if (window.history && history.replaceState) history.replaceState(null, "", "#step=" + (pos + 1));
-    $("position").textContent = "step " + (pos + 1) + " / " + visible.length + " · message " + step.at;
+    // A step is named by its transcript index everywhere (`arena replay show`, `review`, `fork
+    // --at`, this log): the address too (`#step=92`), and a link to it opens the page there.
+    if (window.history && history.replaceState) history.replaceState(null, "", "#step=" + step.at);
+    $("position").textContent = "step " + step.at + " · " + (pos + 1) + " of " + visible.length;
     logItems.forEach(function (item, at) {
       item.classList.toggle("current", at === pos);
       item.hidden = at > pos;  // no spoilers: the log shows what has happened so far
@@ -306,9 +308,20 @@
   });
   summary.appendChild(document.createTextNode(" · " + data.result.outcome));
   if (data.fork) summary.appendChild(el("span", "fork", " · " + forkText()));
+  // The position that shows transcript index `at`: its first step, or the last one before it
+  // (a message that made no step of this view: an informational one, another seat's).
+  function positionOf(at) {
+    var found = 0;
+    for (var p = 0; p < visible.length; p++) {
+      var here = steps[visible[p]].at;
+      if (here === at) return p;
+      if (here < at) found = p;
+    }
+    return found;
+  }
   function linkedStep() {
     var found = /^#step=([0-9]{1,9})$/.exec(window.location.hash);
-    return found ? Number(found[1]) - 1 : null;
+    return found ? positionOf(Number(found[1])) : null;
   }
   var linked = linkedStep();  // read before the first step shown rewrites the address
   setView("all");
