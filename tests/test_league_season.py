@@ -480,3 +480,23 @@ def test_an_uploads_stages_are_shown_while_it_is_checked(
         assert "/static/upload.js" in client.get("/me").text
     script = server.get("/static/upload.js").text
     assert 'fetch("/me/progress"' in script
+
+
+def test_a_stderr_tail_cut_inside_a_path_shows_no_part_of_it(tmp_path: Path) -> None:
+    """The owner's page shows the end of a long stderr log: where that end begins inside a
+    line, the line's piece of a server path goes too (found under load, when logs grew)."""
+    from arena.league.store import REPLAYS, MatchRow, Store
+
+    store = Store.create(tmp_path / "season")
+    try:
+        own = f"{(tmp_path / 'season').resolve()}/versions/pathbot-0a1b2c/source/bot.py"
+        line = f"at {own}\n"
+        (tmp_path / "season" / REPLAYS / "m1.seat0.stderr.log").write_text(line * 400)
+        match = MatchRow(1, 1, 0, (1, 2), (1, 2), (3, 1), "completed", ({}, {}), "m1.json", 0.0)
+        for tail in (100, 555, 4000, 40_000):  # every cut: inside a line and on its edge
+            shown = store.stderr(match, 0, tail=tail)
+            assert "at bot.py" in shown, tail
+            assert "versions/" not in shown and "season" not in shown, (tail, shown[:120])
+            assert len(shown) <= tail and shown.startswith("at bot.py"), tail
+    finally:
+        store.close()

@@ -741,9 +741,17 @@ class Store:
             with path.open("rb") as stream:
                 size = stream.seek(0, 2)
                 stream.seek(max(0, size - 4 * tail))
-                return stream.read().decode("utf-8", "replace")[-tail:]
+                text = stream.read().decode("utf-8", "replace")
         except OSError:
             return ""
+        # Whole lines only, each with the server's paths taken out: a tail cut inside a line
+        # would keep a path's end where `hide_paths` cannot know it for one.
+        if size > 4 * tail:
+            text = text.partition("\n")[2]
+        text = hide_paths(text, self.folder)
+        if len(text) > tail:
+            text = text[-tail:].partition("\n")[2]
+        return text
 
     def replay_files(self, match: MatchRow) -> list[Path]:
         """A match's replay and its seats' stderr logs, those still on disk."""
