@@ -130,10 +130,14 @@ def test_the_core_plays_every_rule_set_as_the_engine_does(
 @pytest.mark.parametrize(
     ("name", "rules", "seats", "idle"), RULE_SETS, ids=[r[0] for r in RULE_SETS]
 )
-def test_thousands_of_games_per_rule_set_play_as_the_engine_s(
+def test_hundreds_more_games_per_rule_set_play_as_the_engine_s(
     name: str, rules: Rules, seats: int, idle: int
 ) -> None:
-    assert differ(rules, seats, idle, range(10_000, 12_000), Batch) > 0
+    # The full tier's share: 400 more seeds a rule set (100 of the big packs, whose random
+    # games run to thousands of events). The long run is bench/core_vs_engine.py (72,000
+    # games, 10.5 M events equal): 2,000 a rule set here cost the suite 280 s of CPU.
+    games = 400 if rules.pack_size <= 56 else 100
+    assert differ(rules, seats, idle, range(10_000, 10_000 + games), Batch) > 0
 
 
 def test_the_caps_end_a_core_game_as_they_end_the_engine_s() -> None:
