@@ -255,7 +255,7 @@ bot = "hard"
 # named after its parent (the worker process) and itself.
 SLOW_BOT = """\
 import json, os, pathlib, sys, time
-pathlib.Path(sys.argv[1], f"{os.getppid()}-{os.getpid()}").write_text("")
+pathlib.Path(os.environ["MARKERS"], f"{os.getppid()}-{os.getpid()}").write_text("")
 seat = players = 0
 for line in sys.stdin:
     message = json.loads(line)
@@ -278,10 +278,12 @@ replays = "{replays}"
 sandbox = "none"  # these bots mark or kill their worker on purpose: a sandbox would stop them
 [[participants]]
 name = "slow-a"
-command = ["{python}", "slow_bot.py", "{markers}"]
+command = ["{python}", "slow_bot.py"]
+env = {{ MARKERS = "{markers}" }}  # (an argument naming it would make it the bot's own files)
 [[participants]]
 name = "slow-b"
-command = ["{python}", "slow_bot.py", "{markers}"]
+command = ["{python}", "slow_bot.py"]
+env = {{ MARKERS = "{markers}" }}
 """
 
 
