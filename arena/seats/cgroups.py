@@ -46,8 +46,8 @@ CPU_SHARES = 1024  # v1: the weight of one ordinary process
 CPU_WEIGHT = 100  # v2: the same
 CONTROLLERS = ("cpu", "memory", "pids")
 RECLAIM_ALL = 1 << 40  # v2: bytes asked of `memory.reclaim` (all it holds; it stops there)
-_REMOVE_WAIT = 5.0
-_DROP_WAIT = 0.5  # how long `remove` waits for its last processes before leaving it to a thread  # how long a group's last processes get to be gone before it is left
+_REMOVE_WAIT = 5.0  # how long a group's last processes get to be gone before it is left
+_DROP_WAIT = 0.5  # how long `remove` waits for its last processes before leaving it to a thread
 _counter = iter(range(1 << 62))
 _counter_lock = threading.Lock()
 
