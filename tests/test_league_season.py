@@ -410,23 +410,22 @@ def test_sign_out_the_organisers_session_lifetime_and_an_owners_undo(
     assert f"`arena league serve {folder} --port 0 --jobs 1` goes on from there" in stopped
 
 
-@pytest.mark.slow  # (its check alone takes half a minute)
+@pytest.mark.slow  # (ten seconds of a season)
 def test_a_slow_bot_does_not_stall_a_season_of_one_job(tmp_path: Path) -> None:
     """A bot that takes its time over every reply (within the limit) is at the tables for at
     most a little more than its share of the time: the others keep playing on one job (a new
-    version is seated first, which made a slow one stall the season)."""
-    folder, tokens = make_league(tmp_path, bots=("random", "easy", "medium", "hard"))
+    version is seated first, which made a slow one stall the season). The organiser adds it
+    (`arena league add -- COMMAND`), so no upload's check comes first."""
+    folder, _ = make_league(tmp_path, bots=("random", "easy", "medium", "hard"))
+    slow = GOOD.replace(
+        b'    kind = message.get("type")\n',
+        b'    kind = message.get("type")\n    __import__("time").sleep(0.03)\n',
+    )
+    assert slow != GOOD
+    (folder / "slowbot.py").write_bytes(slow)
+    arena("add", str(folder), "slowbot", "--", "python3", "slowbot.py")
     server = Server(folder, "--jobs", "1")
     try:
-        slow = GOOD.replace(
-            b'    kind = message.get("type")\n',
-            # (slow once it has answered 60 messages: in a match, not all through its check)
-            b'    kind = message.get("type")\n    SEEN.append(1)\n'
-            b"    __import__('time').sleep(0.03 if len(SEEN) > 60 else 0)\n",
-        ).replace(b"Asker = Callable", b"SEEN: list[int] = []\nAsker = Callable")
-        assert slow != GOOD
-        bot = tar_of({"bot.toml": MANIFEST, "bot.py": slow})
-        assert upload(server, "slowbot", bot, tokens["ann"]).status_code == 201
         start = server.matches()
         time.sleep(10)
         paused(folder, True)
