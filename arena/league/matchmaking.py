@@ -19,8 +19,9 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from arena.base.normal import Z95  # a 95 % half-width in standard errors
+
 NEW_MATCHES = 8  # a version's first matches: before these, it is seated first
-Z95 = 1.959964  # a 95 % half-width in standard errors
 SPREAD = 0.1  # the share of tables that start from the least played version
 
 

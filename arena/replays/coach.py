@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arena.base.normal import Z95
 from arena.bots import BOTS, Level
 from arena.bots.master import MODELLED_RULES, OFF_VALUES, MasterBot
 from arena.bots.simulator import Policy, Sim, expected_books, play_out
@@ -35,7 +36,6 @@ from arena.replays.replay import Replay, setup_of
 
 __all__ = ["CoachError", "Decision", "review", "significant", "verdict", "view_of"]
 
-Z95 = 1.96  # a 95% interval's half-width in standard errors
 
 Seen = tuple[int, Mapping[str, Any], Any]  # transcript index, the message sent, the seat's reply
 

@@ -51,8 +51,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from arena.base.normal import Z95
 from arena.tournaments import confidence
-from arena.tournaments.confidence import ALPHA, Z95, wilson
+from arena.tournaments.confidence import ALPHA, wilson
 from arena.tournaments.rating import ELO, Fit, Rated
 
 PROVISIONAL_DEALS = 5  # deals before a participant is placed

@@ -38,8 +38,9 @@ from collections.abc import Hashable, Mapping
 from functools import cache
 from typing import TypeVar
 
+from arena.base.normal import Z95
+
 K = TypeVar("K", bound=Hashable)
-Z95 = 1.959963984540054  # the two-sided 95 % quantile of the normal distribution
 ALPHA = 0.05  # the chance, over the whole sequence of looks or the whole table, of any false claim
 
 

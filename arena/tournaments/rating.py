@@ -104,7 +104,7 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from arena.tournaments.confidence import Z95
+from arena.base.normal import Z95
 
 ELO = 400 / math.log(10)  # rating points per unit of θ
 APART = 0.975  # the likelihood of superiority from which two neighbours are told apart

@@ -46,8 +46,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
 
+from arena.base.normal import Z95
 from arena.engine.settings import SprtSettings
-from arena.tournaments.confidence import Z95
 
 PRIOR = 1e-3  # the count given to an unobserved extreme level (fishtest's regularisation)
 MIN_GROUPS = SprtSettings.min_groups  # outcomes before any decision

@@ -41,13 +41,14 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
+from arena.base.normal import Z95
 from arena.engine.match import Outcome
 from arena.referee.loop import ReplyTimes
 from arena.seats.replies import FaultKind
 from arena.tournaments import board as boards
 from arena.tournaments import rating as batch
 from arena.tournaments.board import Board, Final, Line, Live, Look, Standing
-from arena.tournaments.confidence import Z95, wilson
+from arena.tournaments.confidence import wilson
 from arena.tournaments.rating import Finish, Fit, Rated
 from arena.tournaments.results import ResultLine, win_shares
 

@@ -16,7 +16,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from arena.replays.coach import Z95, Decision, significant, verdict
+from arena.base.normal import Z95
+from arena.replays.coach import Decision, significant, verdict
 from arena.replays.replay import Replay
 from arena.replays.timeline import rank_name
 from arena.ui.terminal import inert

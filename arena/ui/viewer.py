@@ -22,8 +22,9 @@ from typing import Any
 
 from arena.base import files
 from arena.base.errors import ConfigError
+from arena.base.normal import Z95
 from arena.engine.cards import RANK_NAMES, SUIT_SIGNS, ranks
-from arena.replays.coach import Z95, Decision, significant, verdict
+from arena.replays.coach import Decision, significant, verdict
 from arena.replays.replay import Replay
 from arena.replays.timeline import Line, Step, Who, build, rank_name, rules_summary
 
