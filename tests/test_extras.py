@@ -84,8 +84,18 @@ def _config(tmp_path: Path) -> Path:
         ("openspiel", ["-m", "arena.openspiel.bot"], "python -m arena.openspiel.bot"),
         ("rl", ["-m", "arena.openspiel.bot"], "python -m arena.openspiel.bot"),
         ("openspiel", ["-c", "import arena.openspiel"], None),
+        ("rl", ["-c", "from arena.env import env"], None),
     ],
-    ids=["league-init", "league-serve", "parquet", "dask", "openspiel", "rl", "openspiel-import"],
+    ids=[
+        "league-init",
+        "league-serve",
+        "parquet",
+        "dask",
+        "openspiel",
+        "rl",
+        "openspiel-import",
+        "env-import",
+    ],
 )
 def test_a_missing_extra_is_one_line_naming_it(
     without: Callable[[str], Path], tmp_path: Path, extra: str, args: list[str], said: str | None
@@ -99,7 +109,8 @@ def test_a_missing_extra_is_one_line_naming_it(
     if said is None:  # an import in a program of one's own: the error names the extra
         assert (
             done.returncode == 1
-            and f"MissingExtra: arena.openspiel needs the {extra} extra: {hint}" in done.stderr
+            and f"MissingExtra: {args[-1].split()[1]} needs the {extra} extra: {hint}"
+            in done.stderr
         )
         return
     assert done.returncode == 2, done.stderr

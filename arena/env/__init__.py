@@ -32,6 +32,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from arena.base import extras
+
+# One line naming the extra, not a traceback of the first import that fails (docs/research.md):
+extras.require("rl", "arena.env")
+
 from pettingzoo.utils import wrappers
 
 from arena.env.aec import raw_env
