@@ -161,10 +161,8 @@ def _table_games(seats: int, seconds: float) -> tuple[Counts, float]:
     return (games, steps, decisions), time.perf_counter() - began
 
 
-def env_games(seats: int, seconds: float) -> tuple[Counts, float]:
-    from arena.env import raw_env
-
-    table = raw_env(seats=seats)
+def aec_random_play(table: Any, seconds: float) -> tuple[Counts, float]:
+    """PettingZoo's AEC loop over `table` for `seconds`: a random legal action at every step."""
     rng = random.Random(1)
     games = steps = 0
     began = time.perf_counter()
@@ -180,6 +178,13 @@ def env_games(seats: int, seconds: float) -> tuple[Counts, float]:
             steps += 1
         games += 1
     return (games, steps, steps), time.perf_counter() - began
+
+
+def env_games(seats: int, seconds: float) -> tuple[Counts, float]:
+    from arena.env import raw_env
+
+    table = raw_env(seats=seats)
+    return aec_random_play(table, seconds)
 
 
 def vector_games(seats: int, seconds: float, games: int = 1024) -> tuple[Counts, float]:
@@ -247,21 +252,7 @@ def empty_aec_games(seats: int, seconds: float, per_game: int) -> tuple[Counts, 
             self._accumulate_rewards()
 
     table = Empty()
-    rng = random.Random(1)
-    games = steps = 0
-    began = time.perf_counter()
-    while time.perf_counter() - began < seconds:
-        table.reset(seed=games)
-        for _ in table.agent_iter():
-            observation, _, termination, truncation, _ = table.last()
-            if termination or truncation:
-                table.step(None)
-                continue
-            legal = observation["action_mask"].nonzero()[0]
-            table.step(int(legal[rng.randrange(len(legal))]))
-            steps += 1
-        games += 1
-    return (games, steps, steps), time.perf_counter() - began
+    return aec_random_play(table, seconds)
 
 
 def core_games(seats: int, seconds: float) -> tuple[Counts, float]:
