@@ -444,6 +444,7 @@ def test_a_slow_bot_does_not_stall_a_season_of_one_job(tmp_path: Path) -> None:
     assert with_slow >= 2 and others >= 3 * with_slow, (with_slow, others)
 
 
+@pytest.mark.needs("bwrap")  # (its build step: a league builds only in the sandbox)
 def test_an_uploads_stages_are_shown_while_it_is_checked(
     server: Server, here: tuple[Path, dict[str, str]]
 ) -> None:
