@@ -21,6 +21,7 @@ from typing import Any, Final, NamedTuple, Protocol
 
 from arena.base import jsontext
 from arena.engine.match import NO_REPLY
+from arena.engine.text import shorten
 
 RAW_CUT = 300  # characters of an offending line (or of the stderr tail) kept in a fault
 STDERR_TAIL = 2048  # bytes of stderr kept as the tail of a cut log
@@ -386,8 +387,9 @@ def not_json(line: bytes, error: ValueError) -> str:
 
 
 def cut(data: bytes | str, limit: int = RAW_CUT) -> str:
+    """`data` as text for a fault's `raw`: its first `limit` characters, then how many more."""
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-    return text if len(text) <= limit else text[:limit] + f"… [{len(text) - limit} more]"
+    return shorten(text, limit, count=True)
 
 
 class BoundedLog:
