@@ -59,12 +59,6 @@ class Decision(StrEnum):
     H1 = "H1"
 
 
-def match_point(place: int, places: Sequence[int]) -> Fraction:
-    """A seat's point in one match: 1/w for each of the w seats in first place, else 0."""
-    best = min(places)
-    return Fraction(1, sum(1 for p in places if p == best)) if place == best else Fraction(0)
-
-
 @dataclass(frozen=True)
 class Hypotheses:
     """share0 against share1, with the error rates alpha (false H1) and beta (false H0).
