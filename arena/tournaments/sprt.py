@@ -91,6 +91,15 @@ class Hypotheses:
     def upper(self) -> float:
         return math.log((1 - self.beta) / self.alpha)
 
+    def verdict(self, llr: float) -> Decision | None:
+        """H1 for a log-likelihood ratio at or above the upper bound, H0 at or below the lower,
+        else none yet (both tests decide by it)."""
+        if llr >= self.upper:
+            return Decision.H1
+        if llr <= self.lower:
+            return Decision.H0
+        return None
+
 
 def regularised(counts: Mapping[Fraction, float]) -> list[tuple[float, float]]:
     """(level, count) pairs, ascending, with the extremes 0 and 1 given `PRIOR` when unseen."""
@@ -169,10 +178,7 @@ class SequentialTest:
         self.llr = llr(self.counts, h.share0, h.share1)
         self.history.append((self.groups, self.llr))
         if self.groups >= self.first_decision:
-            if self.llr >= h.upper:
-                self.decision = Decision.H1
-            elif self.llr <= h.lower:
-                self.decision = Decision.H0
+            self.decision = h.verdict(self.llr)
         return self.decision
 
     @property
@@ -221,10 +227,7 @@ class NormalTest:
         self.llr = n / 2 * math.log(var0 / var1)
         self.history.append((n, self.llr))
         if n >= self.first_decision:
-            if self.llr >= h.upper:
-                self.decision = Decision.H1
-            elif self.llr <= h.lower:
-                self.decision = Decision.H0
+            self.decision = h.verdict(self.llr)
         return self.decision
 
     @property
