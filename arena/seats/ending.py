@@ -16,7 +16,6 @@ import time
 from collections.abc import Iterable
 
 from arena.base import shutdown
-from arena.seats.channel import EXIT_CHECK
 from arena.seats.replies import Ending, Participant
 
 
@@ -72,7 +71,7 @@ def wait_for_exits(endings: list[Ending], grace: float) -> None:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or shutdown.should_stop():  # stopping: no grace
                 return
-            for fd, event in poller.poll(min(remaining, EXIT_CHECK) * 1000):
+            for fd, event in poller.poll(min(remaining, shutdown.CHECK_EVERY) * 1000):
                 if fd in ending:
                     poller.unregister(fd)
                     os.close(fd)
