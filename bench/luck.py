@@ -44,7 +44,8 @@ from arena.engine.match import NO_REPLY, Match, MatchSetup, Result
 from arena.engine.rules import Rules
 from arena.luck import measure
 from arena.sdk import Bot
-from arena.tournaments.sprt import Decision, Hypotheses, NormalTest, SequentialTest, match_point
+from arena.tournaments.results import win_share
+from arena.tournaments.sprt import Decision, Hypotheses, NormalTest, SequentialTest
 from arena.tournaments.standings import wilson, win_shares
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -82,7 +83,7 @@ def candidate_groups(
         for at in range(n):
             seated = [levels[(s - at) % n] for s in range(n)]
             match, result = play(seed + group, seated, Rules())
-            points.append(match_point(result.places[at], result.places))
+            points.append(win_share(result.places[at], result.places))
             luck = measure(match.setup, match.events)
             shares.append(luck.adjusted_shares(win_shares(result.places))[at])
         raw.append(sum(points, Fraction(0)) / n)

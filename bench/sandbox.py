@@ -62,7 +62,7 @@ from arena_vs_floor import arena_round, floor_round
 from arena.base import config as config_module
 from arena.referee.seating import participant_env
 from arena.seats import cgroups, process, sandbox, seccomp, uids
-from arena.seats.replies import close_all
+from arena.seats.ending import close_all
 from arena.seats.transport import SubprocessParticipant
 from arena.tournaments import tournament
 from arena.tournaments.executors import make_executor

@@ -42,7 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bot_strength import play_seeded
 
 from arena.engine.rules import Rules
-from arena.tournaments.sprt import Decision, Hypotheses, SequentialTest, match_point
+from arena.tournaments.results import win_share
+from arena.tournaments.sprt import Decision, Hypotheses, SequentialTest
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ def play_groups(
             # Rotation r puts the candidate (base position 0) in seat r.
             levels = [table.levels[(seat - rotation) % k] for seat in range(k)]
             places = play_seeded(seed + group, levels, rules).places
-            point = match_point(places[rotation], places)
+            point = win_share(places[rotation], places)
             points.append(point)
             singles[point] += 1
         group_outcomes[sum(points, Fraction(0)) / k] += 1

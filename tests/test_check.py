@@ -26,7 +26,8 @@ from arena.engine.cards import Card, new_pack
 from arena.engine.match import NO_REPLY, Match, MatchSetup
 from arena.engine.rules import Ask, NextPlayer, Refusal, Rules, verify_ask
 from arena.referee.loop import play_match
-from arena.seats.replies import Answer, Fault, FaultKind, InProcessParticipant
+from arena.seats.in_process import InProcessParticipant
+from arena.seats.replies import Answer, Fault, FaultKind
 from arena.ui import check
 
 ARENA = str(Path(sys.executable).parent / "arena")

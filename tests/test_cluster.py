@@ -116,6 +116,21 @@ def test_a_command_named_by_path_is_checked_by_content_and_a_bare_program_by_pre
     assert seen_fifo == ["not a regular file"]
 
 
+def test_a_worker_is_checked_for_the_files_the_sandbox_counts_as_the_participants_own(
+    tmp_path: Path,
+) -> None:
+    # The one rule of a participant's files (config.named_files): a `python -m` package too.
+    package = tmp_path / "carol"
+    package.mkdir()
+    (package / "__main__.py").write_text("print(None)\n")
+    needs = needs_of([seat(tmp_path, "carol", "python3", "-m", "carol")], in_process_bots=True)
+    assert needs[1:] == (
+        Need("carol", "folder", str(tmp_path)),
+        Need("carol", "program", "python3"),
+        Need("carol", "folder", str(package)),
+    )
+
+
 def test_built_in_bots_are_checked_by_the_arenas_version_and_in_a_process_by_interpreter(
     tmp_path: Path,
 ) -> None:

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from arena.base import config as config_module
 from arena.base.config import Config, LimitsSection
+from arena.base.config_errors import model_in
 from arena.base.errors import ConfigError
 from arena.tournaments.tournament import tournament_id
 
@@ -101,7 +102,7 @@ def _set_fields(model: BaseModel) -> set[tuple[str, str]]:
 def _all_fields(model: type[BaseModel]) -> set[tuple[str, str]]:
     fields = {(model.__name__, name) for name in model.model_fields}
     for field in model.model_fields.values():
-        table = config_module._model_in(field.annotation)
+        table = model_in(field.annotation)
         if table is not None:
             fields |= _all_fields(table)
     return fields

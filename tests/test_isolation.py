@@ -220,7 +220,8 @@ def test_as_root_a_file_closed_to_others_is_a_start_failure_that_says_why(tmp_pa
     """As root the participant is `nobody`: a script kept from others would fail inside with
     a bare "Permission denied"; it is a start failure naming the file and the fix. A closed
     folder above its files (a `mktemp -d` checkout) is no matter."""
-    from arena.seats.replies import FaultKind, close_all
+    from arena.seats.ending import close_all
+    from arena.seats.replies import FaultKind
     from arena.seats.transport import SubprocessParticipant
 
     if os.geteuid() != 0:

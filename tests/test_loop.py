@@ -12,8 +12,9 @@ from arena.engine.rules import Rules
 from arena.engine.views import Message
 from arena.referee.loop import Unobserved, play_match, replay_transcript
 from arena.replays.replay import build, from_json, verify
+from arena.seats.in_process import InProcessParticipant
 from arena.seats.recorded import Recording
-from arena.seats.replies import Exchange, InProcessParticipant
+from arena.seats.replies import Exchange
 
 LIMITS = LimitsSection()
 

@@ -15,7 +15,7 @@ import pytest
 from command import arena_here
 
 from arena.replays import replay
-from arena.seats.replies import close_all
+from arena.seats.ending import close_all
 from arena.seats.transport import SubprocessParticipant
 
 PYTHON = """

@@ -22,7 +22,8 @@ from arena.base import config as config_module
 from arena.base.errors import ConfigError
 from arena.referee.seating import make_participants
 from arena.seats import sandbox
-from arena.seats.replies import FaultKind, close_all
+from arena.seats.ending import close_all
+from arena.seats.replies import FaultKind
 from arena.seats.transport import SubprocessParticipant
 
 needs_bwrap = pytest.mark.needs("bwrap")  # (conftest: skipped and counted without it)

@@ -444,7 +444,7 @@ def test_sdk_and_bots_import_with_the_standard_library_only() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    # The engine's cards, rules and settings are standard-library only too (tests/test_layers.py):
+    # The engine's cards, rules, settings and text are standard-library only too (tests/test_layers.py):
     # one pack formula, one deal by table size, one declaration of each setting.
     # And the core, for master's rollouts: compiled, or its pure twin (arena/core/).
     from arena.core import COMPILED
@@ -453,7 +453,7 @@ def test_sdk_and_bots_import_with_the_standard_library_only() -> None:
     assert done.stdout.strip() == (
         f"['arena', 'arena.bots', 'arena.bots.master', 'arena.bots.simulator', {core}, "
         "'arena.engine', 'arena.engine.cards', 'arena.engine.rules', 'arena.engine.settings', "
-        "'arena.sdk']"
+        "'arena.engine.text', 'arena.sdk']"
     )
 
 

@@ -17,7 +17,7 @@ from test_isolation import PROTECTION
 from test_spies import needs_bwrap, run, spy
 
 from arena.seats import seccomp, uids
-from arena.seats.replies import close_all
+from arena.seats.ending import close_all
 from arena.seats.transport import SubprocessParticipant
 
 needs_filter = pytest.mark.skipif(seccomp.missing() is not None, reason=str(seccomp.missing()))

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from arena.tournaments.results import win_share
 from arena.tournaments.sprt import (
     PRIOR,
     Decision,
@@ -19,7 +20,6 @@ from arena.tournaments.sprt import (
     estimate,
     fit,
     llr,
-    match_point,
     regularised,
 )
 
@@ -162,10 +162,10 @@ def test_impossible_hypotheses_are_refused(
 
 
 def test_match_points_split_a_shared_first_place() -> None:
-    assert match_point(1, [1, 2]) == 1
-    assert match_point(2, [1, 2]) == 0
-    assert match_point(1, [1, 1, 3]) == HALF
-    assert match_point(1, [1, 1, 1, 1]) == QUARTER
+    assert win_share(1, [1, 2]) == 1
+    assert win_share(2, [1, 2]) == 0
+    assert win_share(1, [1, 1, 3]) == HALF
+    assert win_share(1, [1, 1, 1, 1]) == QUARTER
 
 
 def test_estimate_of_a_fixed_run() -> None:

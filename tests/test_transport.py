@@ -23,15 +23,9 @@ from arena.engine.match import NO_REPLY
 from arena.referee.loop import MatchInterrupted, play_match
 from arena.referee.seating import PASSED_ENVIRONMENT, make_participants
 from arena.replays.replay import build, from_json, verify
-from arena.seats.replies import (
-    MAX_DEPTH,
-    BoundedLog,
-    FaultKind,
-    InProcessParticipant,
-    Wrapped,
-    close_all,
-    decode_reply,
-)
+from arena.seats.ending import close_all
+from arena.seats.in_process import InProcessParticipant
+from arena.seats.replies import MAX_DEPTH, BoundedLog, FaultKind, Wrapped, decode_reply
 from arena.seats.transport import (
     ResourceLimits,
     SubprocessParticipant,

@@ -36,6 +36,7 @@ from types import FrameType
 from typing import TextIO
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+CHECK_EVERY = 0.05  # seconds: how often a wait looks at the stop token (and whether its peer runs)
 
 
 class Stopped(Exception):

@@ -17,6 +17,7 @@ from typing import Any
 
 from arena.engine.cards import Card, describe, pack_size, ranks
 from arena.engine.settings import CARDS_LIMIT, Sent, about, told
+from arena.engine.text import listed, shorten
 
 FULL_BOOK = 0b1111  # one bit per suit
 
@@ -385,7 +386,7 @@ def verify_ask(reply: Any, asker: int, seats: int, hand: Sequence[Card]) -> Ask 
             f"cardId {shown(card_id)} is not the id of a card in your hand; it is the rank of your "
             f"{describe(card)}: to ask for that rank, send its id {card['id']}",
         )
-    ids = ", ".join(str(card["id"]) for card in hand[:8]) + (", …" if len(hand) > 8 else "")
+    ids = listed([str(card["id"]) for card in hand], 8)
     return Refusal(
         "ask-card-not-in-hand",
         f"cardId {shown(card_id)} is not the id of a card in your hand (ids: {ids})",
@@ -412,7 +413,7 @@ def shown(value: Any, limit: int = 80) -> str:
         text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return shorten(text, limit)
 
 
 def is_pond_number(reply: Any) -> bool:

@@ -36,7 +36,8 @@ from arena.env.aec import Draws, Reward, chosen_rules, raw_env
 from arena.env.encoding import DECISIONS, SeatView, action_mask, pond_size, reply_for
 from arena.referee.loop import MatchRecord, play_match
 from arena.referee.seating import make_participants
-from arena.seats.replies import InProcessParticipant, Participant
+from arena.seats.in_process import InProcessParticipant
+from arena.seats.replies import Participant
 
 Opponent = str | Sequence[str]  # a built-in level, or a command's argument list
 _STOP = object()

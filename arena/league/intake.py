@@ -17,6 +17,7 @@ import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from arena.engine.text import listed
 from arena.league.build import BuildFailed, BuildSettings, build
 from arena.league.season import fingerprint_of, seat_for
 from arena.league.store import VERSIONS, Owner, Store, Version
@@ -104,7 +105,7 @@ def submit(
         if "/" in program and not (root / program).is_file():
             made = " nor made by its build" if manifest.build is not None else ""
             files = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
-            shown = ", ".join(files[:8]) + (", …" if len(files) > 8 else "")
+            shown = listed(files, 8)
             raise Refused(
                 f"{MANIFEST}: command: {program!r} is not a file of the upload{made} "
                 f"(its files: {shown})"

@@ -14,7 +14,8 @@ from typing import Annotated, Any
 
 from pydantic import Field, ValidationError, field_validator
 
-from arena.base.config import MAX_SEATS, _first_problem, _Section
+from arena.base.config import MAX_SEATS, Config, _Section
+from arena.base.config_errors import first_problem
 from arena.base.errors import ConfigError
 
 DAY_HOURS = 24.0
@@ -96,4 +97,4 @@ def read(path: Path, data: Any) -> LeagueSection:
     try:
         return LeagueSection.model_validate(data)
     except ValidationError as error:
-        raise ConfigError(f"{path}: league.{_first_problem(error)}") from None
+        raise ConfigError(f"{path}: league.{first_problem(error, Config)}") from None

@@ -35,6 +35,7 @@ from arena.engine.events import AskRefused, Event, Judged
 from arena.engine.match import Delivery, Match, MatchSetup, Outcome, Result
 from arena.engine.rules import shown
 from arena.engine.views import Message
+from arena.seats.ending import close_all
 from arena.seats.recorded import Recording
 from arena.seats.replies import (
     Answer,
@@ -43,7 +44,6 @@ from arena.seats.replies import (
     FaultKind,
     Participant,
     SeatFault,
-    close_all,
     quit_at_match_end,
 )
 

@@ -10,7 +10,8 @@ from collections.abc import Mapping, Sequence
 
 from arena.base.config import LimitsSection, Seat
 from arena.seats import sandbox
-from arena.seats.replies import InProcessParticipant, Participant
+from arena.seats.in_process import InProcessParticipant
+from arena.seats.replies import Participant
 from arena.seats.transport import ResourceLimits, SubprocessParticipant
 
 # The environment a participant gets: these variables of the arena's own, when set, and the

@@ -29,6 +29,7 @@ from arena.base.errors import ConfigError, ReplayError
 from arena.base.files import UnreadableFile, read_capped
 from arena.bots import BOTS
 from arena.engine.match import NO_REPLY, MatchSetup
+from arena.engine.text import shorten
 from arena.referee.loop import MatchRecord, play_match
 from arena.referee.seating import make_participants
 from arena.replays import replay
@@ -109,8 +110,10 @@ def fork_point(document: Replay, text: str, turn_starts: Sequence[int]) -> ForkP
     found = _TURN.fullmatch(text)
     if found is None and _DIGITS.fullmatch(text):  # past the end, however many digits
         if text.startswith("turn:"):
-            raise ReplayError(f"--at {text[:24]}…: the replay has turns 1..{len(turn_starts)}")
-        raise ReplayError(f"--at {text[:24]}…: the replay has messages 0..{length - 1}")
+            raise ReplayError(
+                f"--at {shorten(text, 25)}: the replay has turns 1..{len(turn_starts)}"
+            )
+        raise ReplayError(f"--at {shorten(text, 25)}: the replay has messages 0..{length - 1}")
     if found is None:
         raise ReplayError(f"--at {text[:40]!r}: give a message index (57) or a turn (turn:7)")
     turn = int(found.group(1))

@@ -38,6 +38,7 @@ from arena.engine.events import (
 )
 from arena.engine.match import MatchSetup, Outcome, Result
 from arena.engine.rules import NextPlayer, RefillWhen, Rules, Table, shown
+from arena.engine.text import shorten
 from arena.referee.loop import replay_transcript
 from arena.replays.replay import Replay, deck_problem, setup_of
 from arena.seats.replies import Exchange, FaultKind, SeatFault
@@ -101,10 +102,6 @@ def rank_name(rank: int, plural: bool = False) -> str:
     return rank_sign(rank)
 
 
-def _cut(text: str, limit: int = 120) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 class TimelineBuilder:
     """Turns the engine's events (and the faults) into steps, one at a time."""
 
@@ -163,9 +160,9 @@ class TimelineBuilder:
 
     def fault(self, fault: SeatFault) -> Step:
         seat = fault.seat
-        line: Line = ("fault: ", Who(seat), f" — {fault.kind}: {_cut(fault.fault.detail)}")
+        line: Line = ("fault: ", Who(seat), f" — {fault.kind}: {shorten(fault.fault.detail, 120)}")
         if fault.fault.raw:
-            line += (f" (it wrote: {_cut(fault.fault.raw, 60)})",)
+            line += (f" (it wrote: {shorten(fault.fault.raw, 60)})",)
         return self._add(
             StepKind.FAULT, fault.at, seat, line, self._only(seat, line), (), fault=True
         )

@@ -37,12 +37,11 @@ from arena.seats.replies import (
 )
 
 Stream = Literal["stdin", "stdout", "stderr"]
-_READING: tuple[Stream, ...] = ("stdout", "stderr")
+READING: tuple[Stream, ...] = ("stdout", "stderr")
 _STDOUT: tuple[Stream, ...] = ("stdout",)
 _WRITING: tuple[Stream, ...] = ("stdin", "stderr")
 _FLOOD_SIZE = 1 << 12  # unasked output this large is watched for more (a flood)...
 _FLOOD_WAIT = 0.02  # ...for this long
-_EXIT_CHECK = 0.05  # while waiting for a reply, how often to check that the peer still runs
 _EXIT_WAIT = 0.2  # after stdout closed: how long a peer has to end by itself
 NOTE_CAP = 2 << 10  # bytes of stderr kept as one exchange's notes...
 NOTES_CAP = 64 << 10  # ...and as all the notes of one match
@@ -136,7 +135,7 @@ class LineChannel:
             return GONE
         self._limit = timeout
         unsolicited = None
-        waiting = self.pipes.wait(0, _READING)  # one poll: output found before writing
+        waiting = self.pipes.wait(0, READING)  # one poll: output found before writing
         if "stderr" in waiting:
             self.drain_stderr()  # written between messages: the log's, no exchange's notes
         if self.buffer or self._rest_unsolicited or "stdout" in waiting:
@@ -222,7 +221,7 @@ class LineChannel:
         except (BrokenPipeError, ConnectionResetError):
             return self._gone("closed its stdin")
         view = memoryview(line)[written:]
-        next_check = self._clock() + _EXIT_CHECK
+        next_check = self._clock() + shutdown.CHECK_EVERY
         while view:
             try:
                 view = view[pipes.write(view) :]
@@ -238,10 +237,10 @@ class LineChannel:
             if now >= deadline:
                 return self._timeout(timeout, "it was not reading its input")
             if now >= next_check:
-                next_check = now + _EXIT_CHECK
+                next_check = now + shutdown.CHECK_EVERY
                 if pipes.has_ended():
                     return self._gone("ended")
-            if "stderr" in pipes.wait(min(deadline - now, _EXIT_CHECK), _WRITING):
+            if "stderr" in pipes.wait(min(deadline - now, shutdown.CHECK_EVERY), _WRITING):
                 self.drain_stderr()
         return None
 
@@ -249,7 +248,7 @@ class LineChannel:
         buffer, pipes = self.buffer, self.pipes
         scanned = 0
         ended = False
-        next_check = self._clock() + _EXIT_CHECK
+        next_check = self._clock() + shutdown.CHECK_EVERY
         skipped = 0  # bytes of a line begun before the message was written
         while True:
             if self._rest_unsolicited:
@@ -275,13 +274,13 @@ class LineChannel:
             now = self._clock()
             if now >= deadline:
                 return self._timeout(timeout), b""
-            for stream in pipes.wait(min(deadline - now, _EXIT_CHECK), _READING):
+            for stream in pipes.wait(min(deadline - now, shutdown.CHECK_EVERY), READING):
                 if stream == "stdout":
                     ended = self._read_stdout() is None
                 elif stream == "stderr":
                     self.drain_stderr()
             if not ended and self._clock() >= next_check:
-                next_check = self._clock() + _EXIT_CHECK
+                next_check = self._clock() + shutdown.CHECK_EVERY
                 if pipes.has_ended():
                     # It ended, but a child it left holds stdout open: no EOF will come. Take
                     # what it wrote before it ended, then stop.

@@ -2,6 +2,7 @@
 
     fingerprint.of(seat)          # 64 hex digits; the same program gives the same digits
     fingerprint.of_all(seats)     # name -> digits, each runtime walked once for all the seats
+    fingerprint.of_file(path)     # "sha256 1f0c… executable": one file, to compare across machines
 
 What is hashed, in a stable order (the same whether or not the run is sandboxed):
 
@@ -32,6 +33,7 @@ import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import arena
 from arena.base.config import Seat, named_files
@@ -169,12 +171,40 @@ def _file(path: str, info: os.stat_result, budget: _Budget) -> bytes:
     with os.fdopen(handle, "rb") as file:
         if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
             return b"changed kind"
-        digest = hashlib.sha256()
-        remaining = FILE_BYTES
-        while remaining > 0 and (chunk := file.read(min(1 << 20, remaining))):
-            digest.update(chunk)
+        return _sha256(file, FILE_BYTES).encode()
+
+
+def of_file(path: str) -> str:
+    """One file as a short text to compare with the same path on another machine: "sha256"
+    and the first 16 hex digits of all its bytes (streamed: a model file may be gigabytes),
+    " executable" when it may be run; or "missing", "not a regular file", "unreadable (…)".
+    Never blocks on a FIFO. (A cluster's worker is checked with it: `tournaments.cluster`.)"""
+    try:
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                return "not a regular file"
+            digest = _sha256(file)[:16]
+    except FileNotFoundError:
+        return "missing"
+    except OSError as error:
+        return f"unreadable ({error.strerror or error})"
+    executable = " executable" if os.access(path, os.X_OK) else ""
+    return f"sha256 {digest}{executable}"
+
+
+def _sha256(file: BinaryIO, most: int | None = None) -> str:
+    """The SHA-256 (hex) of the first `most` bytes `file` holds (all of them: None), read in
+    chunks of a MiB."""
+    digest = hashlib.sha256()
+    remaining = most
+    while remaining is None or remaining > 0:
+        chunk = file.read(1 << 20 if remaining is None else min(1 << 20, remaining))
+        if not chunk:
+            break
+        digest.update(chunk)
+        if remaining is not None:
             remaining -= len(chunk)
-    return digest.hexdigest().encode()
+    return digest.hexdigest()
 
 
 def _metadata(info: os.stat_result) -> bytes:
@@ -185,4 +215,4 @@ def _within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-__all__ = ["of", "of_all"]
+__all__ = ["of", "of_all", "of_file"]

@@ -32,13 +32,12 @@ from typing import TypedDict
 
 from arena.base import shutdown
 from arena.seats import cgroups, sandbox, seccomp, uids
-from arena.seats.channel import Exit, Stream
+from arena.seats.channel import READING, Exit, Stream
 from arena.seats.replies import Ending, Fault, FaultKind
 from arena.seats.sandbox import Confinement, Jail, bwrap_path, cgroups_on, identity_word
 
 _CHUNK = 1 << 16
 _PR_SET_PDEATHSIG = 1
-_EXIT_CHECK = 0.05  # while waiting for processes to end, how often to look at the stop token
 _REAP_WAIT = 5.0  # after SIGKILL: how long to wait for the kernel before giving up on a reap
 
 
@@ -449,7 +448,7 @@ class ParticipantProcess:
         others: something to read, or their end); which are."""
         if self.proc is None:
             return []
-        if streams == _READING:
+        if streams == READING:
             waiting = self._poll
         else:
             waiting = select.poll()  # poll, not select: select fails on descriptors above 1023
@@ -573,9 +572,6 @@ class ParticipantProcess:
         return reported
 
 
-_READING: tuple[Stream, ...] = ("stdout", "stderr")
-
-
 def _bwrap_status(data: bytes) -> dict[str, object]:
     """bwrap's JSON status documents (one per line), merged; what does not parse is skipped."""
     merged: dict[str, object] = {}
@@ -585,43 +581,3 @@ def _bwrap_status(data: bytes) -> dict[str, object]:
             if isinstance(document, dict):
                 merged.update(document)
     return merged
-
-
-def wait_for_exits(endings: list[Ending], grace: float) -> None:
-    """Wait up to `grace` seconds for every process to end, draining stderr meanwhile.
-
-    Each process is watched through a pidfd, which becomes readable when it ends (without
-    reaping it), so the wait ends the moment the last one does.
-    """
-    poller = select.poll()
-    ending: dict[int, Ending] = {}
-    logs: dict[int, Ending] = {}
-    try:
-        for one in endings:
-            try:
-                pidfd = os.pidfd_open(one.pid)
-            except OSError:  # the process is already gone
-                continue
-            ending[pidfd] = one
-            poller.register(pidfd, select.POLLIN)
-            if one.stderr_fd is not None:
-                logs[one.stderr_fd] = one
-                poller.register(one.stderr_fd, select.POLLIN)
-        deadline = time.monotonic() + grace
-        while ending:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or shutdown.should_stop():  # stopping: no grace
-                return
-            for fd, event in poller.poll(min(remaining, _EXIT_CHECK) * 1000):
-                if fd in ending:
-                    poller.unregister(fd)
-                    os.close(fd)
-                    del ending[fd]
-                elif fd in logs:
-                    logs[fd].drain()
-                    if event & (select.POLLHUP | select.POLLERR):
-                        poller.unregister(fd)
-                        del logs[fd]
-    finally:
-        for pidfd in ending:
-            os.close(pidfd)

@@ -2,25 +2,26 @@
 
 The seat's side of the protocol, whatever runs it: `Participant` (the interface the match loop
 talks to, with its whole lifecycle), `Answer` (one reply or the reason there is none), `Fault`
-and its kinds, `Exchange` (one transcript entry) and `SeatFault`, `decode_reply` (what counts
-as one JSON value), `BoundedLog` (a capped stderr), `InProcessParticipant` (a built-in bot run
-inside the arena) and `close_all` (the end of a match for every seat). Processes are
-`arena.seats.process`'s, lines `arena.seats.channel`'s. These values become JSON only at the
-replay boundary: `as_json` here, and `arena.replays.replay.read` back.
+and its kinds, `Exchange` (one transcript entry) and `SeatFault`, `Ending` (what to wait for
+while a seat ends), `decode_reply` (what counts as one JSON value), `BoundedLog` (a capped
+stderr), and two bases for participants: `Player` (one that is no process) and `Wrapped` (one
+that changes a part of another). It imports no participant: a built-in bot in the arena is
+`arena.seats.in_process`'s, processes are `arena.seats.process`'s, lines
+`arena.seats.channel`'s, the end of a match for every seat `arena.seats.ending`'s. These values
+become JSON only at the replay boundary: `as_json` here, and `arena.replays.replay.read` back.
 """
 
 from __future__ import annotations
 
-import json
-import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final, NamedTuple, Protocol
 
 from arena.base import jsontext
 from arena.engine.match import NO_REPLY
+from arena.engine.text import shorten
 
 RAW_CUT = 300  # characters of an offending line (or of the stderr tail) kept in a fault
 STDERR_TAIL = 2048  # bytes of stderr kept as the tail of a cut log
@@ -240,35 +241,6 @@ class Participant(Protocol):
     def stderr_text(self) -> str: ...
 
 
-def close_all(participants: Iterable[Participant], grace: float) -> None:
-    """End a match: close every stdin, give `grace` seconds to exit, kill every group, reap.
-
-    Never waits on a pipe: a forked child that keeps stdout open dies with its group. A second
-    Ctrl-C cuts the grace short but never the kills; it is raised again once all are done.
-    """
-    everyone = list(participants)
-    interrupted = False
-    try:
-        for participant in everyone:
-            participant.end_input()
-        endings = [e for p in everyone if (e := p.ending()) is not None]
-        if endings:  # processes, which `process` started: a replayed match has none
-            from arena.seats.process import wait_for_exits
-
-            wait_for_exits(endings, grace)
-    except KeyboardInterrupt:
-        interrupted = True
-    for participant in everyone:
-        while True:
-            try:
-                participant.kill()  # also when it exited by itself: its children may live on
-                break
-            except KeyboardInterrupt:
-                interrupted = True
-    if interrupted:
-        raise KeyboardInterrupt
-
-
 class Player:
     """Defaults for a participant that is no process: nothing to start, wait for or kill."""
 
@@ -415,8 +387,9 @@ def not_json(line: bytes, error: ValueError) -> str:
 
 
 def cut(data: bytes | str, limit: int = RAW_CUT) -> str:
+    """`data` as text for a fault's `raw`: its first `limit` characters, then how many more."""
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-    return text if len(text) <= limit else text[:limit] + f"… [{len(text) - limit} more]"
+    return shorten(text, limit, count=True)
 
 
 class BoundedLog:
@@ -456,46 +429,3 @@ class BoundedLog:
             f"{self.cut_bytes - kept} bytes dropped; the last {kept} follow]\n"
             + tail.decode("utf-8", "replace")
         )
-
-
-class InProcessParticipant(Player):
-    """A built-in bot run inside the arena: the same lines in and out as its subprocess form."""
-
-    def __init__(self, handle: Callable[[Any], Any]) -> None:
-        self.handle = handle
-        self._crashed: Fault | None = None
-        self.log = BoundedLog(1 << 16)
-
-    @property
-    def alive(self) -> bool:
-        return self._crashed is None
-
-    @property
-    def in_process(self) -> bool:
-        return True
-
-    @property
-    def confinement(self) -> str:
-        return "in-process"
-
-    def stderr_text(self) -> str:
-        return self.log.text()
-
-    def exchange(self, line: bytes, timeout: float) -> Answer:
-        if self._crashed:
-            return GONE
-        started = time.monotonic()
-        try:
-            reply = self.handle(json.loads(line))  # a fresh copy, as a subprocess would read
-            text = json.dumps(reply)
-        except Exception as error:  # noqa: BLE001 - a bot's bug is a fault, like a crash of its process
-            self._crashed = Fault(FaultKind.CRASHED, f"{type(error).__name__}: {error}")
-            self.log.feed(f"{type(error).__name__}: {error}\n".encode())
-            return Answer(NO_REPLY, time.monotonic() - started, self._crashed)
-        try:
-            # Through JSON and back, as over a pipe: tuples become lists, keys strings.
-            value = decode_reply(text.encode())
-        except ValueError as error:  # e.g. NaN: one bad reply, as from a subprocess
-            fault = Fault(FaultKind.NOT_JSON, f"reply is not JSON: {error}", cut(text))
-            return Answer(NO_REPLY, time.monotonic() - started, fault)
-        return Answer(value, time.monotonic() - started)

@@ -19,7 +19,6 @@ from arena.seats.process import (
     ParticipantProcess,
     ResourceLimits,
     Spawn,
-    wait_for_exits,
     wait_for_removals,
 )
 from arena.seats.replies import GONE, Answer, BoundedLog, Ending, Fault
@@ -142,6 +141,5 @@ class SubprocessParticipant:
 __all__ = [
     "ResourceLimits",
     "SubprocessParticipant",
-    "wait_for_exits",
     "wait_for_removals",
 ]

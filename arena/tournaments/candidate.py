@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from arena.tournaments.results import ResultLine
+from arena.tournaments.results import ResultLine, win_share
 from arena.tournaments.sprt import (
     Decision,
     Estimate,
@@ -34,7 +34,6 @@ from arena.tournaments.sprt import (
     NormalTest,
     SequentialTest,
     estimate,
-    match_point,
 )
 from arena.tournaments.standings import Standings, wilson
 
@@ -86,7 +85,7 @@ class CandidateTest:
             return
         group, rotation = divmod(match, self.seats)
         seat = names.index(self.name)
-        point: Fraction | float = match_point(places[seat], places)
+        point: Fraction | float = win_share(places[seat], places)
         luck = line.luck_adjusted if self.adjusted else None
         if luck is not None:
             point = float(luck.winShare[seat])

@@ -29,11 +29,9 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
-import hashlib
 import os
 import shutil
 import socket
-import stat
 import struct
 import threading
 import time
@@ -45,7 +43,7 @@ from typing import Any, Literal
 
 import arena
 from arena.base import shutdown
-from arena.base.config import Seat
+from arena.base.config import Seat, named_files
 from arena.base.errors import ArenaError, ConfigError
 
 # Dask's own types are not annotated; these names say what is meant where `Any` is used.
@@ -95,7 +93,9 @@ class Need:
 
             problem = sandbox.probe()
             return "a working bwrap" if problem is None else f"no sandbox ({problem})"
-        return _fingerprint(Path(self.target))
+        from arena.seats import fingerprint
+
+        return fingerprint.of_file(self.target)
 
     def describe(self) -> str:
         owner = f"participant {self.participant!r}" if self.participant else "the arena"
@@ -109,21 +109,6 @@ class Need:
         return owner + what
 
 
-def _fingerprint(path: Path) -> str:
-    try:
-        # Streamed (a participant's model file may be gigabytes), never blocking on a FIFO.
-        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as file:
-            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-                return "not a regular file"
-            digest = hashlib.file_digest(file, "sha256").hexdigest()[:16]
-    except FileNotFoundError:
-        return "missing"
-    except OSError as error:
-        return f"unreadable ({error.strerror or error})"
-    executable = " executable" if os.access(path, os.X_OK) else ""
-    return f"sha256 {digest}{executable}"
-
-
 def needs_of(
     seats: Sequence[Seat], *, in_process_bots: bool, sandbox: str = "none"
 ) -> tuple[Need, ...]:
@@ -131,9 +116,11 @@ def needs_of(
 
     With `sandbox="bwrap"`, every worker must be able to build the sandbox.
 
-    What a command names by path (`./bot`, `bots/alice.py`, `/opt/bots/bob`) must be the same
-    bytes on the worker as on the client; a program named bare (`python3`, `node`) need only be
-    on the worker's PATH, since machines may build their interpreters differently.
+    What a command names as its own (`./bot`, `bots/alice.py`, `/opt/bots/bob`: the files of
+    `config.named_files`, the one rule of what is a participant's program) must be the same
+    bytes on the worker as on the client (a folder it names need only be there); a program
+    named bare (`python3`, `node`) need only be on the worker's PATH, since machines may build
+    their interpreters differently.
     """
     needs: list[Need] = [Need("", "arena", "")]
     if sandbox == "bwrap":
@@ -145,23 +132,15 @@ def needs_of(
             if not in_process_bots:  # the arena's own interpreter, whatever its build
                 needs.append(Need(seat.name, "program", seat.command[0]))
             continue
-        program, *arguments = seat.command
-        needs.append(Need(seat.name, "file" if "/" in program else "program", program))
-        for argument in arguments:  # a script the interpreter runs, a data file it loads
-            candidate = _file_named(seat.cwd, argument)
-            if candidate is not None:
-                needs.append(Need(seat.name, "file", str(candidate)))
+        program = seat.command[0]
+        own = named_files(seat.command, seat.cwd, seat.env)  # its program, a script, a model...
+        if "/" not in program:
+            needs.append(Need(seat.name, "program", program))
+        elif (where := Path(os.path.abspath(seat.cwd / program))) not in own:
+            needs.append(Need(seat.name, "file", str(where)))  # not there: "missing" for all
+        for path in own:
+            needs.append(Need(seat.name, "folder" if path.is_dir() else "file", str(path)))
     return tuple(dict.fromkeys(needs))
-
-
-def _file_named(folder: Path, argument: str) -> Path | None:
-    if not argument or "\0" in argument or argument.startswith("-"):
-        return None
-    try:
-        candidate = (folder / argument).resolve()
-        return candidate if candidate.is_file() else None
-    except (OSError, ValueError):
-        return None
 
 
 def observe_all(needs: tuple[Need, ...]) -> tuple[str, ...]:

@@ -101,7 +101,7 @@ from __future__ import annotations
 import math
 import operator
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arena.base.normal import Z95
@@ -367,9 +367,20 @@ def _decompose(
         left = others
 
 
-def _maximise(data: _Data) -> list[float]:
+Solver = Callable[[_Data, Sequence[float], list[float]], list[float]]
+
+
+def _dense_step(data: _Data, w: Sequence[float], gradient: list[float]) -> list[float]:
+    """x with I · x = gradient, I the observed information, formed and solved."""
+    return _solve(_information(data, w), gradient)
+
+
+def _maximise(data: _Data, solve: Solver = _dense_step) -> list[float]:
     """θ by Newton's steps on the concave log-likelihood, each halved until it climbs, until
-    none moves θ more than TOLERANCE."""
+    none moves θ more than TOLERANCE. A step solves information · step = gradient with `solve`:
+    by default at once on the dense n × n information (`_dense_step`); for a large component,
+    `_conjugate_gradients`, whose products with the information cost one pass over the terms
+    and never form the matrix."""
     theta = [0.0] * len(data.names)
     current = _log_likelihood(data, theta)
     for _ in range(MOST_STEPS):
@@ -378,9 +389,8 @@ def _maximise(data: _Data) -> list[float]:
             s + PRIOR - 2 * PRIOR * wi / (1 + wi)
             for s, wi in zip(_scores(data.numerators, data.terms, w), w)
         ]
-        step = _solve(_information(data, w), gradient)
-        size = max((abs(x) for x in step), default=0.0)
-        if size < TOLERANCE:
+        step = solve(data, w, gradient)
+        if max((abs(x) for x in step), default=0.0) < TOLERANCE:
             break
         for _halving in range(60):
             trial = [t + x for t, x in zip(theta, step)]
@@ -678,7 +688,7 @@ def _fit_by_component(
             model = _Block(members, theta, bread, [bread[i][i] for i in range(len(bread))])
             block = _Block(members, theta, dense, [dense[i][i] for i in range(len(dense))], model)
         else:
-            theta = _maximise_large(data)
+            theta = _maximise(data, _conjugate_gradients)
             diagonal, inverse = _diagonal_sandwich(data, theta, deals)
             block = _Block(members, theta, None, diagonal, _Block(members, theta, None, inverse))
         blocks.append(
@@ -693,33 +703,6 @@ def _fit_by_component(
             )
         )
     return _table_by_component(blocks, component, matches, len(played), deals, reference)
-
-
-def _maximise_large(data: _Data) -> list[float]:
-    """θ by Newton's steps as `_maximise`, each solved by conjugate gradients preconditioned by
-    the information's diagonal: products with the information cost one pass over the terms,
-    never the n × n matrix."""
-    theta = [0.0] * len(data.names)
-    current = _log_likelihood(data, theta)
-    for _ in range(MOST_STEPS):
-        w = [math.exp(t) for t in theta]
-        gradient = [
-            s + PRIOR - 2 * PRIOR * wi / (1 + wi)
-            for s, wi in zip(_scores(data.numerators, data.terms, w), w)
-        ]
-        step = _conjugate_gradients(data, w, gradient)
-        if max((abs(x) for x in step), default=0.0) < TOLERANCE:
-            break
-        for _halving in range(60):
-            trial = [t + x for t, x in zip(theta, step)]
-            value = _log_likelihood(data, trial)
-            if value >= current:
-                break
-            step = [x / 2 for x in step]
-        else:
-            break
-        theta, current = trial, value
-    return theta
 
 
 def _shares(data: _Data, w: Sequence[float]) -> list[tuple[float, list[tuple[int, float]]]]:

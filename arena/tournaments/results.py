@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import functools
 import os
 import re
 import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
@@ -184,11 +186,24 @@ class ResultLine(BaseModel):
 _SEAT_TIMES = TypeAdapter(list[SeatReplyTimes | None], config=ConfigDict(strict=True))
 
 
-def win_shares(places: Sequence[int]) -> list[float]:
-    """Each seat's part of the win: 1/w for each of the w seats in first place, else 0."""
+def win_share(place: int, places: Sequence[int]) -> Fraction:
+    """A seat's part of the win of a match it finished at `place` (`Result.places`): 1/w for
+    each of the w seats in first place, else 0. Exact: the sequential test counts outcomes by
+    it (`tournaments.candidate`); `win_shares` is every seat's, as floats to add up."""
     best = min(places)
-    winners = sum(1 for place in places if place == best)
-    return [1 / winners if place == best else 0.0 for place in places]
+    return _one_in(places.count(best)) if place == best else Fraction(0)
+
+
+@functools.cache
+def _one_in(winners: int) -> Fraction:
+    return Fraction(1, winners)
+
+
+def win_shares(places: Sequence[int]) -> list[float]:
+    """Every seat's `win_share`, in seat order, as floats (float(1/w) is 1 / w exactly)."""
+    best = min(places)
+    share = float(win_share(best, places))
+    return [share if place == best else 0.0 for place in places]
 
 
 @dataclass
@@ -441,5 +456,6 @@ __all__ = [
     "checked",
     "confirmed",
     "read",
+    "win_share",
     "win_shares",
 ]

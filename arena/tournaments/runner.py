@@ -30,7 +30,8 @@ from arena.luck import Luck, measure
 from arena.referee.loop import MatchInterrupted, MatchRecord, play_match
 from arena.referee.seating import make_participants
 from arena.replays import replay
-from arena.seats.replies import FaultKind, Participant, SeatFault, close_all
+from arena.seats.ending import close_all
+from arena.seats.replies import FaultKind, Participant, SeatFault
 from arena.tournaments.results import ResultLine, win_shares
 
 KEPT_PER_WORKER = 16  # idle reusable participants one worker keeps (least recently used go)

@@ -59,12 +59,6 @@ class Decision(StrEnum):
     H1 = "H1"
 
 
-def match_point(place: int, places: Sequence[int]) -> Fraction:
-    """A seat's point in one match: 1/w for each of the w seats in first place, else 0."""
-    best = min(places)
-    return Fraction(1, sum(1 for p in places if p == best)) if place == best else Fraction(0)
-
-
 @dataclass(frozen=True)
 class Hypotheses:
     """share0 against share1, with the error rates alpha (false H1) and beta (false H0).
@@ -96,6 +90,15 @@ class Hypotheses:
     @property
     def upper(self) -> float:
         return math.log((1 - self.beta) / self.alpha)
+
+    def verdict(self, llr: float) -> Decision | None:
+        """H1 for a log-likelihood ratio at or above the upper bound, H0 at or below the lower,
+        else none yet (both tests decide by it)."""
+        if llr >= self.upper:
+            return Decision.H1
+        if llr <= self.lower:
+            return Decision.H0
+        return None
 
 
 def regularised(counts: Mapping[Fraction, float]) -> list[tuple[float, float]]:
@@ -175,10 +178,7 @@ class SequentialTest:
         self.llr = llr(self.counts, h.share0, h.share1)
         self.history.append((self.groups, self.llr))
         if self.groups >= self.first_decision:
-            if self.llr >= h.upper:
-                self.decision = Decision.H1
-            elif self.llr <= h.lower:
-                self.decision = Decision.H0
+            self.decision = h.verdict(self.llr)
         return self.decision
 
     @property
@@ -227,10 +227,7 @@ class NormalTest:
         self.llr = n / 2 * math.log(var0 / var1)
         self.history.append((n, self.llr))
         if n >= self.first_decision:
-            if self.llr >= h.upper:
-                self.decision = Decision.H1
-            elif self.llr <= h.lower:
-                self.decision = Decision.H0
+            self.decision = h.verdict(self.llr)
         return self.decision
 
     @property

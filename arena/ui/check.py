@@ -51,15 +51,9 @@ from arena.referee.loop import (
     rule_fault,
 )
 from arena.referee.seating import participant_env
-from arena.seats.replies import (
-    Answer,
-    FaultKind,
-    InProcessParticipant,
-    Participant,
-    Wrapped,
-    close_all,
-    quit_at_match_end,
-)
+from arena.seats.ending import close_all
+from arena.seats.in_process import InProcessParticipant
+from arena.seats.replies import Answer, FaultKind, Participant, Wrapped, quit_at_match_end
 from arena.seats.sandbox import Confinement, Jail
 from arena.seats.transport import SubprocessParticipant
 from arena.ui import silence

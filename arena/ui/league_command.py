@@ -25,6 +25,7 @@ import typer
 
 from arena.base.errors import ArenaError, ConfigError
 from arena.bots import Level
+from arena.engine.text import listed
 
 league_app = typer.Typer(help="A season: submissions, matchmaking and a live leaderboard.")
 
@@ -589,7 +590,7 @@ def submit(
         data, left_out = _packed(path)
         filename = "bot.tar.gz"
         if left_out:
-            shown = ", ".join(left_out[:5]) + (", …" if len(left_out) > 5 else "")
+            shown = listed(left_out, 5)
             print(
                 f"left out {len(left_out)} link(s) to a folder or to nothing "
                 f"(an upload holds files): {shown}",

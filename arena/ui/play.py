@@ -43,7 +43,8 @@ from arena.referee.loop import MatchInterrupted, MatchRecord, Unobserved, play_m
 from arena.replays import replay as replay_module
 from arena.replays.timeline import Step, StepKind, TimelineBuilder, rank_name, rules_summary
 from arena.seats.human import HumanSeat, QuitGame
-from arena.seats.replies import Exchange, InProcessParticipant, Participant, SeatFault
+from arena.seats.in_process import InProcessParticipant
+from arena.seats.replies import Exchange, Participant, SeatFault
 from arena.ui.show import Names, book_strip, hand_text, seat_style
 
 HUMAN = 0

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.base.errors import ConfigError
+from arena.engine.text import listed
 from arena.referee.loop import ReplyTimes
 from arena.tournaments import results as results_file
 from arena.tournaments import summary as summary_module
@@ -76,7 +77,7 @@ def _without(tournament: str, selection: Selection, name: str | None, unread: in
         if name not in names:
             raise ConfigError(
                 f"--without {name}: no such participant in tournament {tournament}"
-                f" (it has {', '.join(sorted(names)[:8])}{'…' if len(names) > 8 else ''})"
+                f" (it has {listed(sorted(names), 8)})"
             )
         kept = [entry for entry in entries if name not in entry.seating]
     return Chosen(

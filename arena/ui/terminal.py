@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from arena.engine.text import shorten
+
 if TYPE_CHECKING:
     from rich.text import Text
 
@@ -22,10 +24,7 @@ def printable(text: str, limit: int = 80) -> str:
     """`text` with a newline, CR or tab written as `\\n`, `\\r`, `\\t` (they matter in a reply),
     every other C0/C1 control character as `?`, an invisible or direction-changing character or a
     lone surrogate as `\\uXXXX`, cut to `limit`."""
-    cleaned = _CONTROL.sub(_visible, text)
-    if len(cleaned) > limit:
-        cleaned = cleaned[: limit - 1] + "…"
-    return cleaned
+    return shorten(_CONTROL.sub(_visible, text), limit)
 
 
 def _visible(found: re.Match[str]) -> str:
