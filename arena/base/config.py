@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import MISSING
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.fields import FieldInfo
@@ -60,7 +60,7 @@ def toml_name(field: str) -> str:
     return head + "".join(word.capitalize() for word in words)
 
 
-class _Section(BaseModel, frozen=True):
+class Section(BaseModel, frozen=True):
     """A table of the config: snake_case in Python, the contract's names in files.
 
     Python code builds one by field name (`LimitsSection(reply_timeout=1)`); a file's data goes
@@ -86,6 +86,9 @@ class _Section(BaseModel, frozen=True):
         """The table from a file's data: only the file's spelling of a key is known (one
         spelling in files; `reply_timeout` is an unknown key). Raises ValidationError."""
         return cls.model_validate(data, by_alias=True, by_name=False)
+
+
+_Section = Section  # (the config's own sections)
 
 
 def _declared(kind: type[Any]) -> dict[str, Any]:
@@ -343,7 +346,8 @@ def rule_warnings(config: Config) -> list[str]:
 
 
 class Seat(BaseModel):
-    """A participant ready to run: its name and the argument list that starts it."""
+    """A participant ready to run: its name and the argument list that starts it, with what its
+    sandbox may read (a `seat` is an index at the table; an entrant is who sits there)."""
 
     model_config = ConfigDict(frozen=True, defer_build=True)
 
@@ -386,6 +390,26 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
     except RecursionError:
         raise ConfigError(f"{path}: not valid TOML: nested too deeply") from None
+
+
+def read_file(path: Path) -> dict[str, Any]:
+    """A config file's data (its TOML), read as `load` reads it, for a file that adds tables of
+    its own (`league.toml`'s `[league]`). Raises ConfigError (one line)."""
+    return _read_toml(path)
+
+
+SectionT = TypeVar("SectionT", bound=Section)
+
+
+def read_section(path: Path, name: str, model: type[SectionT], data: Any) -> SectionT:
+    """The table `[name]` of the file at `path` (`data`: the file's, or {} when it has none),
+    checked by `model`. Raises ConfigError: one line naming the file and `name.key`."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: [{name}] must be a table")
+    try:
+        return model.read(data)
+    except ValidationError as error:
+        raise ConfigError(f"{path}: {name}.{_first_problem(error)}") from None
 
 
 def load(

@@ -326,7 +326,9 @@ class ReplayEntry(EntryModel):
 
 
 class Replay(ReplayModel):
-    """The replay file (contract §6). Keys beyond these (events, faults, timings) are informative."""
+    """The replay file (contract §6), strictly: the model of its JSON Schema (`arena schema`);
+    `replays.replay.Replay` is the file as the arena reads it back. Keys beyond these (events,
+    faults, timings) are informative."""
 
     transcript: list[ReplayEntry]  # type: ignore[assignment]
 
