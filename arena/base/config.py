@@ -345,7 +345,7 @@ def rule_warnings(config: Config) -> list[str]:
     return warnings
 
 
-class Seat(BaseModel):
+class Entrant(BaseModel):
     """A participant ready to run: its name and the argument list that starts it, with what its
     sandbox may read (a `seat` is an index at the table; an entrant is who sits there)."""
 
@@ -414,7 +414,7 @@ def read_section(path: Path, name: str, model: type[SectionT], data: Any) -> Sec
 
 def load(
     path: Path, *, seed: int | None = None, matches: int | None = None
-) -> tuple[Config, list[Seat]]:
+) -> tuple[Config, list[Entrant]]:
     """Read, check and resolve a config file. Creates nothing.
 
     Raises ConfigError (one line) for anything wrong with it, WriteError when its replays
@@ -428,7 +428,7 @@ def load(
     return validate(path, data)
 
 
-def validate(path: Path, data: dict[str, Any]) -> tuple[Config, list[Seat]]:
+def validate(path: Path, data: dict[str, Any]) -> tuple[Config, list[Entrant]]:
     """Check and resolve a config's data, as if read from `path` (its folder is the base of
     relative paths; `path` names it in messages). Raises as `load`."""
     try:
@@ -551,7 +551,7 @@ def _module(command: Sequence[str], folder: Path, env: Mapping[str, str] | None)
     return []
 
 
-def _with_hidden(path: Path, replays: Path, seats: list[Seat]) -> list[Seat]:
+def _with_hidden(path: Path, replays: Path, seats: list[Entrant]) -> list[Entrant]:
     """Each seat with what it must not see: the config, the replays folder (results and
     standings are in it), and every other participant's named files that are not its own."""
     config_file = str(path.resolve())
@@ -625,12 +625,12 @@ def _check_consistency(path: Path, config: Config) -> None:
         raise ConfigError(f"{path}: rules.{key}: {error}") from None
 
 
-def _resolve(path: Path, index: int, participant: ParticipantSection, replays: Path) -> Seat:
+def _resolve(path: Path, index: int, participant: ParticipantSection, replays: Path) -> Entrant:
     folder = path.resolve().parent
     key = f"participants[{index}].command"
     read_only = tuple(_read_only(path, index, participant, replays))
     if participant.bot is not None:
-        return Seat(
+        return Entrant(
             name=participant.name,
             command=bot_command(participant.bot),
             cwd=folder,
@@ -652,7 +652,7 @@ def _resolve(path: Path, index: int, participant: ParticipantSection, replays: P
         program = resolve_program(command[0], folder)
     except ConfigError as error:
         raise ConfigError(f"{path}: {key}: {error}") from None
-    return Seat(
+    return Entrant(
         name=participant.name,
         command=(program, *command[1:]),
         cwd=folder,

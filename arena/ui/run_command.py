@@ -23,7 +23,7 @@ from arena.ui.say import count, err, fail, out, relative, user_errors, widen_whe
 # Start-up: imported by `arena --help`; the rooms below are imported by the functions that
 # use them (bench/startup.py measures it).
 if TYPE_CHECKING:
-    from arena.base.config import Config, Seat
+    from arena.base.config import Config, Entrant
     from arena.tournaments.cluster import Cluster
     from arena.tournaments.executors import MatchExecutor
     from arena.tournaments.runner import MatchPlayed
@@ -159,7 +159,7 @@ def _prepared(
     ctx: typer.Context,
     config: Path,
     settings: "Config",
-    seats: "list[Seat]",
+    seats: "list[Entrant]",
     *,
     jobs: int | None,
     resume: bool,
@@ -218,7 +218,7 @@ def run_loaded(
     ctx: typer.Context,
     config: Path,
     settings: "Config",
-    seats: "list[Seat]",
+    seats: "list[Entrant]",
     *,
     jobs: int | None,
     resume: bool,
