@@ -459,6 +459,43 @@ def test_every_league_command_has_help_naming_each_value(command: str) -> None:
         assert all(len(row.split()) > 3 for row in line.splitlines() if "[required]" in row), line
 
 
+def test_a_league_server_that_fails_is_the_arenas_failure_exit_1(tmp_path: Path) -> None:
+    """A 5xx from the league is its own failure (exit 1), not a verdict on the bot (3) nor the
+    user's input (2): told apart through the real CLI, against a loopback server."""
+    import http.server
+    import threading
+
+    class Failing(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            body = b'{"error": "the database is locked"}'
+            self.send_response(503)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Failing)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        bot = tmp_path / "bot"
+        bot.mkdir()
+        (bot / "bot.toml").write_text('command = ["python3", "bot.py"]\n')
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        failed = arena("submit", url, "abot", str(bot), "--token", "t0ken", check=False)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert failed.returncode == 1, failed.stderr
+    assert failed.stderr.strip().splitlines() == [
+        f"{url}: the league failed (503): the database is locked"
+    ]
+
+
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
     for args in (
         ("status", str(tmp_path / "nowhere")),
