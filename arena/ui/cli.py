@@ -3,12 +3,12 @@
 set-up and the one place a command's end becomes an exit status (`command`). What every command
 says goes through `arena.ui.say`; `arena play`'s screen is drawn by `arena.ui.play`.
 
-Exit status (docs/cli.md): 0 when the command did its work (the matches played, whatever the
-participants did), 1 for a failure of the arena itself (e.g. a replay it could not write, or a
-stdout that could not take the output), 2 for a bad config, option or file of the user's, 4
-when `arena sprt` accepts H0 and 3 when it reaches its cap undecided, 128 + the signal when
-stopped by one (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP; see `arena.base.shutdown` and
-docs/stopping.md).
+Exit status (docs/contract.md §5.6): 0 when the command did its work (the matches played,
+whatever the participants did), 1 for a failure of the arena itself (e.g. a replay it could not
+write, or a stdout that could not take the output), 2 for a bad config, option or file of the
+user's, 4 when `arena sprt` accepts H0, 3 when it reaches its cap undecided or when `arena
+league submit`'s league refused the version, 128 + the signal when stopped by one (130 for
+Ctrl-C, 143 for SIGTERM, 129 for SIGHUP; see `arena.base.shutdown` and docs/stopping.md).
 """
 
 import os

@@ -6,9 +6,10 @@
         settings, seats = config.load(path)  # a ConfigError: its line on stderr, exit 2
     fail("--seat 5: the replay has seats 0..3", 2)
 
-Exit statuses (docs/cli.md): 0 done, 1 the arena's own failure, 2 a bad config, option or file
-of the user's; a command may add its own verdicts (`arena sprt`: 3, 4). Only typer, the
-standard library and the arena's errors are imported here: `arena --help` stays light.
+Exit statuses (docs/contract.md §5.6): 0 done, 1 the arena's own failure, 2 a bad config,
+option or file of the user's; a command may add its own verdicts (`arena sprt`: 3, 4; `arena
+league submit`: 3). Only typer, the standard library and the arena's errors are imported here:
+`arena --help` stays light.
 """
 
 from __future__ import annotations
