@@ -86,9 +86,9 @@ def matches_to_order(
 def throughput(matches: int) -> tuple[float, float]:
     """(league matches/s, arena run matches/s) for the same 20-bot field, one job each."""
     from arena.league.season import Season
+    from arena.league.settings import load as load_config
     from arena.league.store import Store
     from arena.tournaments.executors import InlineExecutor
-    from arena.ui.league_command import load_config
 
     with tempfile.TemporaryDirectory() as folder_name:
         folder = Path(folder_name)

@@ -25,10 +25,10 @@ from arena.bots import BOTS as BUILT_IN_BOTS
 from arena.engine.cards import Card, new_pack
 from arena.engine.match import NO_REPLY, Match, MatchSetup
 from arena.engine.rules import Ask, NextPlayer, Refusal, Rules, verify_ask
+from arena.referee import check, check_report, hints
 from arena.referee.loop import play_match
 from arena.seats.in_process import InProcessParticipant
 from arena.seats.replies import Answer, Fault, FaultKind
-from arena.ui import check
 
 ARENA = str(Path(sys.executable).parent / "arena")
 ROOT = Path(__file__).parent.parent
@@ -235,7 +235,7 @@ def test_the_family_rules_scenario_sends_lucky_draws_and_refills_an_empty_hand()
 def test_the_stalled_note_says_loudly_what_clockwise_means(
     next_player: NextPlayer, loud: bool
 ) -> None:
-    note = check.stalled_note(Rules(next_player=next_player))
+    note = hints.stalled_note(Rules(next_player=next_player))
     assert note.startswith("stalled: 100 asks in a row moved no card")
     assert ("AFTER THE ONE ASKED" in note) is loud
 
@@ -250,7 +250,7 @@ def test_the_stalled_note_says_how_two_seats_keep_the_turn_from_a_third(
     # A season of the example bots at 3 seats: 74 of 120 matches stalled under "Asked" (two of
     # them asking each other for ranks they lack, the third never asking), none under "After
     # asker".
-    note = check.stalled_note(Rules(next_player=next_player), seats)
+    note = hints.stalled_note(Rules(next_player=next_player), seats)
     assert ('"After asker" passes it round the table' in note) is told
 
 
@@ -261,7 +261,7 @@ def test_a_stalled_check_shows_its_note() -> None:
         "several decks", "3 decks", outcome="stalled", note="stalled: why"
     )
     console = Console(width=200, record=True, color_system=None)
-    for part in check.render(check.CheckReport(["bot"], [stalled])):
+    for part in check_report.render(check.CheckReport(["bot"], [stalled])):
         console.print(part)
     assert "stalled: why" in console.export_text()
 
@@ -272,7 +272,7 @@ def test_a_start_up_near_its_limit_is_a_warning(seconds: float, warned: bool) ->
     # out at init on a tournament's busier machine.
     started = check.ScenarioReport("normal match", "2 seats", startup=seconds)
     report = check.CheckReport(["bot"], [started], startup_limit=10.0)
-    text = " ".join(str(getattr(part, "plain", "")) for part in check.render(report))
+    text = " ".join(str(getattr(part, "plain", "")) for part in check_report.render(report))
     assert f"({seconds * 10:.0f}% of the 10 s limit)" in text
     assert ("warning: the start-up took 78% of its limit" in text) is warned
     assert ("cargo build --release" in text) is warned
@@ -529,11 +529,11 @@ def test_skipped_checks_are_not_counted_as_failed() -> None:
 
 
 def test_one_reply_is_one_reply() -> None:
-    from arena.ui import check as check_module
+    from arena.referee import check as check_module
 
     scenario = check_module.ScenarioReport("normal match", "2 seats", latencies=[0.001])
     report = check_module.CheckReport(["bot"], [scenario])
-    text = " ".join(str(getattr(part, "plain", "")) for part in check_module.render(report))
+    text = " ".join(str(getattr(part, "plain", "")) for part in check_report.render(report))
     assert "over 1 reply" in text and "over 1 replies" not in text
 
 

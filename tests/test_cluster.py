@@ -23,7 +23,7 @@ import pytest
 from command import arena_here
 
 import arena
-from arena.base.config import Seat, bot_command
+from arena.base.config import Entrant, bot_command
 from arena.tournaments.cluster import (
     ClusterError,
     DaskExecutor,
@@ -66,8 +66,8 @@ def address(cluster: Any) -> str:
     return str(cluster.scheduler_address)
 
 
-def seat(tmp_path: Path, name: str, *command: str, bot: str | None = None) -> Seat:
-    return Seat(name=name, command=command, cwd=tmp_path, env={}, bot=bot)
+def seat(tmp_path: Path, name: str, *command: str, bot: str | None = None) -> Entrant:
+    return Entrant(name=name, command=command, cwd=tmp_path, env={}, bot=bot)
 
 
 # --- what a worker is checked for ------------------------------------------------------------

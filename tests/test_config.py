@@ -32,7 +32,7 @@ def _seat(name: str, rest: str) -> str:
     return f"[[participants]]\nname = {json.dumps(name)}\n{rest}\n"
 
 
-def _load(tmp_path: Path, text: str) -> tuple[config_module.Config, list[config_module.Seat]]:
+def _load(tmp_path: Path, text: str) -> tuple[config_module.Config, list[config_module.Entrant]]:
     path = tmp_path / "config.toml"
     path.write_text(text)
     return config_module.load(path)

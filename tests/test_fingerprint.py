@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from arena.base import config
-from arena.base.config import Seat
+from arena.base.config import Entrant
 from arena.seats import fingerprint
 
 
-def _seat(tmp_path: Path, table: str) -> Seat:
+def _seat(tmp_path: Path, table: str) -> Entrant:
     path = tmp_path / "league" / "config.toml"
     path.parent.mkdir(exist_ok=True)
     path.write_text(table + '[[participants]]\nname = "other"\nbot = "random"\n', encoding="utf-8")
@@ -112,7 +112,7 @@ def test_built_in_bots_are_their_level_and_the_arena_code_they_run(tmp_path: Pat
     assert fingerprint.of(hard) == fingerprint.of(again) != fingerprint.of(easy)
 
 
-def _plainly(seat: Seat) -> str:
+def _plainly(seat: Entrant) -> str:
     """The fingerprint as the module's docstring defines it, written plainly: every given path
     walked in order on one budget, a runtime's installation too."""
     digest = hashlib.sha256()

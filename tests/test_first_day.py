@@ -214,7 +214,7 @@ def test_the_buffering_advice_covers_perl_and_ruby(language: str, advice: str) -
 
 
 def test_wins_that_shared_places_split_print_to_two_decimals_at_most() -> None:
-    from arena.ui.terminal import share_count
+    from arena.base.terminal import share_count
 
     assert [share_count(w) for w in (52.0, 51.5, 155 / 3, 0.0, 1 / 3)] == [
         "52",

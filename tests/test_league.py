@@ -111,7 +111,7 @@ def make_league(
     init = arena("init", str(folder), "--config", str(tmp_path / "league.toml"))
     tokens = {"organiser": init.stdout.split("shown once): ")[1].strip()}
     for level in bots:
-        arena("add", str(folder), "rando" if level == "random" else level, "--bot", level)
+        arena("add", str(folder), "rando" if level == "random" else level, "--level", level)
     for name in OWNERS:
         tokens[name] = arena("owner", str(folder), name).stdout.strip()
     return folder, tokens
@@ -419,10 +419,87 @@ def test_kill_9_and_restart_lose_and_double_nothing(
     assert all((folder / "replays" / replay).is_file() for _, _, replay in rows)
 
 
+def test_a_level_is_given_by_level_and_bot_is_its_old_name_with_a_note(tmp_path: Path) -> None:
+    folder = tmp_path / "season"
+    arena("init", str(folder))
+    added = arena("add", str(folder), "house", "--bot", "hard")
+    assert added.stdout == "added house\n"
+    assert added.stderr == "note: --bot is now --level; the old name goes in the next release\n"
+    both = arena("add", str(folder), "x", "--bot", "hard", "--level", "easy", check=False)
+    assert both.returncode == 2 and "give --level alone" in both.stderr
+    assert "--bot" not in arena("add", "--help").stdout  # hidden
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "init",
+        "owner",
+        "add",
+        "status",
+        "results",
+        "pause",
+        "disk",
+        "serve",
+        "submit",
+        "owners list",
+        "owners rename",
+        "owners remove",
+        "owners token",
+    ],
+)
+def test_every_league_command_has_help_naming_each_value(command: str) -> None:
+    shown = arena(*command.split(), "--help")
+    usage, about = shown.stdout.split("\n\n")[:2]
+    assert usage.startswith("Usage: ") and f"league {command} [OPTIONS]" in usage, usage
+    assert about.strip(), shown.stdout  # a help line
+    arguments, options = shown.stdout.split("Options:\n", 1)
+    assert re.findall(r"<[a-z]+>", options) == [], options  # a metavar, not typer's "<int>"
+    for line in arguments.split("Arguments:\n", 1)[1:]:  # each argument says what it is
+        assert all(len(row.split()) > 3 for row in line.splitlines() if "[required]" in row), line
+
+
+def test_a_league_server_that_fails_is_the_arenas_failure_exit_1(tmp_path: Path) -> None:
+    """A 5xx from the league is its own failure (exit 1), not a verdict on the bot (3) nor the
+    user's input (2): told apart through the real CLI, against a loopback server."""
+    import http.server
+    import threading
+
+    class Failing(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            body = b'{"error": "the database is locked"}'
+            self.send_response(503)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Failing)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        bot = tmp_path / "bot"
+        bot.mkdir()
+        (bot / "bot.toml").write_text('command = ["python3", "bot.py"]\n')
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        failed = arena("submit", url, "abot", str(bot), "--token", "t0ken", check=False)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert failed.returncode == 1, failed.stderr
+    assert failed.stderr.strip().splitlines() == [
+        f"{url}: the league failed (503): the database is locked"
+    ]
+
+
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
     for args in (
         ("status", str(tmp_path / "nowhere")),
-        ("add", str(tmp_path / "nowhere"), "x", "--bot", "easy"),
+        ("add", str(tmp_path / "nowhere"), "x", "--level", "easy"),
     ):
         result = arena(*args, check=False)
         assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
@@ -663,7 +740,8 @@ def test_submit_from_a_writers_machine_with_the_real_cli(
     os.link(bot / "a-build-output.py", bot / "bot.py")
     (bot / "latest").symlink_to("nowhere")
     refused = arena("submit", server.url, "clibot", str(bot), "--token", "wrong", check=False)
-    assert refused.returncode == 2 and "refused (401)" in refused.stderr.splitlines()[-1]
+    # Refused by the league: exit 3 (docs/contract.md §5.6), not 2 (bad input) nor 1.
+    assert refused.returncode == 3 and "refused (401)" in refused.stderr.splitlines()[-1]
     accepted = arena("submit", server.url, "clibot", str(bot), "--token", tokens["ann"])
     assert accepted.stdout.strip() == "clibot v1 accepted", accepted.stderr
     assert "left out 1 link(s) to a folder or to nothing (an upload holds files): latest\n" in (
@@ -673,7 +751,7 @@ def test_submit_from_a_writers_machine_with_the_real_cli(
     (bot / "target").mkdir()
     (bot / "target" / "debug-build").write_bytes(os.urandom(9 << 20))
     refused = arena("submit", server.url, "clibot", str(bot), "--token", tokens["ann"], check=False)
-    assert refused.returncode == 2
+    assert refused.returncode == 3
     assert "refused (413): " in refused.stderr
     assert "; the largest parts of mybot: target/ 9.4 MB, " in refused.stderr
     assert "clibot" in names_on(server)

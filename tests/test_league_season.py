@@ -500,3 +500,22 @@ def test_a_stderr_tail_cut_inside_a_path_shows_no_part_of_it(tmp_path: Path) -> 
             assert len(shown) <= tail and shown.startswith("at bot.py"), tail
     finally:
         store.close()
+
+
+def test_a_league_toml_is_read_into_typed_settings_in_either_spelling(tmp_path: Path) -> None:
+    """`[league]` is read through the config's own path to typed settings; a league.toml
+    spelled as before (camelCase, or Python's snake_case, which it has always taken) still
+    works."""
+    from arena.league import settings
+
+    (tmp_path / "league.toml").write_text(
+        '[tournament]\nseats = 3\ntitle = "class"\n'
+        "[league]\nseats = [2, 4, 3, 2]\narchiveBytes = 1000\nbuild_seconds = 30\n"
+        'buildMemoryMiB = 64\nuploadsPerMinute = 5\ndeadline = "2026-12-18T16:00:00+01:00"\n'
+    )
+    read = settings.load(tmp_path)
+    assert read.sizes == (2, 3, 4)
+    assert read.config.tournament.title == "class" and read.config.tournament.seats == 3
+    assert (read.unpack.archive_bytes, read.build.seconds, read.build.memory_mib) == (1000, 30, 64)
+    assert read.site.uploads == 5 and read.league.deadline is not None
+    assert read.league.deadline.utcoffset() is not None

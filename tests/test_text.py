@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from arena.base.terminal import printable
 from arena.engine.rules import shown
 from arena.engine.text import listed, shorten
 from arena.seats.replies import cut
-from arena.ui.terminal import printable
 
 
 def test_a_text_that_fits_is_whole_and_a_longer_one_ends_in_an_ellipsis_within_the_limit() -> None:

@@ -128,7 +128,7 @@ def bots_config(
     return write_config(folder, f"{header}\n[tournament]\n{tournament_section}\n{participants}")
 
 
-def load(path: Path, **overrides: Any) -> tuple[config_module.Config, list[config_module.Seat]]:
+def load(path: Path, **overrides: Any) -> tuple[config_module.Config, list[config_module.Entrant]]:
     return config_module.load(path, **overrides)
 
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import MISSING
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -60,7 +60,7 @@ def toml_name(field: str) -> str:
     return head + "".join(word.capitalize() for word in words)
 
 
-class _Section(BaseModel, frozen=True):
+class Section(BaseModel, frozen=True):
     """A table of the config: snake_case in Python, the contract's names in files.
 
     Python code builds one by field name (`LimitsSection(reply_timeout=1)`); a file's data goes
@@ -86,6 +86,9 @@ class _Section(BaseModel, frozen=True):
         """The table from a file's data: only the file's spelling of a key is known (one
         spelling in files; `reply_timeout` is an unknown key). Raises ValidationError."""
         return cls.model_validate(data, by_alias=True, by_name=False)
+
+
+_Section = Section  # (the config's own sections)
 
 
 def _declared(kind: type[Any]) -> dict[str, Any]:
@@ -342,8 +345,9 @@ def rule_warnings(config: Config) -> list[str]:
     return warnings
 
 
-class Seat(BaseModel):
-    """A participant ready to run: its name and the argument list that starts it."""
+class Entrant(BaseModel):
+    """A participant ready to run: its name and the argument list that starts it, with what its
+    sandbox may read (a `seat` is an index at the table; an entrant is who sits there)."""
 
     model_config = ConfigDict(frozen=True, defer_build=True)
 
@@ -388,9 +392,29 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: not valid TOML: nested too deeply") from None
 
 
+def read_file(path: Path) -> dict[str, Any]:
+    """A config file's data (its TOML), read as `load` reads it, for a file that adds tables of
+    its own (`league.toml`'s `[league]`). Raises ConfigError (one line)."""
+    return _read_toml(path)
+
+
+SectionT = TypeVar("SectionT", bound=Section)
+
+
+def read_section(path: Path, name: str, model: type[SectionT], data: Any) -> SectionT:
+    """The table `[name]` of the file at `path` (`data`: the file's, or {} when it has none),
+    checked by `model`. Raises ConfigError: one line naming the file and `name.key`."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: [{name}] must be a table")
+    try:
+        return model.read(data)
+    except ValidationError as error:
+        raise ConfigError(f"{path}: {name}.{first_problem(error, model)}") from None
+
+
 def load(
     path: Path, *, seed: int | None = None, matches: int | None = None
-) -> tuple[Config, list[Seat]]:
+) -> tuple[Config, list[Entrant]]:
     """Read, check and resolve a config file. Creates nothing.
 
     Raises ConfigError (one line) for anything wrong with it, WriteError when its replays
@@ -404,7 +428,7 @@ def load(
     return validate(path, data)
 
 
-def validate(path: Path, data: dict[str, Any]) -> tuple[Config, list[Seat]]:
+def validate(path: Path, data: dict[str, Any]) -> tuple[Config, list[Entrant]]:
     """Check and resolve a config's data, as if read from `path` (its folder is the base of
     relative paths; `path` names it in messages). Raises as `load`."""
     try:
@@ -527,7 +551,7 @@ def _module(command: Sequence[str], folder: Path, env: Mapping[str, str] | None)
     return []
 
 
-def _with_hidden(path: Path, replays: Path, seats: list[Seat]) -> list[Seat]:
+def _with_hidden(path: Path, replays: Path, seats: list[Entrant]) -> list[Entrant]:
     """Each seat with what it must not see: the config, the replays folder (results and
     standings are in it), and every other participant's named files that are not its own."""
     config_file = str(path.resolve())
@@ -601,12 +625,12 @@ def _check_consistency(path: Path, config: Config) -> None:
         raise ConfigError(f"{path}: rules.{key}: {error}") from None
 
 
-def _resolve(path: Path, index: int, participant: ParticipantSection, replays: Path) -> Seat:
+def _resolve(path: Path, index: int, participant: ParticipantSection, replays: Path) -> Entrant:
     folder = path.resolve().parent
     key = f"participants[{index}].command"
     read_only = tuple(_read_only(path, index, participant, replays))
     if participant.bot is not None:
-        return Seat(
+        return Entrant(
             name=participant.name,
             command=bot_command(participant.bot),
             cwd=folder,
@@ -628,7 +652,7 @@ def _resolve(path: Path, index: int, participant: ParticipantSection, replays: P
         program = resolve_program(command[0], folder)
     except ConfigError as error:
         raise ConfigError(f"{path}: {key}: {error}") from None
-    return Seat(
+    return Entrant(
         name=participant.name,
         command=(program, *command[1:]),
         cwd=folder,

@@ -29,7 +29,7 @@ from typing import Any
 
 import gymnasium
 
-from arena.base.config import LimitsSection, Seat, bot_command, resolve_program
+from arena.base.config import Entrant, LimitsSection, bot_command, resolve_program
 from arena.engine.match import MatchSetup, Outcome
 from arena.engine.rules import Rules
 from arena.env.aec import Draws, Reward, chosen_rules, raw_env
@@ -81,9 +81,9 @@ class SeatEnv(gymnasium.Env[dict[str, Any], int]):
         self._inbox: list[dict[str, Any]] = []
 
     @staticmethod
-    def _seat_of(opponent: Opponent, number: int) -> Seat:
+    def _seat_of(opponent: Opponent, number: int) -> Entrant:
         if isinstance(opponent, str):
-            return Seat(
+            return Entrant(
                 name=f"{opponent}-{number + 1}",
                 command=bot_command(opponent),
                 cwd=Path.cwd(),
@@ -92,7 +92,7 @@ class SeatEnv(gymnasium.Env[dict[str, Any], int]):
             )
         command = list(opponent)
         program = resolve_program(command[0], Path.cwd())
-        return Seat(
+        return Entrant(
             name=f"{Path(command[-1]).stem}-{number + 1}",
             command=(program, *command[1:]),
             cwd=Path.cwd(),

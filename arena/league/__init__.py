@@ -5,6 +5,7 @@
     app = web.app(store, ...)               # the pages and the API (docs/league.md)
 
 The league sits above `tournaments` (it plays through `runner.play_task` and the executors) and
-below `ui`: what it needs from the command line's layer (`arena check`'s judgement of a
-submission, the replay viewer) is handed to it by `arena.ui.league_command` as functions.
+below `ui`: it checks a submission with `arena check`'s own judgement (`arena.referee.check`,
+`intake.arena_check`); the replay viewer, a page of the command line's layer, is handed to it by
+`arena.ui.league_command` as a function.
 """

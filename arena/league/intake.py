@@ -3,8 +3,8 @@
     version = intake.submit(store, "ann-bot", owner, data, check, limits)
 
 `check(command, folder, shown) -> (passed, report)` is `arena check`'s judgement (its report
-headed by `shown`, the command as `bot.toml` gives it, not the league's paths), handed in by the
-command line's layer (`arena.ui.league_command`), run in the sandbox as a match would be: the
+headed by `shown`, the command as `bot.toml` gives it, not the league's paths): `arena_check`
+makes it from `arena.referee.check`, run in the sandbox as a match would be: the
 version's seat (`season.seat_for`), whose fingerprint (`arena.seats.fingerprint`, what `arena
 run` records) the version carries. A
 refused archive leaves nothing behind and the bot's current version keeps playing.
@@ -17,6 +17,8 @@ import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from arena.base.config import LimitsSection
+from arena.base.errors import ConfigError
 from arena.engine.text import listed
 from arena.league.build import BuildFailed, BuildSettings, build
 from arena.league.season import fingerprint_of, seat_for
@@ -33,6 +35,27 @@ STAGES = {
     "hostile ones)",
 }
 NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+
+
+def arena_check(limits: LimitsSection) -> Check:
+    """`arena check`'s judgement of a submission (`arena.referee.check`), in the sandbox the
+    league's matches use (`limits.sandbox`), its report in plain text for the owner."""
+    from arena.referee import check as check_module
+    from arena.referee import check_report
+    from arena.seats import sandbox
+
+    confinement, _ = sandbox.decide(limits.sandbox)
+
+    def check(command: Sequence[str], cwd: Path, shown: Sequence[str]) -> tuple[bool, str]:
+        try:
+            resolved = check_module.resolve_command(command, cwd)
+        except ConfigError as error:
+            return False, str(error)
+        report = check_module.run_checks(resolved, cwd, limits, confinement)
+        report.command = list(shown)  # its writer's words; the league's folder is the organiser's
+        return report.passed, check_report.as_text(report)
+
+    return check
 
 
 class Forbidden(Exception):

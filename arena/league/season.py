@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.base.config import Config, Seat, bot_command, named_files
+from arena.base.config import Config, Entrant, bot_command, named_files
 from arena.league.matchmaking import Entry, next_table, table_size
 from arena.league.store import (
     ACTIVE,
@@ -106,14 +106,14 @@ class Ending:
         return None
 
 
-def seat_of(version: Version, folder: Path) -> Seat:
+def seat_of(version: Version, folder: Path) -> Entrant:
     """How a version sits at a table (`folder`: the league's)."""
     return seat_for(version.name, version.command, version.level, version.folder, folder)
 
 
 def seat_for(
     name: str, command: Sequence[str], level: str | None, place: str | None, league: Path
-) -> Seat:
+) -> Entrant:
     """A seat as `arena run` would make it of a config in the league's folder: a built-in
     level in the arena, else `command` run from its own folder `place` (relative to the
     league's), the files its command names made absolute. So its own folder is its, whole
@@ -121,17 +121,17 @@ def seat_for(
     its fingerprint is the one `arena run` records for the same program (`seats.fingerprint`)."""
     league = league.resolve()
     if level is not None:
-        return Seat(name=name, command=bot_command(level), cwd=league, env={}, bot=level)
+        return Entrant(name=name, command=bot_command(level), cwd=league, env={}, bot=level)
     assert place is not None
     own = Path(os.path.abspath(league / place))
     named = {str(path) for path in named_files(command, own)}
     absolute = tuple(
         path if (path := os.path.abspath(own / part)) in named else part for part in command
     )
-    return Seat(name=name, command=absolute, cwd=league, env={})
+    return Entrant(name=name, command=absolute, cwd=league, env={})
 
 
-def fingerprint_of(seat: Seat) -> str:
+def fingerprint_of(seat: Entrant) -> str:
     """The version's fingerprint: the standings' participant fingerprint of its seat."""
     return fingerprint.of(seat)
 

@@ -1,30 +1,41 @@
-"""The `[league]` table of `league.toml`, declared once (docs/league.md).
+"""The league's settings: `league.toml`, a `config.toml` whose participants are optional, with
+a `[league]` table declared once here (docs/league.md).
 
-    section = read(path, data.get("league", {}))    # raises ConfigError, one line naming the key
+    settings = load(folder)   # raises ConfigError: one line naming the file and the key
+    settings.config, settings.unpack, settings.build, settings.site, settings.sizes
 
-Every league setting is a field here, with its file name (camelCase, as the rest of the config)
-and its bounds; `arena.ui.league_command.load_config` turns it into the limits each room takes.
+Every `[league]` setting is a field of `LeagueSection`, with its file name (camelCase, as the
+rest of the config) and its bounds, read through the config's own path (`config.read_file`,
+`config.read_section`); `load` turns it into the limits each room of the league takes.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Self
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, field_validator
 
-from arena.base.config import MAX_SEATS, Config, _Section
-from arena.base.config_errors import first_problem
+from arena.base import config as config_module
+from arena.base.config import MAX_SEATS, Config, Section
 from arena.base.errors import ConfigError
+
+if TYPE_CHECKING:
+    from arena.league.build import BuildSettings
+    from arena.league.submission import UnpackLimits
+    from arena.league.web import SiteLimits
 
 DAY_HOURS = 24.0
 
 
-class LeagueSection(_Section, frozen=True):
+class LeagueSection(Section, frozen=True):
     """`[league]`: table sizes, upload, build and site limits, the season's end, the disk."""
 
-    seats: Any = None  # a table size or a list of them (None: `[tournament] seats`)
+    seats: int | list[int] | None = (
+        None  # a table size or a list of them (None: `[tournament] seats`)
+    )
     archive_bytes: Annotated[int, Field(ge=1)] = 8 << 20
     unpacked_bytes: Annotated[int, Field(ge=1)] = 64 << 20
     files: Annotated[int, Field(ge=1)] = 2000
@@ -58,7 +69,7 @@ class LeagueSection(_Section, frozen=True):
             value = value.astimezone()
         return value
 
-    @field_validator("seats")
+    @field_validator("seats", mode="before")
     @classmethod
     def _sizes(cls, value: Any) -> Any:
         given = [value] if isinstance(value, int) and not isinstance(value, bool) else value
@@ -72,6 +83,12 @@ class LeagueSection(_Section, frozen=True):
                 f"a table size or a list of them, each 2 to {MAX_SEATS} (e.g. seats = [2, 3, 4])"
             )
         return value
+
+    @classmethod
+    def read(cls, data: Any) -> Self:
+        """`[league]` from a file's data: its keys in the file's spelling or in Python's (as
+        league.toml has always taken them). Raises ValidationError."""
+        return cls.model_validate(data)
 
     @property
     def sizes(self) -> tuple[int, ...] | None:
@@ -92,9 +109,59 @@ class LeagueSection(_Section, frozen=True):
 
 def read(path: Path, data: Any) -> LeagueSection:
     """`[league]` of the file at `path`. Raises ConfigError: one line naming the file and key."""
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: [league] must be a table")
-    try:
-        return LeagueSection.model_validate(data)
-    except ValidationError as error:
-        raise ConfigError(f"{path}: league.{first_problem(error, Config)}") from None
+    return config_module.read_section(path, "league", LeagueSection, data)
+
+
+@dataclass(frozen=True)
+class LeagueSettings:
+    """What `league.toml` says: the match config, the upload, build and site limits, the table
+    sizes matchmaking may choose from, and the `[league]` table itself (the season's end, the
+    sessions, the disk)."""
+
+    config: Config
+    unpack: UnpackLimits
+    build: BuildSettings
+    site: SiteLimits
+    sizes: tuple[int, ...]
+    league: LeagueSection
+
+
+def load(folder: Path) -> LeagueSettings:
+    """The league's config (`league.toml` in `folder`). Raises ConfigError (one line)."""
+    from arena.league.build import BuildSettings
+    from arena.league.store import CONFIG
+    from arena.league.submission import UnpackLimits
+    from arena.league.web import SiteLimits
+
+    path = folder / CONFIG
+    data = config_module.read_file(path)
+    league = read(path, data.pop("league", {}))
+    tournament = data.setdefault("tournament", {})
+    if not isinstance(tournament, dict):
+        raise ConfigError(f"{path}: [tournament] must be a table")
+    tournament.setdefault("seats", 2)
+    sizes = league.sizes
+    if sizes is None:  # one size: the tournament's
+        seats = tournament["seats"]
+        sizes = (seats,) if isinstance(seats, int) and not isinstance(seats, bool) else (2,)
+    # The participants come and go in a league: stand-ins, as many as the largest table.
+    data.setdefault(
+        "participants", [{"name": f"seat-{n}", "bot": "random"} for n in range(max(sizes))]
+    )
+    data["replays"] = "replays"
+    config, _ = config_module.validate(path, data)
+    rules = config.engine_rules
+    for size in sizes:
+        try:
+            rules.check_deal(size)
+        except ValueError as error:
+            needs = str(error).removeprefix("the deal ")  # "needs 63 cards (9 seats × 7) but …"
+            raise ConfigError(f"{path}: league.seats: a table of {size} {needs}") from None
+    return LeagueSettings(
+        config,
+        UnpackLimits(league.archive_bytes, league.unpacked_bytes, league.files),
+        BuildSettings(league.build_seconds, league.build_memory_mib),
+        SiteLimits(league.requests_per_minute, league.uploads_per_minute),
+        sizes,
+        league,
+    )

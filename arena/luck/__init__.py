@@ -3,7 +3,7 @@
 Standard library only, above the engine: `measure(setup, events)` gives each seat's `Luck`.
 """
 
-from arena.luck.correction import Luck, ReplayError, measure
+from arena.luck.correction import EventMismatch, Luck, measure
 from arena.luck.value import CURRENT, PARAMETERS, Parameters
 
-__all__ = ["CURRENT", "PARAMETERS", "Luck", "Parameters", "ReplayError", "measure"]
+__all__ = ["CURRENT", "PARAMETERS", "EventMismatch", "Luck", "Parameters", "measure"]

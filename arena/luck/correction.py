@@ -52,7 +52,7 @@ class Luck:
         return tuple(score - luck for score, luck in zip(scores, self.books))
 
 
-class ReplayError(ValueError):
+class EventMismatch(ValueError):
     """The events do not replay on the table (an arena bug: the engine and this disagree)."""
 
 
@@ -158,7 +158,7 @@ class Tracker:
             weight = times / whole
             mean = [m + weight * d for m, d in zip(mean, delta)]
         if change is None:
-            raise ReplayError(f"pond card {index} is not among the cards that could be drawn")
+            raise EventMismatch(f"pond card {index} is not among the cards that could be drawn")
         books = [c - m for c, m in zip(change, mean)]
         slope = v.slope(expected, beta)
         win = [sum(row[t] * books[t] for t in seats) for row in slope]
@@ -168,7 +168,7 @@ class Tracker:
 def measure(setup: MatchSetup, events: Iterable[Event], version: str = CURRENT) -> Luck:
     """The luck of each seat in the match `setup` played with these `events`.
 
-    Raises ReplayError when an event does not fit the table (a draw of another card).
+    Raises EventMismatch when an event does not fit the table (a draw of another card).
     """
     return measure_with(valuer(version), setup, events, version)
 
@@ -194,10 +194,10 @@ def measure_with(v: Valuer, setup: MatchSetup, events: Iterable[Event], version:
         if type(event) is WentFishing or type(event) is PickedUp:
             assert isinstance(event, WentFishing | PickedUp)
             if not 0 <= event.place < len(table.pond):
-                raise ReplayError(f"a draw at {event.place} from a pond of {len(table.pond)}")
+                raise EventMismatch(f"a draw at {event.place} from a pond of {len(table.pond)}")
             _add(share, books, tracker.chance(v, event.seat, event.place, table.alike(event.place)))
             if tracker.draw(event.seat, event.place) != event.card_id:
-                raise ReplayError(f"the draw at {event.at} took another card than the match's")
+                raise EventMismatch(f"the draw at {event.at} took another card than the match's")
             count += 1
         else:
             tracker.apply(event)

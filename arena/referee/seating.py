@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
-from arena.base.config import LimitsSection, Seat
+from arena.base.config import Entrant, LimitsSection
 from arena.seats import sandbox
 from arena.seats.in_process import InProcessParticipant
 from arena.seats.replies import Participant
@@ -37,7 +37,7 @@ def participant_env(seat: int, name: str, extra: Mapping[str, str]) -> dict[str,
 
 
 def make_participants(
-    seats: Sequence[Seat], limits: LimitsSection, *, in_process_bots: bool = False
+    seats: Sequence[Entrant], limits: LimitsSection, *, in_process_bots: bool = False
 ) -> list[Participant]:
     """One participant per seat, in seat order (not yet started).
 

@@ -216,7 +216,7 @@ def draws(replay: Replay, seat: int) -> float | None:
     """The win share the draws from the pond gave `seat` in this match (the luck correction,
     docs/luck.md); None when it cannot be measured (a match stopped before its end)."""
     from arena.base.errors import ArenaError
-    from arena.luck.correction import ReplayError, measure
+    from arena.luck.correction import EventMismatch, measure
     from arena.referee.loop import replay_transcript
 
     try:
@@ -224,7 +224,7 @@ def draws(replay: Replay, seat: int) -> float | None:
         if str(record.result.outcome) == "interrupted":
             return None
         return measure(record.setup, record.events).share[seat]
-    except (ArenaError, ReplayError, ValueError, IndexError):
+    except (ArenaError, EventMismatch, ValueError, IndexError):
         return None
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.base.config import LimitsSection, Seat, bot_command, resolve_program
+from arena.base.config import Entrant, LimitsSection, bot_command, resolve_program
 from arena.base.errors import ConfigError, ReplayError
 from arena.base.files import UnreadableFile, read_capped
 from arena.bots import BOTS
@@ -306,14 +306,14 @@ def _digest(source: Path) -> str:
         raise ReplayError(f"{source}: cannot read it again: {error}") from None
 
 
-def _seat(player: RecordedPlayer, spec: SeatSpec | None, cwd: Path) -> Seat:
+def _seat(player: RecordedPlayer, spec: SeatSpec | None, cwd: Path) -> Entrant:
     """The seat to run: the replacement, or the recorded participant again."""
     name = player.name
     env = {"ARENA_FORK": "1"}
     if spec is None:
         level = _recorded_level(player)
         if level is not None:
-            return Seat(name=name, command=bot_command(level), cwd=cwd, env=env, bot=level)
+            return Entrant(name=name, command=bot_command(level), cwd=cwd, env=env, bot=level)
         command = player.command
         if not command:  # `arena play` records its human seat with no command
             raise ConfigError(
@@ -322,14 +322,14 @@ def _seat(player: RecordedPlayer, spec: SeatSpec | None, cwd: Path) -> Seat:
                 f"--seat {player.seat}=COMMAND"
             )
     elif spec.bot is not None:
-        return Seat(name=name, command=bot_command(spec.bot), cwd=cwd, env=env, bot=spec.bot)
+        return Entrant(name=name, command=bot_command(spec.bot), cwd=cwd, env=env, bot=spec.bot)
     else:
         command = spec.command
     try:
         program = resolve_program(command[0], cwd)
     except ConfigError as error:
         raise ConfigError(f"seat {player.seat} ({name}): {error}") from None
-    return Seat(name=name, command=(program, *command[1:]), cwd=cwd, env=env)
+    return Entrant(name=name, command=(program, *command[1:]), cwd=cwd, env=env)
 
 
 def _recorded_level(player: RecordedPlayer) -> str | None:

@@ -325,8 +325,10 @@ class ReplayEntry(EntryModel):
     message: ArenaMessage  # type: ignore[assignment]
 
 
-class Replay(ReplayModel):
-    """The replay file (contract §6). Keys beyond these (events, faults, timings) are informative."""
+class ReplayFileSchema(ReplayModel):
+    """The replay file (contract §6), strictly: the model of its JSON Schema (`arena schema`);
+    `replays.replay.Replay` is the file as the arena reads it back. Keys beyond these (events,
+    faults, timings) are informative."""
 
     transcript: list[ReplayEntry]  # type: ignore[assignment]
 
@@ -336,7 +338,7 @@ class Replay(ReplayModel):
 MESSAGE: Final = TypeAdapter(ArenaMessage)
 MESSAGES: Final = {kind: TypeAdapter(model) for kind, model in MESSAGE_MODELS.items()}
 REPLIES: Final = {kind: TypeAdapter(reply) for kind, reply in _REPLY_TYPES.items()}
-REPLAY: Final = TypeAdapter(Replay)
+REPLAY: Final = TypeAdapter(ReplayFileSchema)
 
 
 def _standalone(adapter: TypeAdapter[Any], schema_id: str, title: str) -> dict[str, Any]:

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 import arena
-from arena.base.config import Seat, named_files
+from arena.base.config import Entrant, named_files
 from arena.seats import sandbox
 
 FILE_BYTES = 64 << 20  # a file larger than this counts by its size and modification time
@@ -56,19 +56,19 @@ class _Budget:
     entries: int = MOST_ENTRIES
 
 
-def of(seat: Seat) -> str:
+def of(seat: Entrant) -> str:
     """The SHA-256 (hex) of what `seat` runs."""
     return _of(seat, {})
 
 
-def of_all(seats: Sequence[Seat]) -> dict[str, str]:
+def of_all(seats: Sequence[Entrant]) -> dict[str, str]:
     """Each seat's fingerprint by its name, as `of` gives it; a runtime the seats share (a
     class's Python bots in one virtual environment) is walked once for all of them."""
     runtimes: dict[str, list[bytes]] = {}
     return {seat.name: _of(seat, runtimes) for seat in seats}
 
 
-def _of(seat: Seat, runtimes: dict[str, list[bytes]]) -> str:
+def _of(seat: Entrant, runtimes: dict[str, list[bytes]]) -> str:
     """`of`, taking a runtime's walk from `runtimes` (by its path) or adding it there."""
     digest = hashlib.sha256()
     budget = _Budget()
@@ -98,7 +98,7 @@ def _spent(walk: list[bytes], budget: _Budget) -> Iterator[bytes]:
         yield entry
 
 
-def _given(seat: Seat) -> list[tuple[str, str]]:
+def _given(seat: Entrant) -> list[tuple[str, str]]:
     """What the participant is given, labelled, in a stable order: the one place that asks the
     sandbox what a participant sees. Its own files come first (they have the first claim on
     the budget); a runtime's installation (a virtual environment) counts by metadata."""

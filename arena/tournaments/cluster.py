@@ -43,7 +43,7 @@ from typing import Any, Literal
 
 import arena
 from arena.base import shutdown
-from arena.base.config import Seat, named_files
+from arena.base.config import Entrant, named_files
 from arena.base.errors import ArenaError, ConfigError
 
 # Dask's own types are not annotated; these names say what is meant where `Any` is used.
@@ -110,7 +110,7 @@ class Need:
 
 
 def needs_of(
-    seats: Sequence[Seat], *, in_process_bots: bool, sandbox: str = "none"
+    seats: Sequence[Entrant], *, in_process_bots: bool, sandbox: str = "none"
 ) -> tuple[Need, ...]:
     """Everything the participants of `seats` need on a worker, in a stable order.
 
@@ -368,7 +368,7 @@ class Cluster:
 @contextmanager
 def open_cluster(
     address: str,
-    seats: Sequence[Seat],
+    seats: Sequence[Entrant],
     *,
     in_process_bots: bool,
     sandbox: str = "none",
@@ -395,7 +395,7 @@ def open_cluster(
 
 @contextmanager
 def cluster_executor(
-    address: str, seats: Sequence[Seat], *, in_process_bots: bool, sandbox: str = "none"
+    address: str, seats: Sequence[Entrant], *, in_process_bots: bool, sandbox: str = "none"
 ) -> Iterator[DaskExecutor]:
     """One executor on a checked cluster (see `open_cluster`), shut down on the way out."""
     with open_cluster(address, seats, in_process_bots=in_process_bots, sandbox=sandbox) as cluster:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.base import shutdown
-from arena.base.config import Config, Seat
+from arena.base.config import Config, Entrant
 from arena.engine.events import AskRefused
 from arena.engine.match import MatchSetup, Outcome
 from arena.luck import Luck, measure
@@ -55,7 +55,7 @@ class MatchTask:
     """One match to play: the settings, who sits where, and its seeds. Picklable, small."""
 
     config: Config
-    seats: tuple[Seat, ...]  # in seat order
+    seats: tuple[Entrant, ...]  # in seat order
     match: int
     seed: int  # the match's seed, recorded in its replay
     deal_seed: int  # the seed of its shuffle and starting seat (shared by a duplicate group)
@@ -212,7 +212,7 @@ def close_kept() -> None:
         _local.pool.close()
 
 
-def _reuse_key(seat: Seat, config: Config) -> tuple[Any, ...]:
+def _reuse_key(seat: Entrant, config: Config) -> tuple[Any, ...]:
     limits = config.limits
     return (
         seat.name,
@@ -402,7 +402,7 @@ def write_replay(folder: Path, played: MatchPlayed, stamp: str | None = None) ->
 
 def play_one_match(
     config: Config,
-    seats: Sequence[Seat],
+    seats: Sequence[Entrant],
     *,
     match: int,
     seed: int,

@@ -38,7 +38,7 @@ from pathlib import Path
 import orjson
 
 from arena.base import files, shutdown
-from arena.base.config import Config, Seat
+from arena.base.config import Config, Entrant
 from arena.base.errors import ArenaError, ConfigError
 from arena.replays.replay import file_stem
 from arena.tournaments import board, results
@@ -98,7 +98,7 @@ class Tournament:
     """Everything a run needs to know: the schedule, its seeds, and what is already played."""
 
     config: Config
-    seats: list[Seat]  # every participant, in config order
+    seats: list[Entrant]  # every participant, in config order
     seed: int
     id: str
     run: str
@@ -269,7 +269,7 @@ class Tournament:
 def prepare(
     config_path: Path,
     config: Config,
-    seats: list[Seat],
+    seats: list[Entrant],
     *,
     resume: bool = False,
     new_run: bool = False,
@@ -307,7 +307,7 @@ def prepare(
 def _prepare(
     config_path: Path,
     config: Config,
-    seats: list[Seat],
+    seats: list[Entrant],
     folder: Path,
     lock: results.Lock,
     *,
@@ -424,7 +424,7 @@ def _check_same_tournament(plan: Tournament) -> None:
         )
 
 
-def _schedule(config: Config, seats: list[Seat], seed: int) -> Rotations:
+def _schedule(config: Config, seats: list[Entrant], seed: int) -> Rotations:
     name = config.tournament.candidate
     if name is None:
         return Schedule(len(seats), config.seats_per_match, seed, duplicate=config.duplicate_deals)

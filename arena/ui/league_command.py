@@ -2,13 +2,16 @@
 
     arena league init DIR [--config league.toml]      # prints the organiser's token once
     arena league owner DIR OWNER                      # a writer's token, printed once
-    arena league add DIR NAME (--bot LEVEL | -- COMMAND…)
+    arena league add DIR NAME (--level LEVEL | -- COMMAND…)
     arena league status DIR
     arena league serve DIR [--host 127.0.0.1] [--port 8000] [--jobs N] [--scheduler tcp://…]
     arena league submit URL NAME PATH --token T
 
-The league (`arena.league`) is below this layer; here it is handed `arena check`'s judgement
-and the replay viewer as functions, and what is printed is printed.
+The league (`arena.league`) is below this layer; here it is handed the replay viewer as a
+function, and what is printed is printed. A failure is one line through the commands' one error
+path (`arena.ui.say.fail`): exit 2 for bad input (an option, a name, a folder that is not a
+league, its league.toml), 1 for the arena's own failure (a server that answered with its own
+error), 3 when `submit`'s league refused the version (docs/league.md).
 """
 
 from __future__ import annotations
@@ -17,22 +20,32 @@ import io
 import os
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NamedTuple, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
 from arena.base.errors import ArenaError, ConfigError
 from arena.bots import Level
 from arena.engine.text import listed
+from arena.ui.say import ARENA_FAILURE, BAD_INPUT, fail, renamed
 
-league_app = typer.Typer(help="A season: submissions, matchmaking and a live leaderboard.")
+league_app = typer.Typer(
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    help="A season: submissions, matchmaking and a live leaderboard.",
+)
+REFUSED = 3  # `arena league submit`: the league refused the version (its check, build, archive…)
+
+# What several commands take, said once.
+LeagueFolder = Annotated[Path, typer.Argument(metavar="DIR", help="The league's folder.")]
+OwnerName = Annotated[str, typer.Argument(metavar="NAME", help="The owner's name.")]
 
 
-def _fail(message: str) -> NoReturn:
-    sys.stderr.write(message.replace("\n", " ") + "\n")
-    raise typer.Exit(2)
+def _fail(message: str, status: int = BAD_INPUT) -> NoReturn:
+    """One line and an exit status, as every command fails (`arena.ui.say.fail`)."""
+    fail(message.replace("\n", " "), status)
 
 
 def _store(folder: Path) -> Any:
@@ -44,72 +57,22 @@ def _store(folder: Path) -> Any:
         _fail(str(error))
 
 
-class LeagueSettings(NamedTuple):
-    """What `league.toml` says: the match config, the upload, build and site limits, the table
-    sizes matchmaking may choose from, and the `[league]` table itself (the season's end, the
-    sessions, the disk)."""
-
-    config: Any  # arena.base.config.Config
-    unpack: Any  # arena.league.submission.UnpackLimits
-    build: Any  # arena.league.build.BuildSettings
-    site: Any  # arena.league.web.SiteLimits
-    sizes: tuple[int, ...]
-    league: Any  # arena.league.settings.LeagueSection
-
-
-def load_config(folder: Path) -> LeagueSettings:
-    """The league's config (`league.toml`: a `config.toml` whose participants are optional,
-    with a `[league]` table, `arena.league.settings`). Raises ConfigError (one line)."""
-    from arena.base import config as config_module
-    from arena.league import settings as league_settings
-    from arena.league.build import BuildSettings
-    from arena.league.store import CONFIG
-    from arena.league.submission import UnpackLimits
-    from arena.league.web import SiteLimits
-
-    path = folder / CONFIG
-    data = config_module._read_toml(path)
-    league = league_settings.read(path, data.pop("league", {}))
-    tournament = data.setdefault("tournament", {})
-    if not isinstance(tournament, dict):
-        raise ConfigError(f"{path}: [tournament] must be a table")
-    tournament.setdefault("seats", 2)
-    sizes = league.sizes
-    if sizes is None:  # one size: the tournament's
-        seats = tournament["seats"]
-        sizes = (seats,) if isinstance(seats, int) and not isinstance(seats, bool) else (2,)
-    # The participants come and go in a league: stand-ins, as many as the largest table.
-    data.setdefault(
-        "participants", [{"name": f"seat-{n}", "bot": "random"} for n in range(max(sizes))]
-    )
-    data["replays"] = "replays"
-    config, _ = config_module.validate(path, data)
-    rules = config.engine_rules
-    for size in sizes:
-        try:
-            rules.check_deal(size)
-        except ValueError as error:
-            needs = str(error).removeprefix("the deal ")  # "needs 63 cards (9 seats × 7) but …"
-            raise ConfigError(f"{path}: league.seats: a table of {size} {needs}") from None
-    return LeagueSettings(
-        config,
-        UnpackLimits(league.archive_bytes, league.unpacked_bytes, league.files),
-        BuildSettings(league.build_seconds, league.build_memory_mib),
-        SiteLimits(league.requests_per_minute, league.uploads_per_minute),
-        sizes,
-        league,
-    )
-
-
 @league_app.command()
 def init(
-    folder: Path,
+    folder: Annotated[
+        Path, typer.Argument(metavar="DIR", help="The new league's folder (made if missing).")
+    ],
     config: Annotated[
         Path | None,
-        typer.Option("--config", help="A config.toml: rules, limits, sandbox, tournament.seats."),
+        typer.Option(
+            "--config",
+            metavar="FILE",
+            help="A league.toml: rules, limits, sandbox, tournament.seats, [league] (docs/league.md).",
+        ),
     ] = None,
 ) -> None:
     """Make a league folder; print the organiser's token (shown once)."""
+    from arena.league.settings import load as load_settings
     from arena.league.store import CONFIG, DATABASE, ORGANISER, Store
 
     if (folder / DATABASE).exists():
@@ -123,7 +86,7 @@ def init(
     folder.mkdir(parents=True, exist_ok=True)
     (folder / CONFIG).write_bytes(text)
     try:
-        load_config(folder)
+        load_settings(folder)
     except ConfigError as error:
         (folder / CONFIG).unlink()
         _fail(str(error))
@@ -143,8 +106,8 @@ def _owner_name(name: str) -> str:
 
 @league_app.command()
 def owner(
-    folder: Path,
-    name: str,
+    folder: LeagueFolder,
+    name: OwnerName,
     new: Annotated[
         bool, typer.Option("--new", help="Add this owner even though a name like it exists.")
     ] = False,
@@ -177,12 +140,16 @@ def owner(
     print(token)
 
 
-owners_app = typer.Typer(help="The league's owners: list, rename, remove, a new token.")
+owners_app = typer.Typer(
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    help="The league's owners: list, rename, remove, a new token.",
+)
 league_app.add_typer(owners_app, name="owners")
 
 
 @owners_app.command("list")
-def owners_list(folder: Path) -> None:
+def owners_list(folder: LeagueFolder) -> None:
     """Every owner, with how many bots each owns (tokens are never shown again)."""
     store = _store(folder)
     for found, bots, removed in store.owners():
@@ -191,7 +158,11 @@ def owners_list(folder: Path) -> None:
 
 
 @owners_app.command("rename")
-def owners_rename(folder: Path, old: str, new: str) -> None:
+def owners_rename(
+    folder: LeagueFolder,
+    old: Annotated[str, typer.Argument(metavar="OLD", help="The owner's name now.")],
+    new: Annotated[str, typer.Argument(metavar="NEW", help="Their new name.")],
+) -> None:
     """Rename an owner (their bots, token and sessions stay theirs)."""
     store = _store(folder)
     try:
@@ -202,7 +173,7 @@ def owners_rename(folder: Path, old: str, new: str) -> None:
 
 
 @owners_app.command("remove")
-def owners_remove(folder: Path, name: str) -> None:
+def owners_remove(folder: LeagueFolder, name: OwnerName) -> None:
     """Remove an owner: their token stops working, their sessions end and their bots retire
     (their matches and ratings stay)."""
     store = _store(folder)
@@ -214,7 +185,7 @@ def owners_remove(folder: Path, name: str) -> None:
 
 
 @owners_app.command("token")
-def owners_token(folder: Path, name: str) -> None:
+def owners_token(folder: LeagueFolder, name: OwnerName) -> None:
     """A new token for an existing owner (the old one and their sessions end), printed once."""
     store = _store(folder)
     name = _owner_name(name)
@@ -226,11 +197,20 @@ def owners_token(folder: Path, name: str) -> None:
 @league_app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def add(
     ctx: typer.Context,
-    folder: Path,
-    name: str,
-    bot: Annotated[str | None, typer.Option("--bot", help="A built-in level.")] = None,
+    folder: LeagueFolder,
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The bot's name in the league.")],
+    level: Annotated[
+        str | None,
+        typer.Option(
+            "--level",
+            metavar="LEVEL",
+            help="A built-in level: random, easy, medium, hard, expert or master.",
+        ),
+    ] = None,
+    old_bot: Annotated[str | None, typer.Option("--bot", hidden=True)] = None,
 ) -> None:
     """Add a bot owned by the organiser: a built-in level, or -- COMMAND (run in DIR)."""
+    bot = renamed("--bot", "--level", old_bot, level)
     from arena.league.intake import valid_name
     from arena.league.season import fingerprint_of, seat_for
 
@@ -240,12 +220,12 @@ def add(
     if problem is not None:
         _fail(problem)
     if (bot is None) == (not command):
-        _fail("arena league add: give --bot LEVEL or -- COMMAND, one of them")
+        _fail("arena league add: give --level LEVEL or -- COMMAND, one of them")
     if bot is not None:
         try:
             Level.named(bot)
         except ValueError as error:
-            _fail(f"--bot: {error}")
+            _fail(f"--level: {error}")
     if store.bot_owner(name)[0]:
         _fail(f"bot {name!r} exists already")
     if (like := store.bot_like(name)) is not None:
@@ -264,7 +244,7 @@ def add(
 
 
 @league_app.command()
-def status(folder: Path) -> None:
+def status(folder: LeagueFolder) -> None:
     """The standings, in the terminal."""
     from arena.league.season import standings
 
@@ -281,7 +261,7 @@ def status(folder: Path) -> None:
 
 @league_app.command()
 def results(
-    folder: Path,
+    folder: LeagueFolder,
     as_csv: Annotated[bool, typer.Option("--csv", help="As CSV, one line per bot.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
 ) -> None:
@@ -289,13 +269,14 @@ def results(
     import orjson
 
     from arena.league.season import results_of
+    from arena.league.settings import load as load_settings
     from arena.league.web import results_csv
 
     if as_csv and as_json:
         _fail("--csv and --json: give one")
     store = _store(folder)
     try:
-        settings = load_config(folder)
+        settings = load_settings(folder)
     except ConfigError as error:
         _fail(str(error))
     found = results_of(store, settings.config.tournament.title or folder.resolve().name)
@@ -320,7 +301,7 @@ def results(
 
 @league_app.command()
 def pause(
-    folder: Path,
+    folder: LeagueFolder,
     resume: Annotated[bool, typer.Option("--resume", help="Resume a paused league.")] = False,
 ) -> None:
     """Pause the league (no new table starts; the pages stay up), or --resume it."""
@@ -331,7 +312,7 @@ def pause(
 
 @league_app.command()
 def disk(
-    folder: Path,
+    folder: LeagueFolder,
     prune: Annotated[
         bool,
         typer.Option("--prune", help="Delete the folders of retired and disqualified versions."),
@@ -339,6 +320,7 @@ def disk(
 ) -> None:
     """Disk used by versions and replays; --prune frees retired and disqualified versions' folders
     (their matches, replays and ratings stay)."""
+    from arena.league.settings import load as load_settings
     from arena.league.store import REPLAYS
     from arena.league.submission import folder_bytes
 
@@ -362,7 +344,7 @@ def disk(
     print(f"replays: {replays} bytes for {matches} matches{per_match}")
     if prune:
         try:
-            budget = load_config(folder).league.replay_bytes
+            budget = load_settings(folder).league.replay_bytes
         except ConfigError as error:
             _fail(str(error))
         if budget is not None:
@@ -370,30 +352,6 @@ def disk(
             freed += bytes_freed
             print(f"replays over their budget of {budget} bytes: the {count} oldest pruned")
         print(f"pruned: {freed} bytes")
-
-
-def make_check(config: Any) -> Any:
-    """`arena check`'s judgement of a submission, in the sandbox the matches use."""
-    from rich.console import Console
-
-    from arena.seats import sandbox
-    from arena.ui import check as check_module
-
-    confinement, _ = sandbox.decide(config.limits.sandbox)
-
-    def check(command: Sequence[str], cwd: Path, shown: Sequence[str]) -> tuple[bool, str]:
-        try:
-            resolved = check_module.resolve_command(command, cwd)
-        except ConfigError as error:
-            return False, str(error)
-        report = check_module.run_checks(resolved, cwd, config.limits, confinement)
-        report.command = list(shown)  # its writer's words; the league's folder is the organiser's
-        console = Console(file=io.StringIO(), width=88, color_system=None, record=True)
-        for part in check_module.render(report):
-            console.print(part)
-        return report.passed, console.export_text()
-
-    return check
 
 
 def view(path: Path, seats: frozenset[int] = frozenset()) -> str:
@@ -439,12 +397,21 @@ WORKER_WAIT = 5.0  # seconds a new version's check waits for a worker (then it w
 
 @league_app.command()
 def serve(
-    folder: Path,
-    host: Annotated[str, typer.Option(help="The address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="The port (0: any free one, printed).")] = 8000,
-    jobs: Annotated[int, typer.Option(help="Matches at once on this machine.")] = 0,
+    folder: LeagueFolder,
+    host: Annotated[
+        str, typer.Option(metavar="ADDRESS", help="The address to listen on.")
+    ] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option(metavar="PORT", help="The port (0: any free one, printed).")
+    ] = 8000,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            metavar="N", help="Matches at once on this machine [default: the number of cores]."
+        ),
+    ] = 0,
     scheduler: Annotated[
-        str | None, typer.Option(help="A Dask scheduler: tcp://HOST:PORT.")
+        str | None, typer.Option(metavar="tcp://HOST:PORT", help="A Dask scheduler to play on.")
     ] = None,
 ) -> None:
     """Play the season and serve its pages, until stopped (Ctrl-C)."""
@@ -453,13 +420,15 @@ def serve(
 
     import uvicorn
 
+    from arena.league import intake
     from arena.league.season import Ending, Season, seat_of
+    from arena.league.settings import load as load_settings
     from arena.league.web import make_app
     from arena.tournaments.executors import MatchExecutor, default_jobs, make_executor
 
     store = _store(folder)
     try:
-        settings = load_config(folder)
+        settings = load_settings(folder)
     except ConfigError as error:
         _fail(str(error))
     config = settings.config
@@ -484,8 +453,10 @@ def serve(
         context = cluster.open_cluster(scheduler, seats, in_process_bots=True)
         try:
             opened = context.__enter__()
-        except ArenaError as error:
+        except cluster.ClusterError as error:  # (as `arena run --scheduler` says it)
             _fail(str(error))
+        except ArenaError as error:
+            _fail(str(error), ARENA_FAILURE)
         executor = opened.executor()
         admit = worker_check(opened, folder)
         jobs = max(1, len(seats))
@@ -517,7 +488,7 @@ def serve(
     app = make_app(
         store,
         season,
-        check=make_check(config),
+        check=intake.arena_check(config.limits),
         viewer=view,
         limits=settings.unpack,
         build_settings=settings.build,
@@ -572,10 +543,12 @@ def _packed(folder: Path) -> tuple[bytes, list[str]]:
 
 @league_app.command()
 def submit(
-    url: str,
-    name: str,
-    path: Path,
-    token: Annotated[str, typer.Option("--token", help="Your owner token.")],
+    url: Annotated[str, typer.Argument(metavar="URL", help="The league's address (http://…).")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Your bot's name in the league.")],
+    path: Annotated[
+        Path, typer.Argument(metavar="PATH", help="The bot's folder, or a .tar.gz / .zip of it.")
+    ],
+    token: Annotated[str, typer.Option("--token", metavar="TOKEN", help="Your owner token.")],
 ) -> None:
     """Upload a bot's folder (or a .tar.gz / .zip of it) as its new version."""
 
@@ -622,7 +595,9 @@ def submit(
     why = body.get("error", response.text[:200])
     if response.status_code == 413 and path.is_dir():
         why += f"; the largest parts of {path.name}: {_largest(path)} (pack what the bot needs)"
-    _fail(f"refused ({response.status_code}): {why}")
+    if response.status_code >= 500:  # the league's own failure, not a verdict on the bot
+        _fail(f"{url}: the league failed ({response.status_code}): {why}", ARENA_FAILURE)
+    _fail(f"refused ({response.status_code}): {why}", REFUSED)
 
 
 def _largest(folder: Path, shown: int = 3) -> str:

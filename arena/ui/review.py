@@ -1,7 +1,7 @@
 """`arena replay review`: the coach's findings (arena/replays/coach.py) as a table or JSON.
 
 Builds rich renderables and plain data; the CLI prints them. Names from the replay go through
-`arena.ui.terminal.inert`. Every ask that differs is listed; those whose alternative gains win
+`arena.base.terminal.inert`. Every ask that differs is listed; those whose alternative gains win
 chance beyond doubt (its 95% interval above zero: `significant`) are marked ✦, here and in the
 viewer, and the review ends with a verdict: what those asks cost against what the draws gave
 (the luck correction of arena/luck, docs/luck.md).
@@ -17,10 +17,10 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from arena.base.normal import Z95
+from arena.base.terminal import inert
 from arena.replays.coach import Decision, significant, verdict
 from arena.replays.replay import Replay
 from arena.replays.timeline import rank_name
-from arena.ui.terminal import inert
 
 
 def _ask(ask: tuple[int, int] | None, replay: Replay) -> str:

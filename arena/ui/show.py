@@ -1,7 +1,7 @@
 """`arena replay show`: a replay as a terminal timeline, whole or as one seat saw it.
 
 Builds rich renderables (the CLI prints them). Every string that comes from the replay
-(names, fault details, raw replies) goes through `arena.ui.terminal.inert`.
+(names, fault details, raw replies) goes through `arena.base.terminal.inert`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from arena.base.errors import ReplayError
+from arena.base.terminal import inert, printable
 from arena.engine.cards import Card, describe, ranks
 from arena.engine.match import MatchSetup
 from arena.replays.replay import ForkOrigin, Replay
@@ -27,7 +28,6 @@ from arena.replays.timeline import (
     rules_summary,
     turn_starts,
 )
-from arena.ui.terminal import inert, printable
 
 SEAT_STYLES = (
     "bold cyan",

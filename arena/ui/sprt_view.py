@@ -11,10 +11,10 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from arena.base.terminal import inert
 from arena.tournaments.candidate import CandidateTest, against_each
 from arena.tournaments.sprt import Decision, SequentialTest
 from arena.tournaments.standings import Standings
-from arena.ui.terminal import inert
 
 
 def progress_note(test: CandidateTest) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.base.errors import ConfigError
+from arena.base.terminal import share_count
 from arena.engine.text import listed
 from arena.referee.loop import ReplyTimes
 from arena.tournaments import results as results_file
@@ -26,7 +27,7 @@ from arena.tournaments import summary as summary_module
 from arena.tournaments.results import RESULTS, ResultLine
 from arena.tournaments.standings import Standings
 from arena.tournaments.summary import Selection
-from arena.ui.terminal import share_count
+from arena.ui.say import out
 
 
 @dataclass(frozen=True)
@@ -178,3 +179,40 @@ def _cell(text: str) -> str:
 
 
 __all__ = ["Chosen", "as_csv", "as_json", "folder_matches", "standings_of"]
+
+
+def print_standings(chosen: Any, table: Any) -> None:
+    from rich.text import Text
+
+    from arena.ui.tournament_view import (
+        faults_table,
+        pairwise_table,
+        reply_times_table,
+        standings_table,
+    )
+
+    runs = len({entry.run for entry in chosen.entries})
+    title = f"standings of tournament {chosen.tournament}: {table.matches} matches" + (
+        f", {runs} runs merged" if runs > 1 else ""
+    )
+    if table.adjusted:
+        title += ", rated on luck-adjusted win shares"
+    out.print(standings_table(table, title=title))
+    for extra in (pairwise_table(table), faults_table(table), reply_times_table(table)):
+        if extra is not None:
+            out.print(extra)
+    if chosen.without is not None:
+        out.print(Text(dropped(chosen.without, chosen.dropped)))
+    if chosen.skipped or chosen.repeated:
+        out.print(
+            Text(
+                f"{chosen.skipped} malformed lines skipped, {chosen.repeated} repeated lines counted once",
+                style="dim",
+            )
+        )
+
+
+def dropped(name: str, count: int) -> str:
+    from arena.base.terminal import inert
+
+    return f"without {inert(name, 64)}: {count} {'match' if count == 1 else 'matches'} dropped"

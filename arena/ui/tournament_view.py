@@ -1,6 +1,6 @@
 """How a tournament looks in a terminal: rich renderables only; the CLI prints them.
 
-Every participant name goes through `arena.ui.terminal.inert`: names are untrusted text.
+Every participant name goes through `arena.base.terminal.inert`: names are untrusted text.
 """
 
 from __future__ import annotations
@@ -20,10 +20,12 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from arena.engine.rules import NextPlayer, Rules
+from arena.base.terminal import inert, share_count
+from arena.base.words import seconds_text
+from arena.engine.rules import Rules
+from arena.referee.hints import stalled_note
 from arena.tournaments.board import PRIOR, PROVISIONAL_DEALS, Standing
 from arena.tournaments.standings import Standings
-from arena.ui.terminal import inert, share_count
 
 PAIRWISE_MAX = 12  # participants beyond which the pairwise table is left to standings.json
 
@@ -207,34 +209,6 @@ def adjudicated_note(
         f"adjudicated (a limit ended the match, scored on the books so far): {each}{why}",
         style="yellow",
     )
-
-
-def stalled_note(rules: Rules, seats: int = 2, idle: int = 100) -> str:
-    """Why a match stalls (`idle` asks in a row that moved no card), in words: what the bot
-    writer (or the organiser) can look at."""
-    note = (
-        f"stalled: {idle} ask{'s' if idle != 1 else ''} in a row moved no card (invalid asks, or misses once the pond is "
-        "empty: ask where the rank may be)"
-    )
-    if rules.next_player is NextPlayer.CLOCKWISE:
-        note += (
-            '; NOTE nextPlayer = "Clockwise" passes the turn to the seat AFTER THE ONE ASKED, '
-            "not after the asker: a miss on the seat before you hands the turn straight back"
-        )
-    elif rules.next_player is NextPlayer.ASKED and seats >= 3:
-        note += (
-            '; at 3 or more seats, nextPlayer = "Asked" lets two seats that keep asking each '
-            "other for ranks they lack pass the turn between them while the others never ask "
-            '(the example bots do): "After asker" passes it round the table'
-        )
-    return note
-
-
-def seconds_text(seconds: float) -> str:
-    """A reply's time, in the unit that reads best (µs, ms, s)."""
-    if seconds < 0.001:
-        return f"{seconds * 1e6:.0f} µs"
-    return f"{seconds * 1000:.1f} ms" if seconds < 10 else f"{seconds:.1f} s"
 
 
 def reply_times_table(standings: Standings) -> Table | None:
