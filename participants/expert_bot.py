@@ -1,20 +1,9 @@
 #!/usr/bin/env python3
-"""The built-in `expert` bot (arena/bots.py) as a standalone participant.
+"""The built-in `expert` level as a standalone participant: `participants/level_bot.py expert`."""
 
-    python3 participants/expert_bot.py
-
-Needs only Python 3.11 and this checkout: without `arena` installed, it imports it from the
-repository root.
-"""
-
+import runpy
 import sys
 from pathlib import Path
 
-try:
-    import arena.bots
-except ModuleNotFoundError:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    import arena.bots
-
-if __name__ == "__main__":
-    sys.exit(arena.bots.main(["expert"]))
+sys.argv[1:] = ["expert"]
+runpy.run_path(str(Path(__file__).resolve().with_name("level_bot.py")), run_name="__main__")

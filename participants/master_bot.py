@@ -1,20 +1,9 @@
 #!/usr/bin/env python3
-"""The built-in `master` bot (arena/bots/master.py) as a standalone participant.
+"""The built-in `master` level as a standalone participant: `participants/level_bot.py master`."""
 
-    python3 participants/master_bot.py
-
-Needs only Python 3.11 and this checkout: without `arena` installed, it imports it from the
-repository root.
-"""
-
+import runpy
 import sys
 from pathlib import Path
 
-try:
-    import arena.bots
-except ModuleNotFoundError:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    import arena.bots
-
-if __name__ == "__main__":
-    sys.exit(arena.bots.main(["master"]))
+sys.argv[1:] = ["master"]
+runpy.run_path(str(Path(__file__).resolve().with_name("level_bot.py")), run_name="__main__")

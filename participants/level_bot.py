@@ -1,0 +1,27 @@
+#!/usr/bin/env python3
+"""A built-in level of `arena.bots` as a standalone participant.
+
+    python3 participants/level_bot.py expert     # random, easy, medium, hard, expert, master
+
+`easy_bot.py`, `medium_bot.py`, `hard_bot.py`, `expert_bot.py` and `master_bot.py` beside it
+are this script for one level each (a config or `arena sprt` names the program by its file).
+Needs only Python 3.11 and this checkout: without `arena` installed, it imports it from the
+repository root. An unknown level: a usage line, exit 2.
+"""
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+
+def main(argv: Sequence[str]) -> int:
+    try:
+        import arena.bots
+    except ModuleNotFoundError:
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+        import arena.bots
+    return arena.bots.main(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
