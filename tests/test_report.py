@@ -7,14 +7,13 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-from command import arena_here
+from command import arena_here, arena_started
 from resultsmaker import results_lines, typed, write_results
 from test_viewer import HOSTILE, Browser, browser  # noqa: F401 - the fixture
 from typer.testing import CliRunner
@@ -229,13 +228,7 @@ def test_a_resumed_run_reports_what_its_standings_count(tmp_path: Path) -> None:
 
 def test_the_report_is_rewritten_while_the_run_goes(tmp_path: Path) -> None:
     path = _config(tmp_path, 50)  # in-process bots: a second or two, a live page after the first
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "run", str(path), "-q", "-j", "1"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = arena_started("run", str(path), "-q", "-j", "1", cwd=tmp_path)
     page, standings = tmp_path / "replays" / "report.html", tmp_path / "replays" / "standings.json"
     seen_live = None
     try:
@@ -260,13 +253,7 @@ def test_the_report_is_rewritten_while_the_run_goes(tmp_path: Path) -> None:
 
 def test_an_interrupted_run_leaves_its_final_page(tmp_path: Path) -> None:
     path = _config(tmp_path, 3000)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "run", str(path), "-q", "-j", "1"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = arena_started("run", str(path), "-q", "-j", "1", cwd=tmp_path)
     page = tmp_path / "replays" / "report.html"
     try:
         deadline = time.monotonic() + 120

@@ -7,9 +7,10 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
+
+from command import arena_started
 
 CONFIG = """seed = 1
 games = 100000
@@ -29,11 +30,15 @@ def test_a_killed_run_leaves_no_warning_on_its_stderr(tmp_path: Path) -> None:
     results = tmp_path / "replays" / "results.jsonl"
     # stderr is a pipe every descendant inherits (the tracker, the forkserver, the workers):
     # it reads to its end only once the last of them has closed it.
-    arena = subprocess.Popen(
-        [sys.executable, "-m", "arena", "run", "long.toml", "--jobs", "2", "--quiet"],
+    arena = arena_started(
+        "run",
+        "long.toml",
+        "--jobs",
+        "2",
+        "--quiet",
         cwd=tmp_path,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        text=False,
     )
     try:
         deadline = time.monotonic() + 120

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
+from command import arena_process, arena_started, bare_env
 from replaymaker import replay_json
 
 from arena.replays import replay
@@ -216,21 +217,19 @@ def arena_run(
     """`arena run config.toml ARGS` started in its own group; whatever it leaves is killed after."""
     marker = uuid.uuid4().hex
     config = _config(folder, marker, games=games, delay=delay, reuse=reuse, sandbox=sandbox)
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(Path.home()),
-        "COLUMNS": "200",
-        "ARENA_STOP_TEST": marker,
-    }
+    env = bare_env(COLUMNS="200", ARENA_STOP_TEST=marker)
     with open(folder / "stderr", "wb") as err, open(folder / "stdout", "wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "arena", "run", config.name, *args],
+        process = arena_started(
+            "run",
+            config.name,
+            *args,
             cwd=folder,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=out if stdout is None else stdout,
             stderr=err,
-            start_new_session=True,  # its own group, as a shell gives a job
+            start_new_session=True,
+            text=False,
         )
     run = Run(folder, marker, process, sandboxed=sandbox != "none")
     try:
@@ -273,16 +272,7 @@ def _resume(run: Run) -> None:
     assert len(hint) == 1, run.output()
     command = shlex.split(hint[0].split("`")[1])
     assert command[:3] == ["arena", "run", "config.toml"] and command[-1] == "--resume", hint
-    marker_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(Path.home())}
-    resumed = subprocess.run(
-        [sys.executable, "-m", "arena", *command[1:]],
-        cwd=run.folder,
-        env=marker_env,
-        capture_output=True,
-        text=True,
-        timeout=DEADLINE * 2,
-        check=False,
-    )
+    resumed = arena_process(*command[1:], cwd=run.folder, env=bare_env(), timeout=DEADLINE * 2)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     lines = _check_records(run)
     assert sorted(line["game"] for line in lines) == list(range(GAMES))

@@ -10,7 +10,6 @@ import itertools
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 import uuid
@@ -19,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from command import arena_here, arena_process
+from command import arena_here, arena_process, arena_started
 
 from arena.base import config as config_module
 from arena.base import shutdown
@@ -341,12 +340,6 @@ def test_reused_participants_play_the_same_matches_in_fewer_processes(tmp_path: 
 # --- the real CLI ---------------------------------------------------------------------------
 
 
-def arena(
-    *args: str, cwd: Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return arena_here(*args, cwd=cwd, env=env)
-
-
 @pytest.mark.slow
 def test_sigint_stops_every_match_and_resume_finishes_the_tournament(tmp_path: Path) -> None:
     marker = f"ARENA_TEST_{uuid.uuid4().hex}"
@@ -358,14 +351,7 @@ def test_sigint_stops_every_match_and_resume_finishes_the_tournament(tmp_path: P
         env=f'env = {{ MARK = "{marker}" }}',
     )
     env = {**os.environ, "MARK": marker}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "run", str(path), "--jobs", "2"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    process = arena_started("run", str(path), "--jobs", "2", cwd=tmp_path, env=env)
     results_file = tmp_path / "replays" / "results.jsonl"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and process.poll() is None:
@@ -396,7 +382,7 @@ def test_sigint_stops_every_match_and_resume_finishes_the_tournament(tmp_path: P
 
 def test_a_single_match_prints_as_before(tmp_path: Path) -> None:
     path = bots_config(tmp_path, ["random", "easy"], header="seed = 5\n")
-    played = arena("run", str(path), cwd=tmp_path)
+    played = arena_here("run", str(path), cwd=tmp_path)
     assert played.returncode == 0, played.stderr
     lines = played.stdout.splitlines()
     assert len(lines) == 2, played.stdout
@@ -408,10 +394,10 @@ def test_a_single_match_prints_as_before(tmp_path: Path) -> None:
 
 def test_usage_errors_exit_2_with_one_line(tmp_path: Path) -> None:
     path = bots_config(tmp_path, ["random", "easy"])
-    refused = arena("run", str(path), "--resume", cwd=tmp_path)
+    refused = arena_here("run", str(path), "--resume", cwd=tmp_path)
     assert refused.returncode == 2
     assert "--resume" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
-    assert arena("run", str(path), "--jobs", "0", cwd=tmp_path).returncode == 2
+    assert arena_here("run", str(path), "--jobs", "0", cwd=tmp_path).returncode == 2
 
 
 def test_a_bot_that_asks_for_reuse_then_exits_never_forfeits(tmp_path: Path) -> None:
@@ -422,7 +408,7 @@ def test_a_bot_that_asks_for_reuse_then_exits_never_forfeits(tmp_path: Path) -> 
         f'seed = 4\ngames = 6\n[[participants]]\nname = "quitter"\ncommand = ["{sys.executable}", "{bot}"]\n'
         '[[participants]]\nname = "steady"\nbot = "random"\n'
     )
-    done = arena("run", str(config), "--jobs", "1", cwd=tmp_path)
+    done = arena_here("run", str(config), "--jobs", "1", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     lines = [
         json.loads(line)
