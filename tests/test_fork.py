@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import shutil
 import signal
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 from command import arena_here
 from replaymaker import make_replay, quit_game, replay_json
+from rich.console import Console
 from test_viewer import Browser, browser  # noqa: F401 -- the fixture, shared
 
 from arena.base.errors import ConfigError, ReplayError
@@ -209,7 +211,11 @@ def test_show_and_the_page_mark_the_fork_point(played: Played, browser: Browser)
     path, _ = fork.fork_file(source, "turn:4", ["0=easy"], folder / "f.json", cwd=folder)
     document = replay.read(path)
     assert document.fork is not None
-    assert show.render(document) is not None
+    console = Console(file=io.StringIO(), width=200, record=True)
+    console.print(show.render(document))
+    assert f"forked here; seat 0 replaced: live from message {document.fork.at} on" in (
+        console.export_text()
+    )
     page = folder / "f.html"
     page.write_text(viewer.render(document), encoding="utf-8")
     browser.open(page.as_uri())
