@@ -56,7 +56,7 @@ def test_faults_are_counted_in_the_summary(tmp_path: Path) -> None:
 
 
 # Names with a control, invisible or direction-changing character are refused at config
-# (tests/test_hardening.py); these are printable, and hostile only as markup or paths.
+# (tests/test_bad_input.py); these are printable, and hostile only as markup or paths.
 NAMES = ["[bold red]x[/]", "../../etc/x", "a/b\\c", "..", "Zoë"]
 
 
