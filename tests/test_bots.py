@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from command import arena_here
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -400,6 +401,25 @@ def test_a_standalone_script_runs_with_no_site_packages_from_any_folder(
         None,
         {"player": 1, "cardId": 3},
     ]
+
+
+@pytest.mark.needs("bwrap")
+def test_level_scripts_play_one_another_each_in_its_sandbox(tmp_path: Path) -> None:
+    """A sandbox shows a participant only its own program's files, and masks every other
+    participant's: a level script that needed `level_bot.py`, which the other seat names, would
+    not start."""
+    (tmp_path / "config.toml").write_text(
+        "seed = 1\ngames = 2\n[limits]\nsandbox = 'bwrap'\n"
+        f"[[participants]]\nname = 'lvl'\ncommand = {json.dumps([*script('level_bot.py'), 'hard'])}\n"
+        f"[[participants]]\nname = 'exp'\ncommand = {json.dumps(script('expert_bot.py'))}\n"
+    )
+    done = arena_here("run", "config.toml", "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = [
+        json.loads(line)
+        for line in (tmp_path / "replays" / "results.jsonl").read_text().splitlines()
+    ]
+    assert [(line["outcome"], line["faults"]) for line in lines] == [("completed", [{}, {}])] * 2
 
 
 def test_the_level_script_names_an_unknown_level_in_one_usage_line() -> None:
