@@ -42,7 +42,13 @@ def test_every_file_the_arena_writes_has_the_mode_of_any_new_file(
         == 0
     )
     written = [*replays.glob("*.json"), replays / "report.html", page]
-    assert len(written) >= 4, written
+    assert sorted(path.name.split("-g")[-1] for path in written) == [
+        "0000-ann-vs-bo.json",
+        "0001-bo-vs-ann.json",
+        "one.html",
+        "report.html",
+        "standings.json",
+    ], written
     modes = {path.name: oct(path.stat().st_mode & 0o777) for path in written}
     assert set(modes.values()) == {oct(0o666 & ~umask)}, modes
 
