@@ -22,7 +22,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import Any
 
 try:
     import arena  # noqa: F401 - only to learn whether the checkout is importable
@@ -32,7 +31,7 @@ except ModuleNotFoundError:
 from arena.base.config import RULE_SETS, named_rules, rules_file
 from arena.base.errors import ConfigError
 from arena.bots import BOTS
-from arena.engine.match import NO_REPLY, Match, MatchSetup, Result
+from arena.engine.match import Match, MatchSetup, Result
 from arena.engine.rules import Rules
 from arena.sdk import Bot
 
@@ -52,16 +51,7 @@ def play_seeded(seed: int, levels: Sequence[str], rules: Rules) -> Result:
         see_table = getattr(bot, "see_table", None)
         if see_table is not None:
             see_table(match.table)
-    game = match.play()
-    reply: Any = NO_REPLY
-    try:
-        delivery = next(game)
-        while True:
-            reply = bots[delivery.seat].handle(delivery.message)
-            delivery = game.send(reply)
-    except StopIteration as stop:
-        result: Result = stop.value
-        return result
+    return match.play_out(bots)
 
 
 @dataclass

@@ -23,10 +23,33 @@ from typing import Any
 
 import orjson
 
-from arena.engine.match import Match, MatchSetup, Outcome
+from arena.engine.match import MatchSetup, Outcome, play_out
 from arena.engine.rules import Rules
 
 GOAL = 1000  # two-seat games per second on one core
+
+
+class RandomSeat:
+    """A seat's random bot that encodes every message it is sent, as the match loop does."""
+
+    def __init__(self, seat: int, seats: int, bot: random.Random, keep: list[bytes] | None):
+        self.seat, self.seats, self.bot, self.keep = seat, seats, bot, keep
+        self.messages = 0
+
+    def handle(self, message: dict[str, Any]) -> Any:
+        encoded = orjson.dumps(message)
+        self.messages += 1
+        if self.keep is not None:
+            self.keep.append(encoded)
+        kind = message["type"]
+        if kind == "ask":
+            other = (self.seat + self.bot.randrange(1, self.seats)) % self.seats
+            return {"player": other, "cardId": self.bot.choice(message["hand"])["id"]}
+        if kind == "go-fish":
+            return self.bot.randrange(len(message["pond"]))
+        if kind == "pick-up":
+            return self.bot.randrange(message["pond"])
+        return None
 
 
 def play_one(
@@ -37,33 +60,11 @@ def play_one(
     Keeping every encoded message alive costs about a third of the time by itself (allocation
     of many ~500-byte objects), so only the few games the floor needs keep theirs.
     """
-    setup = MatchSetup.from_seed(seed, names, rules)
-    seats = len(names)
-    game = Match(setup).play()
-    dumps, randrange, choice = orjson.dumps, bot.randrange, bot.choice
-    messages = 0
-    try:
-        seat, message = next(game)
-        while True:
-            encoded = dumps(message)
-            messages += 1
-            if keep is not None:
-                keep.append(encoded)
-            kind = message["type"]
-            if kind == "ask":
-                other = (seat + randrange(1, seats)) % seats
-                reply: Any = {"player": other, "cardId": choice(message["hand"])["id"]}
-            elif kind == "go-fish":
-                reply = randrange(len(message["pond"]))
-            elif kind == "pick-up":
-                reply = randrange(message["pond"])
-            else:
-                reply = None
-            seat, message = game.send(reply)
-    except StopIteration as stop:
-        if stop.value.outcome is not Outcome.COMPLETED:
-            raise SystemExit(f"seed {seed}: the match ended {stop.value.outcome}") from None
-    return messages
+    seats = [RandomSeat(seat, len(names), bot, keep) for seat in range(len(names))]
+    result = play_out(MatchSetup.from_seed(seed, names, rules), seats)
+    if result.outcome is not Outcome.COMPLETED:
+        raise SystemExit(f"seed {seed}: the match ended {result.outcome}")
+    return sum(seat.messages for seat in seats)
 
 
 def play_for(seats: int, seconds: float, kept: list[bytes]) -> tuple[int, int]:

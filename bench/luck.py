@@ -40,7 +40,7 @@ except ModuleNotFoundError:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.bots import BOTS
-from arena.engine.match import NO_REPLY, Match, MatchSetup, Result
+from arena.engine.match import Match, MatchSetup, Result
 from arena.engine.rules import Rules
 from arena.luck import measure
 from arena.sdk import Bot
@@ -60,15 +60,7 @@ def play(
     """One match of the built-in `levels` (or of these `bots`), in-process."""
     bots = bots or [BOTS[level]() for level in levels]
     match = Match(MatchSetup.from_seed(seed, [f"{lv}-{s}" for s, lv in enumerate(levels)], rules))
-    flow = match.play()
-    reply = NO_REPLY
-    try:
-        delivery = next(flow)
-        while True:
-            reply = bots[delivery.seat].handle(delivery.message)
-            delivery = flow.send(reply)
-    except StopIteration as stop:
-        return match, stop.value
+    return match, match.play_out(bots)
 
 
 def candidate_groups(

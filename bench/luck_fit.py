@@ -32,7 +32,7 @@ except ModuleNotFoundError:
 
 from arena.bots import BOTS
 from arena.engine.events import PickedUp, WentFishing
-from arena.engine.match import NO_REPLY, Match, MatchSetup, Result
+from arena.engine.match import Match, MatchSetup, Result
 from arena.engine.rules import Rules
 from arena.luck.correction import Tracker, measure_with
 from arena.luck.value import BITS, CURRENT, PARAMETERS, Parameters, Valuer
@@ -57,15 +57,7 @@ class Sample:
 def play(seed: int, levels: Sequence[str], rules: Rules) -> tuple[Match, Result]:
     bots = [BOTS[level]() for level in levels]
     match = Match(MatchSetup.from_seed(seed, [f"{lv}-{s}" for s, lv in enumerate(levels)], rules))
-    flow = match.play()
-    reply = NO_REPLY
-    try:
-        delivery = next(flow)
-        while True:
-            reply = bots[delivery.seat].handle(delivery.message)
-            delivery = flow.send(reply)
-    except StopIteration as stop:
-        return match, stop.value
+    return match, match.play_out(bots)
 
 
 def samples(match: Match, result: Result, every: int, rng: random.Random) -> list[Sample]:

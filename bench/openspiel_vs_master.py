@@ -21,26 +21,30 @@ import time
 from typing import Any
 
 from arena.bots import BOTS
-from arena.engine.match import Match, MatchSetup
+from arena.engine.match import MatchSetup, play_out
 from arena.engine.rules import Rules
 from arena.openspiel.bot import ISMCTSParticipant
 
 
+class Timed:
+    """A player whose time to answer each `ask` is kept in `spent`."""
+
+    def __init__(self, player: Any) -> None:
+        self.player, self.spent = player, list[float]()
+
+    def handle(self, message: dict[str, Any]) -> Any:
+        began = time.perf_counter()
+        reply = self.player.handle(message)
+        if message["type"] == "ask":
+            self.spent.append(time.perf_counter() - began)
+        return reply
+
+
 def play(seed: int, players: list[Any]) -> tuple[tuple[int, ...], list[list[float]]]:
     names = tuple(f"seat_{seat}" for seat in range(len(players)))
-    flow = Match(MatchSetup.from_seed(seed, names, Rules())).play()
-    spent: list[list[float]] = [[] for _ in players]
-    delivery = next(flow)
-    try:
-        while True:
-            seat, message = delivery
-            began = time.perf_counter()
-            reply = players[seat].handle(message)
-            if message["type"] == "ask":
-                spent[seat].append(time.perf_counter() - began)
-            delivery = flow.send(reply)
-    except StopIteration as stop:
-        return stop.value.places, spent
+    timed = [Timed(player) for player in players]
+    result = play_out(MatchSetup.from_seed(seed, names, Rules()), timed)
+    return result.places, [seat.spent for seat in timed]
 
 
 def main() -> None:

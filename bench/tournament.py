@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from arena.base import config as config_module
 from arena.bots import RandomBot
-from arena.engine.match import Match, MatchSetup
+from arena.engine.match import MatchSetup, play_out
 from arena.engine.rules import Rules
 from arena.tournaments import tournament
 from arena.tournaments.executors import make_executor
@@ -100,13 +100,7 @@ def engine_rate(games: int) -> float:
     began = time.perf_counter()
     for seed in range(games):
         bots = [RandomBot(), RandomBot()]
-        game = Match(MatchSetup.from_seed(seed, ("ann", "bob"), rules)).play()
-        try:
-            delivery = next(game)
-            while True:
-                delivery = game.send(bots[delivery.seat].handle(delivery.message))
-        except StopIteration:
-            pass
+        play_out(MatchSetup.from_seed(seed, ("ann", "bob"), rules), bots)
     return games / (time.perf_counter() - began)
 
 

@@ -1,20 +1,11 @@
 #!/usr/bin/env python3
-"""The built-in `expert` bot (arena/bots.py) as a standalone participant.
-
-    python3 participants/expert_bot.py
-
-Needs only Python 3.11 and this checkout: without `arena` installed, it imports it from the
-repository root.
-"""
+"""The built-in `expert` level as a standalone participant: `participants/level_bot.py expert`."""
 
 import sys
 from pathlib import Path
 
-try:
-    import arena.bots
-except ModuleNotFoundError:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    import arena.bots
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # this checkout, if not installed
+from arena.bots import main
 
 if __name__ == "__main__":
-    sys.exit(arena.bots.main(["expert"]))
+    sys.exit(main(["expert"]))

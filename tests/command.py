@@ -8,7 +8,8 @@ output, files and exit status: without an interpreter's start-up and imports, ab
 a run, which the suite's few hundred such runs would pay. An exception that would have reached
 the user as a traceback fails the test where it was raised. What only a process shows (signals, a
 closed or full stdout, the sandbox's children, start-up, what is imported, a newcomer's first
-commands) is tested with `python -m arena` in a subprocess (`arena_process`).
+commands) is tested with `python -m arena` in a subprocess (`arena_process`, or `arena_started`
+for one the test signals or kills while it runs).
 
 A run started in a process is resumed in a process: where the arena is installed (CI's
 `pip install .`), a process runs the installed copy and this one the checkout's, and `--resume`
@@ -26,6 +27,7 @@ import subprocess
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from arena.base import shutdown
 from arena.ui import cli
@@ -54,19 +56,46 @@ def arena_here(
     )
 
 
+ARENA = (sys.executable, "-m", "arena")  # the command a process test starts
+
+
 def arena_process(
-    *args: str, cwd: Path | None = None, env: Mapping[str, str] | None = None
+    *args: str,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    input: str | None = None,
+    timeout: float = 300,
+    umask: int = -1,
 ) -> subprocess.CompletedProcess[str]:
-    """`arena ARGS` as a process (`python -m arena`), its output captured."""
+    """`arena ARGS` as a process (`python -m arena`), its output captured, for a test of what
+    only a process shows (start-up, imports, a pipe, a umask, a newcomer's first commands)."""
     return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
+        [*ARENA, *args],
         cwd=cwd,
         env=env,
+        input=input,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=timeout,
         check=False,
+        umask=umask,
     )
+
+
+def arena_started(
+    *args: str, cwd: Path | None = None, env: Mapping[str, str] | None = None, **popen: Any
+) -> subprocess.Popen[Any]:
+    """`arena ARGS` started as a process and left running, for a test of the process itself (a
+    signal, a kill, a page rewritten while it runs): stdout and stderr are text pipes unless
+    `popen` (`subprocess.Popen`'s options) says otherwise. The test waits for it and reaps it."""
+    options: dict[str, Any] = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
+    return subprocess.Popen([*ARENA, *args], cwd=cwd, env=env, **{**options, **popen})
+
+
+def bare_env(**extra: str) -> dict[str, str]:
+    """An environment with only this one's PATH and HOME, and `extra`: what a process test
+    gives the arena so that nothing else of the test's environment reaches it."""
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(Path.home()), **extra}
 
 
 NO_SANDBOX = "warning: no sandbox ("  # how `auto` without a working bwrap begins its one line

@@ -72,18 +72,11 @@ class Read:
 
 def quit_game(folder: Path, seed: int = 4) -> Path:
     """A game of `arena play` (a real process) left at once with `quit`: an interrupted replay."""
-    import subprocess
-    import sys
+    from command import arena_process
 
     folder.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(
-        [sys.executable, "-m", "arena", "play", "--seed", str(seed), "--delay", "0"],
-        cwd=folder,
-        input="quit\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    done = arena_process(
+        "play", "--seed", str(seed), "--delay", "0", cwd=folder, input="quit\n", timeout=60
     )
     assert done.returncode == 0, done.stderr
     (path,) = sorted((folder / "replays").glob("*-interrupted.json"))

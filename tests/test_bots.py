@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from command import arena_here
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.bots import BOTS, HardBot, main
 from arena.bots.master import MasterBot
-from arena.engine.match import MatchSetup, Outcome, Result, play
+from arena.engine.match import MatchSetup, Outcome, Result, play_out
 from arena.engine.rules import NextPlayer, Rules
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,16 +46,13 @@ def play_in_process(
         for level in levels
     ]
     names = [f"{level}{seat}" for seat, level in enumerate(levels)]
-    game = play(MatchSetup.from_seed(seed, names, rules or Rules()))
     transcript: Transcript = []
-    try:
-        delivery = next(game)
-        while True:
-            reply = bots[delivery.seat].handle(delivery.message)
-            transcript.append((delivery.seat, delivery.message, reply))
-            delivery = game.send(reply)
-    except StopIteration as stop:
-        return stop.value, transcript
+    result = play_out(
+        MatchSetup.from_seed(seed, names, rules or Rules()),
+        bots,
+        lambda delivery, reply: transcript.append((*delivery, reply)),
+    )
+    return result, transcript
 
 
 def assert_every_decision_is_valid(transcript: Transcript, seats: int) -> None:
@@ -250,7 +248,7 @@ class Piped:
         assert self.process.stderr is not None
         self.errors.extend(self.process.stderr)
 
-    def exchange(self, message: dict[str, Any]) -> Any:
+    def handle(self, message: dict[str, Any]) -> Any:
         assert self.process.stdin is not None
         self.process.stdin.write(json.dumps(message, ensure_ascii=False) + "\n")
         self.process.stdin.flush()
@@ -282,15 +280,11 @@ def play_piped(
     transcript: Transcript = []
     try:
         names = [f"p{seat}" for seat in range(len(seats))]
-        game = play(MatchSetup.from_seed(seed, names, rules or Rules()))
-        try:
-            delivery = next(game)
-            while True:
-                reply = seats[delivery.seat].exchange(delivery.message)
-                transcript.append((delivery.seat, delivery.message, reply))
-                delivery = game.send(reply)
-        except StopIteration as stop:
-            result: Result = stop.value
+        result = play_out(
+            MatchSetup.from_seed(seed, names, rules or Rules()),
+            seats,
+            lambda delivery, reply: transcript.append((*delivery, reply)),
+        )
     finally:
         codes = [seat.finish() for seat in seats]
     assert codes == [0] * len(seats), [seat.errors for seat in seats]
@@ -360,8 +354,8 @@ def test_a_standalone_script_answers_unknown_messages_and_exits_at_match_end() -
     for command in [STANDALONE["random"], STANDALONE["expert"]]:
         seat = Piped(command)
         try:
-            assert seat.exchange({"type": "something-new", "x": [1, 2]}) is None
-            assert seat.exchange({"type": "match-end", "scores": [0, 0], "ranks": [1, 1]}) is None
+            assert seat.handle({"type": "something-new", "x": [1, 2]}) is None
+            assert seat.handle({"type": "match-end", "scores": [0, 0], "ranks": [1, 1]}) is None
             assert seat.process.wait(timeout=10) == 0  # without waiting for stdin to close
         finally:
             seat.finish()
@@ -376,12 +370,14 @@ def test_a_standalone_script_answers_unknown_messages_and_exits_at_match_end() -
         "expert_bot.py",
         "master_bot.py",
         "random_bot.py",
+        "level_bot.py hard",
     ],
 )
 def test_a_standalone_script_runs_with_no_site_packages_from_any_folder(
     name: str, tmp_path: Path
 ) -> None:
     """`-I -S`: no site-packages (so no installed arena, no pydantic), not even the script's folder."""
+    script, *level = name.split()
     ask = {
         "type": "ask",
         "hand": [{"id": 3, "card": "x", "deck": 0, "suit": 0, "rank": 3}],
@@ -392,7 +388,7 @@ def test_a_standalone_script_runs_with_no_site_packages_from_any_folder(
         json.dumps(m) + "\n" for m in [{"type": "starting-hand", "hand": ask["hand"]}, ask]
     )
     done = subprocess.run(
-        [sys.executable, "-I", "-S", str(PARTICIPANTS / name)],
+        [sys.executable, "-I", "-S", str(PARTICIPANTS / script), *level],
         input=lines,
         cwd=tmp_path,
         capture_output=True,
@@ -405,6 +401,38 @@ def test_a_standalone_script_runs_with_no_site_packages_from_any_folder(
         None,
         {"player": 1, "cardId": 3},
     ]
+
+
+@pytest.mark.needs("bwrap")
+def test_level_scripts_play_one_another_each_in_its_sandbox(tmp_path: Path) -> None:
+    """A sandbox shows a participant only its own program's files, and masks every other
+    participant's: a level script that needed `level_bot.py`, which the other seat names, would
+    not start."""
+    (tmp_path / "config.toml").write_text(
+        "seed = 1\ngames = 2\n[limits]\nsandbox = 'bwrap'\n"
+        f"[[participants]]\nname = 'lvl'\ncommand = {json.dumps([*script('level_bot.py'), 'hard'])}\n"
+        f"[[participants]]\nname = 'exp'\ncommand = {json.dumps(script('expert_bot.py'))}\n"
+    )
+    done = arena_here("run", "config.toml", "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = [
+        json.loads(line)
+        for line in (tmp_path / "replays" / "results.jsonl").read_text().splitlines()
+    ]
+    assert [(line["outcome"], line["faults"]) for line in lines] == [("completed", [{}, {}])] * 2
+
+
+def test_the_level_script_names_an_unknown_level_in_one_usage_line() -> None:
+    done = subprocess.run(
+        [sys.executable, str(PARTICIPANTS / "level_bot.py"), "grandmaster"],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "usage: python -m arena.bots {random,easy,medium,hard,expert,master}\n"
 
 
 def _rigged_hard(asks: list[tuple[int, int, int, int]], hand: list[int]) -> HardBot:

@@ -23,7 +23,7 @@ from arena.base.config import LimitsSection
 from arena.base.errors import ConfigError
 from arena.bots import BOTS as BUILT_IN_BOTS
 from arena.engine.cards import Card, new_pack
-from arena.engine.match import NO_REPLY, Match, MatchSetup
+from arena.engine.match import NO_REPLY, Delivery, MatchSetup, play_out
 from arena.engine.rules import Ask, NextPlayer, Refusal, Rules, verify_ask
 from arena.referee import check, check_report, hints
 from arena.referee.loop import play_match
@@ -160,16 +160,14 @@ def checked_seat_messages(scenario: check.Scenario) -> list[dict[str, Any]]:
     """What the checked program's seat is sent when every seat plays the checker's random
     opponent."""
     players = [BUILT_IN_BOTS["random"]() for _ in scenario.setup.names]
-    game = Match(scenario.setup).play()
     sent = []
-    try:
-        seat, message = next(game)
-        while True:
-            if seat == scenario.seat:
-                sent.append(message)
-            seat, message = game.send(players[seat].handle(message))
-    except StopIteration as stop:
-        assert stop.value.outcome == "completed", scenario.name
+
+    def keep(delivery: Delivery, reply: Any) -> None:
+        if delivery.seat == scenario.seat:
+            sent.append(delivery.message)
+
+    result = play_out(scenario.setup, players, keep)
+    assert result.outcome == "completed", scenario.name
     return sent
 
 

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from command import arena_here, said
+from command import arena_here, arena_started, bare_env, said
 from replaymaker import replay_json
 
 from arena.replays import replay
@@ -34,12 +34,8 @@ def _hostile(script: str, *args: str, pids: Path | None = None) -> str:
     return line + (f"\nenv = {{ HOSTILE_PIDS = {json.dumps(str(pids))} }}" if pids else "")
 
 
-def _env(**extra: str) -> dict[str, str]:
-    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(Path.home()), **extra}
-
-
 def _arena(folder: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return arena_here(*args, cwd=folder, env=_env(**env))
+    return arena_here(*args, cwd=folder, env=bare_env(**env))
 
 
 def test_faults_are_counted_in_the_summary(tmp_path: Path) -> None:
@@ -60,7 +56,7 @@ def test_faults_are_counted_in_the_summary(tmp_path: Path) -> None:
 
 
 # Names with a control, invisible or direction-changing character are refused at config
-# (tests/test_hardening.py); these are printable, and hostile only as markup or paths.
+# (tests/test_bad_input.py); these are printable, and hostile only as markup or paths.
 NAMES = ["[bold red]x[/]", "../../etc/x", "a/b\\c", "..", "Zoë"]
 
 
@@ -144,13 +140,13 @@ def _interrupt(
         + _seat("slow", _hostile("slow.py", "0.05", pids=pids))
         + _seat("stubborn", _hostile("stubborn.py", pids=pids))
     )
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "run", "config.toml", "--jobs", str(jobs)],
+    process = arena_started(
+        "run",
+        "config.toml",
+        "--jobs",
+        str(jobs),
         cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=_env(COLUMNS="300"),
+        env=bare_env(COLUMNS="300"),
         start_new_session=True,  # its own group, as a shell gives a job: `group` is a Ctrl-C at a terminal
     )
     try:

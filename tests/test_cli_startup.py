@@ -4,7 +4,6 @@ of many files and folders in one process, and a start-up that loads only what a 
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
@@ -12,25 +11,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from command import arena_process, arena_started, bare_env
 
 HEAVY = ("pydantic", "rich", "orjson", "openskill", "dask", "arena.base.config", "arena.replays")
 
 
 def _arena(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(Path.home()),
-        "COLUMNS": "200",
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd=cwd,
-        env=env,
-    )
+    return arena_process(*args, timeout=120, cwd=cwd, env=bare_env(COLUMNS="200"))
 
 
 def test_help_text_is_not_eaten_by_markup() -> None:
@@ -170,12 +157,7 @@ def test_a_verify_stopped_by_a_signal_says_interrupted_without_a_traceback(
     tmp_path: Path, stop: signal.Signals, status: int
 ) -> None:
     replays = _replays(tmp_path, 20) * 30  # 600 to verify: seconds of work to stop
-    verifying = subprocess.Popen(
-        [sys.executable, "-m", "arena", "replay", "verify", *map(str, replays)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    verifying = arena_started("replay", "verify", *map(str, replays))
     assert verifying.stdout is not None
     assert ": ok (" in verifying.stdout.readline()  # it is replaying matches now
     verifying.send_signal(stop)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
 import pytest
+from command import arena_process
 
 from arena.engine.match import MatchSetup
 from arena.engine.rules import Rules
@@ -21,17 +20,6 @@ CONFIGS = sorted((ROOT / "configs").glob("*.toml"))
 def replay_files(folder: Path) -> list[Path]:
     """The replays in a folder (beside them may lie standings and results files)."""
     return sorted(p for p in folder.glob("*.json") if '"transcript"' in p.read_text())
-
-
-def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def copy_config(config: Path, tmp_path: Path) -> Path:
@@ -52,7 +40,7 @@ def test_each_example_config_plays_and_its_replay_verifies(config: Path, tmp_pat
     copied = copy_config(config, tmp_path)
     try:
         # From another working directory: paths in a config are relative to the config file.
-        played = arena("run", str(copied), cwd=tmp_path)
+        played = arena_process("run", str(copied), cwd=tmp_path)
     finally:
         copied.unlink()
     assert played.returncode == 0, played.stderr
@@ -65,7 +53,7 @@ def test_each_example_config_plays_and_its_replay_verifies(config: Path, tmp_pat
     for name in names:
         assert name in played.stdout
     assert sum(data["result"]["scores"]) == len(data["deck"]) // 4
-    verified = arena("replay", "verify", str(replays[0]), cwd=tmp_path)
+    verified = arena_process("replay", "verify", str(replays[0]), cwd=tmp_path)
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert "ok" in verified.stdout
 
@@ -75,7 +63,7 @@ def test_a_tampered_replay_is_refused_at_its_first_difference(tmp_path: Path) ->
     config.write_text(
         'seed = 5\n[[participants]]\nname = "a"\nbot = "random"\n[[participants]]\nname = "b"\nbot = "random"\n'
     )
-    assert arena("run", str(config), cwd=tmp_path).returncode == 0
+    assert arena_process("run", str(config), cwd=tmp_path).returncode == 0
     [replay] = replay_files(tmp_path / "replays")
     data = json.loads(replay.read_text())
     index = next(i for i, e in enumerate(data["transcript"]) if e["message"]["type"] == "ask")
@@ -86,21 +74,21 @@ def test_a_tampered_replay_is_refused_at_its_first_difference(tmp_path: Path) ->
     }  # an invalid ask instead of the real one
     tampered = tmp_path / "tampered.json"
     tampered.write_text(json.dumps(data))
-    refused = arena("replay", "verify", str(tampered), cwd=tmp_path)
+    refused = arena_process("replay", "verify", str(tampered), cwd=tmp_path)
     assert refused.returncode == 1
     assert f"transcript[{index + 1}]" in refused.stderr
 
     data = json.loads(replay.read_text())
     data["result"]["scores"][0] += 1
     tampered.write_text(json.dumps(data))
-    refused = arena("replay", "verify", str(tampered), cwd=tmp_path)
+    refused = arena_process("replay", "verify", str(tampered), cwd=tmp_path)
     assert refused.returncode == 1
     assert "result" in refused.stderr
 
     data = json.loads(replay.read_text())
     data["deck"][0], data["deck"][1] = data["deck"][1], data["deck"][0]
     tampered.write_text(json.dumps(data))
-    assert arena("replay", "verify", str(tampered), cwd=tmp_path).returncode == 1
+    assert arena_process("replay", "verify", str(tampered), cwd=tmp_path).returncode == 1
 
 
 def test_runs_never_overwrite_earlier_replays(tmp_path: Path) -> None:
@@ -109,7 +97,7 @@ def test_runs_never_overwrite_earlier_replays(tmp_path: Path) -> None:
         'seed = 5\n[[participants]]\nname = "a"\nbot = "random"\n[[participants]]\nname = "b"\nbot = "random"\n'
     )
     for _ in range(2):
-        assert arena("run", str(config), cwd=tmp_path).returncode == 0
+        assert arena_process("run", str(config), cwd=tmp_path).returncode == 0
     replays = replay_files(tmp_path / "replays")
     assert len(replays) == 2
     first, second = (json.loads(p.read_text()) for p in replays)
@@ -121,7 +109,7 @@ def test_games_and_seed_options_play_seed_plus_i(tmp_path: Path) -> None:
     config.write_text(
         '[[participants]]\nname = "a"\nbot = "easy"\n[[participants]]\nname = "b"\nbot = "easy"\n'
     )
-    played = arena("run", str(config), "--seed", "100", "--games", "3", cwd=tmp_path)
+    played = arena_process("run", str(config), "--seed", "100", "--games", "3", cwd=tmp_path)
     assert played.returncode == 0, played.stderr
     replays = [json.loads(p.read_text()) for p in replay_files(tmp_path / "replays")]
     assert sorted(r["seed"] for r in replays) == [100, 101, 102]

@@ -274,7 +274,10 @@ def test_refill_against_min_hand_size(
 
 
 def test_on_its_turn_with_min_hand_size_is_refused() -> None:
-    assert Rules(refill_empty_hand=5, refill_when=ON_ITS_TURN).problem() is not None
+    assert Rules(refill_empty_hand=5, refill_when=ON_ITS_TURN, min_hand_size=2).problem() == (
+        "refillWhen",
+        '"On its turn" needs minHandSize = 0 (minHandSize = 2 refills an emptied hand at once)',
+    )
     assert Rules(refill_empty_hand=5, refill_when=ON_ITS_TURN, min_hand_size=0).problem() is None
     assert Rules(refill_empty_hand=5).problem() is None
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from command import arena_process
 
 TWO_RANDOM = 'seed = 7\ngames = {games}\n[[participants]]\nname = "ann"\nbot = "random"\n[[participants]]\nname = "bo"\nbot = "random"\n'
 
@@ -16,16 +16,7 @@ TWO_RANDOM = 'seed = 7\ngames = {games}\n[[participants]]\nname = "ann"\nbot = "
 def arena(
     *args: str, cwd: Path, umask: int = -1, timeout: float = 120, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-        umask=umask,
-        env=env,
-    )
+    return arena_process(*args, cwd=cwd, timeout=timeout, umask=umask, env=env)
 
 
 def played(tmp_path: Path, games: int = 2, text: str = TWO_RANDOM) -> Path:
@@ -51,7 +42,13 @@ def test_every_file_the_arena_writes_has_the_mode_of_any_new_file(
         == 0
     )
     written = [*replays.glob("*.json"), replays / "report.html", page]
-    assert len(written) >= 4, written
+    assert sorted(path.name.split("-g")[-1] for path in written) == [
+        "0000-ann-vs-bo.json",
+        "0001-bo-vs-ann.json",
+        "one.html",
+        "report.html",
+        "standings.json",
+    ], written
     modes = {path.name: oct(path.stat().st_mode & 0o777) for path in written}
     assert set(modes.values()) == {oct(0o666 & ~umask)}, modes
 
@@ -61,14 +58,8 @@ def play_piped(
 ) -> tuple[str, list[tuple[int, int]]]:
     """`arena play` with its commands from a pipe: what it printed, and the human's asks
     (seat 0's replies to `ask`) in its replay."""
-    done = subprocess.run(
-        [sys.executable, "-m", "arena", "play", "--seed", str(seed), "--delay", "0", *more],
-        input=lines,
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=60,
-        check=False,
+    done = arena_process(
+        "play", "--seed", str(seed), "--delay", "0", *more, input=lines, cwd=tmp_path, timeout=60
     )
     assert done.returncode == 0, done.stdout + done.stderr
     (path,) = (tmp_path / "replays").glob("*.json")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import shutil
 import signal
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 from command import arena_here
 from replaymaker import make_replay, quit_game, replay_json
+from rich.console import Console
 from test_viewer import Browser, browser  # noqa: F401 -- the fixture, shared
 
 from arena.base.errors import ConfigError, ReplayError
@@ -26,10 +28,6 @@ GOLDEN = Path(__file__).parent / "golden"
 Played = Callable[[str], tuple[Path, Path]]
 # Every golden config plays deterministic participants: built-in bots and the scripted fake.
 FORKED_CONFIGS = sorted(p.stem for p in (GOLDEN / "configs").glob("*.toml"))
-
-
-def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return arena_here(*args, cwd=cwd)
 
 
 @pytest.fixture
@@ -103,7 +101,7 @@ def test_a_fork_with_nobody_replaced_is_the_recorded_match(
 def test_a_replaced_seat_plays_live_from_the_point(played: Played) -> None:
     folder, source = played("fault-exit")  # seat 0 exits at its 40th message
     document = replay_json(source)
-    done = _arena(
+    done = arena_here(
         "replay",
         "fork",
         str(source),
@@ -123,17 +121,17 @@ def test_a_replaced_seat_plays_live_from_the_point(played: Played) -> None:
     ]
     assert forked["transcript"][:at] == document["transcript"][:at]
     assert not [f for f in forked["faults"] if f["seat"] == 0 and f["kind"] == "exited"]
-    assert _arena("replay", "verify", "fixed.json", cwd=folder).returncode == 0
+    assert arena_here("replay", "verify", "fixed.json", cwd=folder).returncode == 0
     # The bot that replaced seat 0 was sent seat 0's messages before the point, from `init` on.
     ignored = forked["fork"]["ignored"]
     assert [i["at"] for i in ignored if i["seat"] == 0] == [
         i for i, e in enumerate(document["transcript"][:at]) if e["seat"] == 0
     ]
     # The turn is the one `replay show` prints as "turn 3".
-    shown = _arena("replay", "show", str(source), cwd=folder).stdout
+    shown = arena_here("replay", "show", str(source), cwd=folder).stdout
     line_after = shown.split("turn 3:", 1)[1].splitlines()[1]
     assert line_after.split()[0] == str(at)
-    marked = _arena("replay", "show", "fixed.json", cwd=folder).stdout
+    marked = arena_here("replay", "show", "fixed.json", cwd=folder).stdout
     assert f"forked from {source.name} at message {at}" in marked
     assert f"forked here; seat 0 replaced: live from message {at} on" in marked
 
@@ -199,7 +197,7 @@ def test_the_cli_refuses_a_replay_that_does_not_verify(played: Played) -> None:
     document["deck"][0], document["deck"][1] = document["deck"][1], document["deck"][0]
     bad = folder / "edited.json"
     bad.write_text(json.dumps(document), encoding="utf-8")
-    done = _arena("replay", "fork", str(bad), "--at", "20", "-o", "out.json", cwd=folder)
+    done = arena_here("replay", "fork", str(bad), "--at", "20", "-o", "out.json", cwd=folder)
     assert done.returncode == 2
     assert (
         "does not verify, so it cannot be forked" in done.stderr and "Traceback" not in done.stderr
@@ -213,7 +211,11 @@ def test_show_and_the_page_mark_the_fork_point(played: Played, browser: Browser)
     path, _ = fork.fork_file(source, "turn:4", ["0=easy"], folder / "f.json", cwd=folder)
     document = replay.read(path)
     assert document.fork is not None
-    assert show.render(document) is not None
+    console = Console(file=io.StringIO(), width=200, record=True)
+    console.print(show.render(document))
+    assert f"forked here; seat 0 replaced: live from message {document.fork.at} on" in (
+        console.export_text()
+    )
     page = folder / "f.html"
     page.write_text(viewer.render(document), encoding="utf-8")
     browser.open(page.as_uri())
@@ -229,18 +231,18 @@ def test_show_and_the_page_mark_the_fork_point(played: Played, browser: Browser)
 def test_a_played_game_forks_only_with_its_person_replaced(tmp_path: Path) -> None:
     # `arena play` records the human seat with no command: nothing can play it again.
     source = quit_game(tmp_path, seed=4)
-    refused = _arena("replay", "fork", str(source), "--at", "3", "-o", "f.json", cwd=tmp_path)
+    refused = arena_here("replay", "fork", str(source), "--at", "3", "-o", "f.json", cwd=tmp_path)
     assert refused.returncode == 2
     assert refused.stderr.strip() == (
         "seat 0 (you) was played by a person (arena play), who cannot be run again: "
         "replace it with --seat 0=LEVEL or --seat 0=COMMAND"
     )
     assert not (tmp_path / "f.json").exists()
-    done = _arena(
+    done = arena_here(
         "replay", "fork", str(source), "--at", "3", "--seat", "0=easy", "-o", "f.json", cwd=tmp_path
     )
     assert done.returncode == 0, done.stderr
-    assert _arena("replay", "verify", "f.json", cwd=tmp_path).returncode == 0
+    assert arena_here("replay", "verify", "f.json", cwd=tmp_path).returncode == 0
 
 
 @pytest.mark.needs("bwrap")
@@ -261,7 +263,7 @@ def test_a_replay_that_says_no_sandbox_does_not_run_its_commands_unconfined(
     document["config"]["limits"]["sandbox"] = "none"
     edited = tmp_path / "edited.json"
     edited.write_text(json.dumps(document), encoding="utf-8")
-    done = _arena("replay", "fork", str(edited), "--at", "5", "-o", "f.json", cwd=tmp_path)
+    done = arena_here("replay", "fork", str(edited), "--at", "5", "-o", "f.json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert not marker.exists()
     forked = json.loads((tmp_path / "f.json").read_text(encoding="utf-8"))
@@ -335,7 +337,7 @@ def test_the_header_of_a_fork_shows_each_replaced_seats_whole_command(played: Pl
     folder, source = played("classic")
     bot = f"{sys.executable} {GOLDEN / 'fakes' / 'scripted.py'} --careful"
     forked, _ = fork.fork_file(source, "30", [f"1={bot}"], folder / "whole.json", cwd=folder)
-    shown = _arena("replay", "show", str(forked), cwd=folder).stdout
+    shown = arena_here("replay", "show", str(forked), cwd=folder).stdout
     header = " ".join(shown.split("seats:")[0].split())
     command = f"{sys.executable} {GOLDEN / 'fakes' / 'scripted.py'} --careful"
     assert f"seat 1 played by {command} for" in header, header

@@ -121,7 +121,14 @@ def test_a_group_waits_for_its_missing_match_and_never_reads_its_outcome_to_deci
     test.observe_all(line for line in lines if line.match != 9)  # game 9 interrupted: no line
     assert test.groups == 4  # groups 0-3; group 4 lacks a match, every later group waits behind it
     test.observe(lines[9])  # --resume played it again
-    assert test.groups == 30 or test.decision is not None
+    whole = CandidateTest("cand", 2, Hypotheses(0.4, 0.6, min_groups=1))
+    whole.observe_all(lines)  # as if game 9 had never been missing
+    assert test.sprt is not None and whole.sprt is not None and test.groups > 4
+    assert (test.groups, test.decision, test.sprt.history) == (
+        whole.groups,
+        whole.decision,
+        whole.sprt.history,
+    )
 
 
 def test_a_decision_is_kept_when_later_matches_finish() -> None:

@@ -12,7 +12,6 @@ import shutil
 import signal
 import sqlite3
 import subprocess
-import sys
 import tarfile
 import time
 import zipfile
@@ -20,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from command import arena_here
+from command import arena_here, arena_process, arena_started
 
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("starlette")
@@ -62,22 +61,18 @@ class Server:
         self.folder = folder
         self.log = folder.parent / f"serve-{time.monotonic_ns()}.log"
         with self.log.open("wb") as output:
-            self.process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "arena",
-                    "league",
-                    "serve",
-                    str(folder),
-                    "--port",
-                    "0",
-                    *(options or ("--jobs", "1")),
-                ],
+            self.process = arena_started(
+                "league",
+                "serve",
+                str(folder),
+                "--port",
+                "0",
+                *(options or ("--jobs", "1")),
                 stdout=output,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
                 env=env,
+                text=False,
             )
         deadline = time.monotonic() + 60
         while not (line := self.log.read_text()).startswith("serving http") or "\n" not in line:
@@ -893,13 +888,7 @@ def test_a_version_carries_the_fingerprint_arena_run_records(
         '[[participants]]\nname = "twofiles"\ncommand = ["python3", "source/bot.py"]\n'
         '[[participants]]\nname = "house"\nbot = "random"\n'
     )
-    run = subprocess.run(
-        [sys.executable, "-m", "arena", "run", str(place / "config.toml")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    run = arena_process("run", str(place / "config.toml"))
     assert run.returncode == 0, run.stderr
     results = (place / "replays" / "results.jsonl").read_text().splitlines()
     (line,) = [json.loads(text) for text in results]

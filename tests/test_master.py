@@ -20,15 +20,11 @@ def transcript_of(
 ) -> list[tuple[int, dict[str, Any]]]:
     """The messages of one match, in order, with the seat each went to."""
     match = Match(MatchSetup.from_seed(seed, [f"s{i}" for i in range(len(bots))], rules or Rules()))
-    game = match.play()
     sent: list[tuple[int, dict[str, Any]]] = []
-    try:
-        delivery = next(game)
-        while True:
-            sent.append((delivery.seat, copy.deepcopy(delivery.message)))
-            delivery = game.send(bots[delivery.seat].handle(delivery.message))
-    except StopIteration:
-        return sent
+    match.play_out(
+        bots, lambda delivery, _: sent.append((delivery.seat, copy.deepcopy(delivery.message)))
+    )
+    return sent
 
 
 def replies(bot: Bot, seat: int, sent: list[tuple[int, dict[str, Any]]]) -> list[Any]:

@@ -13,7 +13,7 @@ import orjson
 import pytest
 from rigging import Pack, ask, events_of, rules, run, setup
 
-from arena.engine.match import NO_REPLY, Match, MatchSetup, Outcome, play
+from arena.engine.match import NO_REPLY, Match, MatchSetup, Outcome, play, play_out
 from arena.engine.rules import Rules, StartingPlayer, pond_index
 
 PACK = Pack()
@@ -265,3 +265,55 @@ def test_the_same_setup_and_replies_give_the_same_transcript_and_result() -> Non
             replays.append((sent, stop.value, match.events))
     assert replays[0] == replays[1]
     assert replays[0][1].outcome is Outcome.COMPLETED
+
+
+class Chooser:
+    """A seat's seeded random replies, for the drivers below to agree on."""
+
+    def __init__(self, seat: int, seed: int) -> None:
+        self.seat, self.choices = seat, random.Random(seed)
+
+    def handle(self, message: dict[str, Any]) -> Any:
+        if message["type"] == "ask":
+            other = (self.seat + self.choices.randrange(1, 3)) % 3
+            return {"player": other, "cardId": self.choices.choice(message["hand"])["id"]}
+        return self.choices.randrange(-60, 60)
+
+
+def test_play_out_is_the_generator_driven_by_each_seats_bot() -> None:
+    match_setup = MatchSetup.from_seed(8, ("a", "b", "c"), Rules(min_hand_size=2))
+    by_hand, bots = Match(match_setup), [Chooser(seat, 40 + seat) for seat in range(3)]
+    game, expected = by_hand.play(), []
+    try:
+        delivery = next(game)
+        while True:
+            reply = bots[delivery.seat].handle(delivery.message)
+            expected.append((orjson.dumps(tuple(delivery)), reply))
+            delivery = game.send(reply)
+    except StopIteration as stop:
+        expected_result = stop.value
+
+    played, bots = Match(match_setup), [Chooser(seat, 40 + seat) for seat in range(3)]
+    seen: list[tuple[bytes, Any]] = []
+    result = played.play_out(bots, lambda d, reply: seen.append((orjson.dumps(tuple(d)), reply)))
+    assert (seen, result, played.events) == (expected, expected_result, by_hand.events)
+    assert result.outcome is Outcome.COMPLETED and len(seen) > 100
+    assert play_out(match_setup, [Chooser(seat, 40 + seat) for seat in range(3)]) == result
+
+
+def test_play_out_asks_no_bot_when_the_deal_does_not_fit() -> None:
+    class Silent:
+        def handle(self, message: dict[str, Any]) -> Any:
+            raise AssertionError(message)
+
+    short = MatchSetup(Rules(), ("a", "b"), tuple(PACK.deck(["2S"], "")), 0)
+    assert play_out(short, [Silent(), Silent()]).outcome is Outcome.DID_NOT_START
+
+
+def test_a_bots_stop_iteration_is_its_own_error_not_the_end_of_the_match() -> None:
+    class Stopping:
+        def handle(self, message: dict[str, Any]) -> Any:
+            raise StopIteration
+
+    with pytest.raises(StopIteration):
+        play_out(MatchSetup.from_seed(1, ("a", "b"), Rules()), [Stopping(), Stopping()])

@@ -9,8 +9,6 @@ import re
 import select
 import signal
 import struct
-import subprocess
-import sys
 import termios
 import time
 from collections.abc import Iterator
@@ -18,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from command import arena_process, arena_started
 from replaymaker import replay_json
 
 from arena.replays import replay as replay_module
@@ -43,25 +42,21 @@ class Screen:
 
         env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "160", "LINES": "50"}
         env.pop("NO_COLOR", None)
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "arena",
-                "play",
-                "--delay",
-                "0",
-                "--replays",
-                str(tmp / "replays"),
-                *args,
-            ],
+        self.proc = arena_started(
+            "play",
+            "--delay",
+            "0",
+            "--replays",
+            str(tmp / "replays"),
+            *args,
             stdin=slave,
             stdout=slave,
             stderr=slave,
             cwd=tmp,
             env=env,
             start_new_session=True,
-            preexec_fn=controlling_terminal,  # noqa: PLW1509 -- the test process runs no threads
+            preexec_fn=controlling_terminal,
+            text=False,
         )
         os.close(slave)
         self.raw = b""
@@ -271,16 +266,20 @@ def test_with_one_opponent_enter_is_the_whole_ask_and_the_screen_says_so(
 
 
 def test_commands_from_a_pipe(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "arena", "play", "--seed", "1", "--delay", "0", "--replays", "out"],
-        input=b"x 1\nquit\n",
-        capture_output=True,
+    done = arena_process(
+        "play",
+        "--seed",
+        "1",
+        "--delay",
+        "0",
+        "--replays",
+        "out",
+        input="x 1\nquit\n",
         cwd=tmp_path,
         timeout=60,
-        check=False,
     )
-    text = done.stdout.decode()
-    assert done.returncode == 0, text + done.stderr.decode()
+    text = done.stdout
+    assert done.returncode == 0, text + done.stderr
     assert "'x' is not a rank" in text and "you left the game" in text
     assert "\x1b" not in text  # not a terminal: no colours, no cursor movement
     (path,) = (tmp_path / "out").glob("*.json")
@@ -391,30 +390,23 @@ def test_play_starts_with_a_rule_set_by_name_or_file(
 ) -> None:
     root = Path(__file__).parents[1]
     rules = choice if "/" not in choice else str(root / choice)
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "arena",
-            "play",
-            "--opponents",
-            "2",
-            "--rules",
-            rules,
-            "--seed",
-            "4",
-            "--delay",
-            "0",
-            "--replays",
-            "out",
-        ],
-        input=b"quit\n",
-        capture_output=True,
+    done = arena_process(
+        "play",
+        "--opponents",
+        "2",
+        "--rules",
+        rules,
+        "--seed",
+        "4",
+        "--delay",
+        "0",
+        "--replays",
+        "out",
+        input="quit\n",
         cwd=tmp_path,
         timeout=60,
-        check=False,
     )
-    assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
+    assert done.returncode == 0, done.stdout + done.stderr
     (path,) = (tmp_path / "out").glob("*.json")
     data = replay_json(path)
     assert replay_module.verify(replay_module.from_json(data)) is None
@@ -440,14 +432,7 @@ def test_play_starts_with_a_rule_set_by_name_or_file(
 def test_play_refuses_an_unknown_rule_set_in_one_line(
     tmp_path: Path, choice: str, error: str
 ) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "arena", "play", "--rules", choice],
-        capture_output=True,
-        cwd=tmp_path,
-        timeout=60,
-        check=False,
-        text=True,
-    )
+    done = arena_process("play", "--rules", choice, cwd=tmp_path, timeout=60)
     assert done.returncode == 2 and done.stderr.startswith(error), done.stderr
     assert done.stderr.count("\n") == 1 and not list(tmp_path.iterdir())
 
@@ -455,14 +440,7 @@ def test_play_refuses_an_unknown_rule_set_in_one_line(
 def test_play_refuses_a_rules_file_over_the_config_limit(tmp_path: Path) -> None:
     huge = tmp_path / "huge.toml"
     huge.write_bytes(b"# " + b"x" * (1 << 20) + b"\n[rules]\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "arena", "play", "--rules", str(huge)],
-        capture_output=True,
-        cwd=tmp_path,
-        timeout=60,
-        check=False,
-        text=True,
-    )
+    done = arena_process("play", "--rules", str(huge), cwd=tmp_path, timeout=60)
     assert done.returncode == 2, done.stderr
     assert (
         done.stderr
@@ -483,15 +461,7 @@ def test_play_refuses_a_rules_file_over_the_config_limit(tmp_path: Path) -> None
 def test_play_checks_the_name_as_a_config_does(tmp_path: Path, name: str, error: str) -> None:
     # It was recorded as given: an empty name, or one that rewrites the terminal of whoever
     # later reads the replay.
-    done = subprocess.run(
-        [sys.executable, "-m", "arena", "play", "--name", name, "--delay", "0"],
-        capture_output=True,
-        cwd=tmp_path,
-        input="",
-        timeout=60,
-        check=False,
-        text=True,
-    )
+    done = arena_process("play", "--name", name, "--delay", "0", cwd=tmp_path, input="", timeout=60)
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith(error) and done.stderr.count("\n") == 1, done.stderr
     assert not list(tmp_path.iterdir())

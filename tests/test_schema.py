@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 import pytest
+from command import arena_process
 from pydantic import ValidationError
 
 from arena.base.config import LimitsSection
@@ -370,13 +371,7 @@ def test_arena_schema_out_to_a_file_fails_cleanly(tmp_path: Path) -> None:
 
 
 def _schema_out(folder: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", "schema", "-o", str(folder)],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+    return arena_process("schema", "-o", str(folder), timeout=30)
 
 
 def test_schema_out_never_writes_through_a_link_nor_waits_on_a_fifo(tmp_path: Path) -> None:

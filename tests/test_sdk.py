@@ -6,6 +6,7 @@ import io
 import json
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -542,10 +543,17 @@ def test_books_laid_match_the_engines_books_at_every_ask(decks: int) -> None:
     """A hit or a draw can make a book before any message shows its cards in the hand, and a
     pick-up can show a hand before the hand-over that emptied it is told: books_laid stays right."""
     from arena.bots import BOTS
-    from arena.engine.match import Match, MatchSetup
+    from arena.engine.match import Delivery, Match, MatchSetup
     from arena.engine.rules import Rules
 
     asks = 0
+
+    def books_agree(match: Match, bots: list[Bot], seed: int, delivery: Delivery, _: Any) -> None:
+        nonlocal asks
+        if delivery.message["type"] == "ask":
+            assert len(bots[delivery.seat].books_laid) == match.table.books[delivery.seat], seed
+            asks += 1
+
     for seed in range(30):
         seats = 2 + seed % 3
         rules = Rules(
@@ -556,16 +564,5 @@ def test_books_laid_match_the_engines_books_at_every_ask(decks: int) -> None:
         )
         bots = [BOTS["hard" if s % 2 else "expert"]() for s in range(seats)]
         match = Match(MatchSetup.from_seed(seed, [f"s{s}" for s in range(seats)], rules))
-        game = match.play()
-        try:
-            delivery = next(game)
-            while True:
-                bot = bots[delivery.seat]
-                reply = bot.handle(delivery.message)
-                if delivery.message["type"] == "ask":
-                    assert len(bot.books_laid) == match.table.books[delivery.seat], seed
-                    asks += 1
-                delivery = game.send(reply)
-        except StopIteration:
-            pass
+        match.play_out(bots, partial(books_agree, match, bots, seed))
     assert asks > 1000

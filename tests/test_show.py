@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import shutil
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -151,7 +152,9 @@ def test_show_one_seat_hides_the_others(three: Read) -> None:
         if line[0] != "bob":
             assert line[1].endswith(",")  # only ", the rank asked for"
             lucky += 1
-    assert "picked up a card" in text or "went fishing" in text
+    others = [e for e in three.json["events"] if e["event"] == "drew" and e["seat"] != 1]
+    shown = re.findall(r"^\s+\d+\s+(\w+) (?:went fishing|picked up a card)", text, re.MULTILINE)
+    assert len([name for name in shown if name != "bob"]) == len(others) > 0
     own = [e for e in three.json["events"] if e["event"] == "drew" and e["seat"] == 1]
     assert len(re.findall(r" bob (went fishing and drew|picked up) \S+", text)) == len(own)
     assert lucky <= sum(1 for e in three.json["events"] if e["event"] == "drew" and e["seat"] != 1)
@@ -251,3 +254,75 @@ def test_a_family_replay_verifies_and_its_rules_cannot_be_changed(family: Read) 
     assert (replay_module.verify(switched_off) or "").startswith("transcript[")
     both = with_rules({**rules, "startingHandSize": 5})
     assert "dealBySeats" in (replay_module.verify(both) or "")
+
+
+# --- Notes beside each decision, where people look: `arena replay show --notes` prints what a bot
+# wrote to stderr under the step it was answering, only that seat's with `--seat`, inert.
+#
+# A real match: the example bot `most_held.py`, taught to write a note before each ask, against a
+# built-in bot, through the real CLI.
+
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTE = (
+    "    def ask(self, sizes: list) -> dict:\n"
+    "        print(f'thinking: {len(self.hand)} cards\\x1b[31m red?', file=sys.stderr, flush=True)\n"
+)
+
+
+@pytest.fixture(scope="module")
+def noted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("notes")
+    source = (ROOT / "participants" / "examples" / "most_held.py").read_text(encoding="utf-8")
+    assert "    def ask(self, sizes: list) -> dict:\n" in source
+    bot = source.replace("    def ask(self, sizes: list) -> dict:\n", NOTE)
+    (folder / "noting.py").write_text(bot, encoding="utf-8")
+    shutil.copymode(ROOT / "participants" / "examples" / "most_held.py", folder / "noting.py")
+    (folder / "config.toml").write_text(
+        "seed = 3\n"
+        '[[participants]]\nname = "noter"\ncommand = ["python3", "noting.py"]\n'
+        '[[participants]]\nname = "hal"\nbot = "hard"\n',
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(app, ["run", str(folder / "config.toml")])
+    assert result.exit_code == 0, result.output
+    (path,) = sorted((folder / "replays").glob("*.json"))
+    return path
+
+
+def show_output(path: Path, *options: str) -> str:
+    result = CliRunner().invoke(app, ["replay", "show", str(path), *options])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_each_note_is_printed_under_the_step_it_answered(noted: Path) -> None:
+    output = show_output(noted, "--notes")
+    lines = output.splitlines()
+    notes = [i for i, line in enumerate(lines) if "✎ noter: thinking:" in line]
+    assert notes, output
+    for i in notes:
+        index = int(lines[i].split()[0])
+        # The step just above is the ask this note was written for, at the same message.
+        above = lines[i - 1]
+        assert above.split()[0] == str(index) and "noter asked hal" in above
+    assert "\x1b" not in output and "?[31m red?" in output  # inert: no escape reaches the terminal
+
+
+def test_notes_are_shown_only_when_asked_for(noted: Path) -> None:
+    assert "thinking:" not in show_output(noted)
+
+
+def test_a_seats_view_shows_only_its_own_notes(noted: Path) -> None:
+    assert "✎ noter" in show_output(noted, "--notes", "--seat", "0")
+    assert "✎" not in show_output(noted, "--notes", "--seat", "1")
+
+
+def test_the_notes_are_in_the_replay_beside_their_message(noted: Path) -> None:
+    import json
+
+    document = json.loads(noted.read_text(encoding="utf-8"))
+    noted_entries = [e for e in document["transcript"] if "notes" in e]
+    assert noted_entries and all(e["seat"] == 0 for e in noted_entries)
+    assert all(e["message"]["type"] == "ask" for e in noted_entries)
+    assert all(re.match(r"thinking: \d+ cards", e["notes"]) for e in noted_entries)

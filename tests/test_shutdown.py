@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
+from command import arena_process, arena_started, bare_env
 from replaymaker import replay_json
 
 from arena.replays import replay
@@ -216,21 +217,19 @@ def arena_run(
     """`arena run config.toml ARGS` started in its own group; whatever it leaves is killed after."""
     marker = uuid.uuid4().hex
     config = _config(folder, marker, games=games, delay=delay, reuse=reuse, sandbox=sandbox)
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(Path.home()),
-        "COLUMNS": "200",
-        "ARENA_STOP_TEST": marker,
-    }
+    env = bare_env(COLUMNS="200", ARENA_STOP_TEST=marker)
     with open(folder / "stderr", "wb") as err, open(folder / "stdout", "wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "arena", "run", config.name, *args],
+        process = arena_started(
+            "run",
+            config.name,
+            *args,
             cwd=folder,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=out if stdout is None else stdout,
             stderr=err,
-            start_new_session=True,  # its own group, as a shell gives a job
+            start_new_session=True,
+            text=False,
         )
     run = Run(folder, marker, process, sandboxed=sandbox != "none")
     try:
@@ -273,16 +272,7 @@ def _resume(run: Run) -> None:
     assert len(hint) == 1, run.output()
     command = shlex.split(hint[0].split("`")[1])
     assert command[:3] == ["arena", "run", "config.toml"] and command[-1] == "--resume", hint
-    marker_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(Path.home())}
-    resumed = subprocess.run(
-        [sys.executable, "-m", "arena", *command[1:]],
-        cwd=run.folder,
-        env=marker_env,
-        capture_output=True,
-        text=True,
-        timeout=DEADLINE * 2,
-        check=False,
-    )
+    resumed = arena_process(*command[1:], cwd=run.folder, env=bare_env(), timeout=DEADLINE * 2)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     lines = _check_records(run)
     assert sorted(line["game"] for line in lines) == list(range(GAMES))
@@ -517,3 +507,51 @@ def test_a_worker_dying_with_its_arena_kills_the_groups_it_started(tmp_path: Pat
             process.wait()
         if worker.stdout is not None:
             worker.stdout.close()
+
+
+# --- An `arena run` killed by SIGKILL leaves nothing on its terminal (issue #25): multiprocessing's
+# resource tracker, which outlives it and cleans up the pool's semaphores, used to print "There
+# appear to be N leaked semaphore objects to clean up at shutdown" there.
+
+
+CONFIG = """seed = 1
+games = 100000
+[rules]
+startingHandSize = 4
+[[participants]]
+name = "a"
+bot = "random"
+[[participants]]
+name = "b"
+bot = "easy"
+"""
+
+
+def test_a_killed_run_leaves_no_warning_on_its_stderr(tmp_path: Path) -> None:
+    (tmp_path / "long.toml").write_text(CONFIG, encoding="utf-8")
+    results = tmp_path / "replays" / "results.jsonl"
+    # stderr is a pipe every descendant inherits (the tracker, the forkserver, the workers):
+    # it reads to its end only once the last of them has closed it.
+    arena = arena_started(
+        "run",
+        "long.toml",
+        "--jobs",
+        "2",
+        "--quiet",
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        text=False,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not (results.exists() and results.stat().st_size > 0):  # the pool is playing
+            assert arena.poll() is None, arena.stderr.read() if arena.stderr else ""
+            assert time.monotonic() < deadline, "no match was recorded"
+            time.sleep(0.05)
+    finally:
+        os.kill(arena.pid, signal.SIGKILL)
+        arena.wait()
+    assert arena.stderr is not None
+    with arena.stderr:
+        said = arena.stderr.read().decode(errors="replace")  # to its end: every helper gone
+    assert "leaked" not in said and "Traceback" not in said and "Warning" not in said, said

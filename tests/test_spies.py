@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from command import arena_started, bare_env
 from replaymaker import replay_json
 
 from arena.replays import replay
@@ -68,17 +69,14 @@ def run(
         text += f"[[participants]]\nname = {json.dumps(name)}\n"
         text += f"command = {json.dumps(command)}\n" if command else "bot = 'random'\n"
     (folder / "config.toml").write_text(text)
-    with subprocess.Popen(
-        [sys.executable, "-m", "arena", "run", "config.toml", "--quiet", "--jobs", "1"],
+    with arena_started(
+        "run",
+        "config.toml",
+        "--quiet",
+        "--jobs",
+        "1",
         cwd=folder,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(Path.home()),
-            "NO_COLOR": "1",
-        },
+        env=bare_env(NO_COLOR="1"),
     ) as arena:
         try:
             stdout, stderr = arena.communicate(timeout=120)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from command import arena_here
+from command import arena_here, arena_started
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDED = [sys.executable, str(ROOT / "tests" / "sprtbots" / "seeded_random.py")]
@@ -65,14 +65,12 @@ def test_without_json_the_tables_come_and_the_status_is_the_same(tmp_path: Path)
 
 
 def test_a_stopped_test_exits_130_with_its_json_line(tmp_path: Path) -> None:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "sprt", "-q", "--json", "--vs", "random"]
-        + ["--min-groups", "1000000", "--games", "1000000", "--jobs", "1", "--seed", "1", "--"]
-        + [*SEEDED, "1"],
+    process = arena_started(
+        *("sprt", "-q", "--json", "--vs", "random"),
+        *("--min-groups", "1000000", "--games", "1000000", "--jobs", "1", "--seed", "1", "--"),
+        *SEEDED,
+        "1",
         cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
         start_new_session=True,
     )
     results = tmp_path / "replays" / "results.jsonl"

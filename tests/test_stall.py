@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from command import arena_started
 
 TRICKLE = Path(__file__).parent / "hostile" / "trickle.py"
 DEADLINE = 90.0  # seconds for anything to happen on a busy machine; never expected to be reached
@@ -35,13 +36,15 @@ def _config(folder: Path, reply_timeout: float) -> Path:
 
 
 def _arena(folder: Path, *args: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "arena", "run", "config.toml", *args],
+    return arena_started(
+        "run",
+        "config.toml",
+        *args,
         cwd=folder,
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        text=False,
     )
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from command import arena_here, arena_process
+from command import arena_here, arena_process, arena_started
 
 from arena.base import config as config_module
 from arena.base import shutdown
@@ -341,12 +341,6 @@ def test_reused_participants_play_the_same_matches_in_fewer_processes(tmp_path: 
 # --- the real CLI ---------------------------------------------------------------------------
 
 
-def arena(
-    *args: str, cwd: Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return arena_here(*args, cwd=cwd, env=env)
-
-
 @pytest.mark.slow
 def test_sigint_stops_every_match_and_resume_finishes_the_tournament(tmp_path: Path) -> None:
     marker = f"ARENA_TEST_{uuid.uuid4().hex}"
@@ -358,14 +352,7 @@ def test_sigint_stops_every_match_and_resume_finishes_the_tournament(tmp_path: P
         env=f'env = {{ MARK = "{marker}" }}',
     )
     env = {**os.environ, "MARK": marker}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "run", str(path), "--jobs", "2"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    process = arena_started("run", str(path), "--jobs", "2", cwd=tmp_path, env=env)
     results_file = tmp_path / "replays" / "results.jsonl"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and process.poll() is None:
@@ -396,7 +383,7 @@ def test_sigint_stops_every_match_and_resume_finishes_the_tournament(tmp_path: P
 
 def test_a_single_match_prints_as_before(tmp_path: Path) -> None:
     path = bots_config(tmp_path, ["random", "easy"], header="seed = 5\n")
-    played = arena("run", str(path), cwd=tmp_path)
+    played = arena_here("run", str(path), cwd=tmp_path)
     assert played.returncode == 0, played.stderr
     lines = played.stdout.splitlines()
     assert len(lines) == 2, played.stdout
@@ -408,10 +395,10 @@ def test_a_single_match_prints_as_before(tmp_path: Path) -> None:
 
 def test_usage_errors_exit_2_with_one_line(tmp_path: Path) -> None:
     path = bots_config(tmp_path, ["random", "easy"])
-    refused = arena("run", str(path), "--resume", cwd=tmp_path)
+    refused = arena_here("run", str(path), "--resume", cwd=tmp_path)
     assert refused.returncode == 2
     assert "--resume" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
-    assert arena("run", str(path), "--jobs", "0", cwd=tmp_path).returncode == 2
+    assert arena_here("run", str(path), "--jobs", "0", cwd=tmp_path).returncode == 2
 
 
 def test_a_bot_that_asks_for_reuse_then_exits_never_forfeits(tmp_path: Path) -> None:
@@ -422,7 +409,7 @@ def test_a_bot_that_asks_for_reuse_then_exits_never_forfeits(tmp_path: Path) -> 
         f'seed = 4\ngames = 6\n[[participants]]\nname = "quitter"\ncommand = ["{sys.executable}", "{bot}"]\n'
         '[[participants]]\nname = "steady"\nbot = "random"\n'
     )
-    done = arena("run", str(config), "--jobs", "1", cwd=tmp_path)
+    done = arena_here("run", str(config), "--jobs", "1", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     lines = [
         json.loads(line)
@@ -433,3 +420,66 @@ def test_a_bot_that_asks_for_reuse_then_exits_never_forfeits(tmp_path: Path) -> 
         data = json.loads(replay.read_text())
         assert data["faults"] == [], (replay.name, data["faults"])
         assert data["result"]["outcome"] == "completed"
+
+
+# --- `[tournament] title`, through the real CLI: a label in the terminal, standings.json and the
+# report's heading, refused in one line when unprintable or too long, and not part of the id.
+
+
+SEATS = (
+    "[[participants]]\nname = 'a'\nbot = 'random'\n[[participants]]\nname = 'b'\nbot = 'random'\n"
+)
+TITLE = "Friday night <b>ladder</b> & co"
+
+
+def _arena(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(Path.home()),
+        "COLUMNS": "200",
+    }
+    return arena_here(*args, cwd=folder, env=env)
+
+
+def _config(folder: Path, tournament: str) -> None:
+    folder.mkdir()
+    (folder / "config.toml").write_text(
+        f"seed = 3\ngames = 2\n[rules]\nstartingHandSize = 5\n{tournament}\n{SEATS}"
+    )
+
+
+def test_the_title_labels_the_run_but_not_its_id(tmp_path: Path) -> None:
+    _config(tmp_path / "titled", f"[tournament]\ntitle = {json.dumps(TITLE)}")
+    _config(tmp_path / "plain", "[tournament]")
+    titled = _arena(tmp_path / "titled", "run", "config.toml")
+    plain = _arena(tmp_path / "plain", "run", "config.toml")
+    assert titled.returncode == 0, titled.stderr
+    assert plain.returncode == 0, plain.stderr
+    lines = titled.stdout.splitlines()
+    assert lines[0] == TITLE  # at the start of the run
+    at = [i for i, line in enumerate(lines) if line == TITLE]
+    assert len(at) == 2 and "standings after" in lines[at[1] + 1]  # and above its standings
+    assert TITLE not in plain.stdout
+    titled_doc = json.loads((tmp_path / "titled/replays/standings.json").read_text())
+    plain_doc = json.loads((tmp_path / "plain/replays/standings.json").read_text())
+    assert titled_doc["title"] == TITLE and "title" not in plain_doc
+    assert titled_doc["tournament"] == plain_doc["tournament"]  # a label only
+    # The report (written by the run, and again by `arena report`): the title is its heading,
+    # as data (escaped in <title>, set as textContent by report.js), never as markup.
+    for _ in range(2):
+        page = (tmp_path / "titled/replays/report.html").read_text()
+        assert "<title>Friday night &lt;b&gt;ladder&lt;/b&gt; &amp; co</title>" in page
+        assert "<b>ladder</b>" not in page
+        assert '"title":"Friday night' in page.replace('": "', '":"')
+        result = _arena(tmp_path / "titled", "report", "replays")
+        assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("title", ['"a\\u0007b"', '"a\\u202eb"', json.dumps("x" * 201), "''"])
+def test_a_bad_title_is_refused_in_one_line(tmp_path: Path, title: str) -> None:
+    _config(tmp_path / "run", f"[tournament]\ntitle = {title}")
+    result = _arena(tmp_path / "run", "run", "config.toml")
+    assert result.returncode == 2, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "title" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "run/replays").exists()

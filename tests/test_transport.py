@@ -74,7 +74,10 @@ def test_replies_that_are_not(line: bytes) -> None:
 
 
 def test_nesting_up_to_the_limit_is_accepted() -> None:
-    assert decode_reply(b"[" * MAX_DEPTH + b"]" * MAX_DEPTH) is not None
+    nested: list[Any] = []
+    for _ in range(MAX_DEPTH - 1):
+        nested = [nested]
+    assert decode_reply(b"[" * MAX_DEPTH + b"]" * MAX_DEPTH) == nested
 
 
 def _standard_reading(line: bytes) -> tuple[str, str]:

@@ -7,14 +7,13 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from command import arena_here, arena_process
+from command import arena_here, arena_process, arena_started
 from resultsmaker import result
 
 from arena.tournaments import results
@@ -220,12 +219,17 @@ def test_a_replay_a_results_line_names_that_is_a_folder_plays_again(
 @pytest.mark.slow
 def test_one_writer_per_folder_and_a_killed_run_frees_it(tmp_path: Path) -> None:
     _config(tmp_path, 100000)
-    first = subprocess.Popen(
-        [sys.executable, "-m", "arena", "run", "config.toml", "--jobs", "1", "--quiet"],
+    first = arena_started(
+        "run",
+        "config.toml",
+        "--jobs",
+        "1",
+        "--quiet",
         cwd=tmp_path,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
+        text=False,
     )
     try:
         deadline = time.monotonic() + 60

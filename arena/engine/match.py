@@ -14,15 +14,19 @@ participant gave none that could be read (missing, late, not JSON, or gone). It 
         except StopIteration as stop:
             result = stop.value
             break
+
+In-process bots (anything with `handle(message) -> reply`, as the SDK's `Bot`) play a whole
+match with `play_out(setup, bots)` (or `Match(setup).play_out(bots)` to read its events and
+table after); the referee's match loop drives participants with clocks and faults instead.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, Protocol
 
 from arena.engine import views
 from arena.engine.cards import Card, shuffled_pack
@@ -117,6 +121,16 @@ class MatchSetup:
 
 MatchFlow = Generator[Delivery, Any, Result]
 
+
+class Answerer(Protocol):
+    """What answers one seat's messages in-process: a built-in bot, an SDK `Bot`."""
+
+    def handle(self, message: dict[str, Any], /) -> Any: ...
+
+
+Exchanged = Callable[[Delivery, Any], None]
+"""Told each delivery and the reply its seat gave, before the reply is sent to the match."""
+
 _NO_READABLE_ASK: Final = Refusal(
     "no-reply", "no reply that could be read (see the transcript entry)"
 )
@@ -154,6 +168,26 @@ class Match:
         for seat in seats:
             yield self._tell(seat, views.match_end(table.books, table.places()))
         return self.result(outcome)
+
+    def play_out(self, bots: Sequence[Answerer], exchanged: Exchanged | None = None) -> Result:
+        """The whole match in this thread, each message answered by its seat's bot in
+        `bots`; `exchanged(delivery, reply)` is told each exchange before the reply is sent."""
+        flow = self.play()
+        send = flow.send
+        try:
+            delivery = next(flow)
+        except StopIteration as stop:
+            result: Result = stop.value
+            return result
+        while True:
+            reply = bots[delivery.seat].handle(delivery.message)
+            if exchanged is not None:
+                exchanged(delivery, reply)
+            try:  # only the match's own end: a bot's StopIteration is its fault, not the end
+                delivery = send(reply)
+            except StopIteration as stop:
+                result = stop.value
+                return result
 
     def play_on(self, table: Table, seat: int) -> MatchFlow:
         """The match continued on `table` (a position: a searching bot's world) from the start
@@ -320,3 +354,10 @@ class Match:
 def play(setup: MatchSetup) -> MatchFlow:
     """Shorthand for `Match(setup).play()`."""
     return Match(setup).play()
+
+
+def play_out(
+    setup: MatchSetup, bots: Sequence[Answerer], exchanged: Exchanged | None = None
+) -> Result:
+    """Shorthand for `Match(setup).play_out(bots, exchanged)`."""
+    return Match(setup).play_out(bots, exchanged)

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from command import said
+from command import ARENA, said
 
 from arena.tournaments import pool
 
@@ -51,7 +51,7 @@ def _run(tmp_path: Path, *command: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_run_with_jobs_plays_under_a_tmpdir_too_long_for_a_socket(tmp_path: Path) -> None:
-    done = _run(tmp_path, sys.executable, "-m", "arena")
+    done = _run(tmp_path, *ARENA)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and "too long" not in done.stderr, done.stderr
     lines = (tmp_path / "replays" / "results.jsonl").read_text(encoding="utf-8").splitlines()

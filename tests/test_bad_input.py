@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from command import arena_here
+from command import arena_here, arena_process
 
 TWO = '[[participants]]\nname = "a"\nbot = "random"\n[[participants]]\nname = "b"\nbot = "random"\n'
 
@@ -264,14 +264,7 @@ def test_check_shows_a_lone_surrogate_a_bot_wrote(tmp_path: Path) -> None:
 def test_a_command_line_typer_cannot_parse_is_one_line(
     tmp_path: Path, args: list[str], words: str
 ) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = arena_process(*args, cwd=tmp_path, timeout=60)
     assert done.returncode == 2
     assert words in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert "Traceback" not in done.stderr and done.stdout == ""
