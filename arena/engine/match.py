@@ -90,6 +90,19 @@ class Result:
             "ranks": list(self.places),
         }
 
+    def reward(self, seat: int, kind: str = "places") -> float:
+        """What `seat` is paid at the end by the research interfaces (arena/env, arena/openspiel,
+        `reward=`): `"places"`, its place (`place_reward`); `"books"`, the books it laid."""
+        if kind == "books":
+            return float(self.scores[seat])
+        return place_reward(self.places[seat], len(self.places))
+
+
+def place_reward(place: int, seats: int) -> float:
+    """A place as a reward: 1 for first … −1 for last, linear in the place (seats with equal
+    books share a place). The one formula; arena/core/_core.c computes it again, as this does."""
+    return 1.0 - 2.0 * (place - 1) / (seats - 1)
+
 
 @dataclass(frozen=True)
 class MatchSetup:
