@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from arena.engine.match import place_reward
+from arena.engine.rules import place_reward
 
 R = 14
 RUNNING, COMPLETED, TURN_LIMIT, STALLED = 0, 1, 2, 3

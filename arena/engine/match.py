@@ -44,6 +44,7 @@ from arena.engine.rules import (
     StartingPlayer,
     Table,
     is_pond_number,
+    place_reward,
     pond_index,
     verify_ask,
 )
@@ -96,12 +97,6 @@ class Result:
         if kind == "books":
             return float(self.scores[seat])
         return place_reward(self.places[seat], len(self.places))
-
-
-def place_reward(place: int, seats: int) -> float:
-    """A place as a reward: 1 for first … −1 for last, linear in the place (seats with equal
-    books share a place). The one formula; arena/core/_core.c computes it again, as this does."""
-    return 1.0 - 2.0 * (place - 1) / (seats - 1)
 
 
 @dataclass(frozen=True)
