@@ -21,6 +21,8 @@
   run. The ceiling of any AEC environment, whatever its engine.
 - `core-games`: whole games of random valid asks inside the core (`Batch.run`): what a rollout
   for search costs, no observation.
+- `gofish-arena`: the arena's OpenSpiel game (`arena.openspiel`, played by the engine) driven
+  exactly as `openspiel` drives `go_fish` (its chance nodes: each dealt card, each draw).
 
 Each run is cut into `--rounds` chunks, interleaved, so that a change in the machine's load
 falls on every contender alike.
@@ -28,7 +30,7 @@ falls on every contender alike.
 The figure that matters is games/s (the two games differ in their steps per game: OpenSpiel
 counts each dealt card as a chance step); the ratio is against OpenSpiel in the same run.
 
-    python bench/env.py [--seconds 2] [--rounds 3] [--seats 2 4] [--games 1024]
+    python bench/env.py [--seconds 2] [--rounds 3] [--seats 2 4] [--games 1024] [--only env …]
 """
 
 from __future__ import annotations
@@ -45,10 +47,12 @@ from arena.engine.rules import Rules
 Counts = tuple[int, int, int]  # games, steps, decisions
 
 
-def openspiel_games(seats: int, seconds: float) -> tuple[Counts, float]:
+def openspiel_games(seats: int, seconds: float, name: str = "go_fish") -> tuple[Counts, float]:
     import pyspiel
 
-    game = pyspiel.load_game("go_fish", {"players": seats})
+    if name != "go_fish":
+        import arena.openspiel  # noqa: F401 - registers gofish_arena
+    game = pyspiel.load_game(name, {"players": seats})
     rng = random.Random(1)
     games = steps = decisions = 0
     began = time.perf_counter()
@@ -275,6 +279,9 @@ def main() -> None:
     parser.add_argument("--seats", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--games", type=int, default=1024, help="games of the vector run")
+    parser.add_argument(
+        "--only", nargs="+", help="these contenders (and openspiel, the floor), not all"
+    )
     args = parser.parse_args()
     from arena.core import COMPILED
 
@@ -288,7 +295,13 @@ def main() -> None:
         ),
         "vector": lambda seats, seconds: vector_games(seats, seconds, args.games),
         "core-games": core_games,
+        "gofish-arena": lambda seats, seconds: openspiel_games(seats, seconds, "gofish_arena"),
     }
+    unknown = set(args.only or ()) - set(runs)
+    if unknown:
+        parser.error(f"--only: no contender {min(unknown)!r} (one of {', '.join(runs)})")
+    if args.only:
+        runs = {name: run for name, run in runs.items() if name in {"openspiel", *args.only}}
     print(f"core: {'compiled C' if COMPILED else 'pure Python'}")
     chunk = args.seconds / args.rounds
     totals: dict[str, list[float]] = {}

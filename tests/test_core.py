@@ -13,6 +13,7 @@ import random
 import shutil
 import subprocess
 import sys
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,6 @@ import pytest
 from arena.base.config import TURNS_PER_CARD, named_rules, rules_file
 from arena.core import COMPILED, RUNNING, Batch, pure, settings
 from arena.core.differential import OUTCOMES, engine_replay
-from arena.engine.cards import new_pack
 from arena.engine.match import DEFAULT_MAX_TURNS, Delivery, MatchSetup, Outcome
 from arena.engine.rules import NextPlayer, RefillWhen, Rules, StartingPlayer
 from arena.env.encoding import RANKS, SeatView, action_mask, vector_length
@@ -78,32 +78,32 @@ def batch_of(
     return kind(games, seats, *settings(rules, seats), turns or max_turns(rules), idle, True, False)
 
 
-def random_action(batch: object, seats: int, ranks: list[int], rng: random.Random) -> int:
-    """A valid ask nine times in ten; else anything (itself, a rank not held, out of range)."""
-    _, seat, _, hands, _, _ = batch.state(0)  # type: ignore[attr-defined]
+def random_action(batch: object, seats: int, rng: random.Random, chosen: array) -> int:
+    """A valid ask nine times in ten, drawn by the core from the game's own generator (a held
+    rank of another seat, uniform); else anything (itself, a rank not held, out of range)."""
     if rng.random() < 0.1:
+        seat = batch.state(0)[1]  # type: ignore[attr-defined]
         return rng.choice([-1, seats * RANKS, seat * RANKS + 3, rng.randrange(seats * RANKS)])
-    held = sorted({ranks[card] for card in hands[seat]})
-    other = rng.choice([s for s in range(seats) if s != seat])
-    return other * RANKS + rng.choice(held)
+    batch.sample(chosen)  # type: ignore[attr-defined]
+    return chosen[0]
 
 
-def play_core(batch: object, seed: int, seats: int, ranks: list[int], rng: random.Random) -> int:
+def play_core(batch: object, seed: int, seats: int, rng: random.Random) -> int:
     status = batch.reset(0, seed)  # type: ignore[attr-defined]
+    chosen = array("q", [0])
     while status == RUNNING:
-        status = batch.act(0, random_action(batch, seats, ranks, rng))  # type: ignore[attr-defined]
+        status = batch.act(0, random_action(batch, seats, rng, chosen))  # type: ignore[attr-defined]
     return int(status)
 
 
 def differ(rules: Rules, seats: int, idle: int, seeds: range, kind: type, turns: int = 0) -> int:
     """Play `seeds` in the core and on the engine; return the events compared (assert equal)."""
     names = tuple(f"seat_{s}" for s in range(seats))
-    ranks = [card["rank"] for card in new_pack(rules.number_of_decks, rules.knights)]
     batch = batch_of(kind, rules, seats, idle, turns=turns)
     rng = random.Random(seeds.start)
     compared = 0
     for seed in seeds:
-        status = play_core(batch, seed, seats, ranks, rng)
+        status = play_core(batch, seed, seats, rng)
         core_events = batch.events(0)  # type: ignore[attr-defined]
         setup = MatchSetup.from_seed(
             seed, names, rules, max_turns=turns or max_turns(rules), max_idle_turns=idle
@@ -122,7 +122,7 @@ def differ(rules: Rules, seats: int, idle: int, seeds: range, kind: type, turns:
 def test_the_core_plays_every_rule_set_as_the_engine_does(
     name: str, rules: Rules, seats: int, idle: int
 ) -> None:
-    games = (150 if rules.pack_size <= 56 else 40) if COMPILED else 20  # the pure one: slower
+    games = (250 if rules.pack_size <= 56 else 65) if COMPILED else 20  # the pure one: slower
     assert differ(rules, seats, idle, range(games), Batch) > 20 * games
 
 
@@ -133,21 +133,21 @@ def test_the_core_plays_every_rule_set_as_the_engine_does(
 def test_hundreds_more_games_per_rule_set_play_as_the_engine_s(
     name: str, rules: Rules, seats: int, idle: int
 ) -> None:
-    # The full tier's share: 400 more seeds a rule set (100 of the big packs, whose random
-    # games run to thousands of events). The long run is bench/core_vs_engine.py (72,000
-    # games, 10.5 M events equal): 2,000 a rule set here cost the suite 280 s of CPU.
-    games = 400 if rules.pack_size <= 56 else 100
+    # The full tier's share: 700 more seeds a rule set (170 of the big packs, whose random
+    # games run to thousands of events): with the quick tier's and the observation test's, a
+    # thousand a rule set. The long run is bench/core_vs_engine.py (72,000 games, 10.5 M
+    # events equal).
+    games = 700 if rules.pack_size <= 56 else 170
     assert differ(rules, seats, idle, range(10_000, 10_000 + games), Batch) > 0
 
 
 def test_the_caps_end_a_core_game_as_they_end_the_engine_s() -> None:
     outcomes = set()
-    ranks = [card["rank"] for card in new_pack(1, False)]
     for turns, idle in ((12, 100), (5000, 2)):
         for seed in range(40):
             rules, names = Rules(), ("a", "b")
             batch = batch_of(Batch, rules, 2, idle, turns=turns)
-            status = play_core(batch, seed, 2, ranks, random.Random(seed))
+            status = play_core(batch, seed, 2, random.Random(seed))
             outcomes.add(OUTCOMES[status])
             setup = MatchSetup.from_seed(seed, names, rules, max_turns=turns, max_idle_turns=idle)
             events, result = engine_replay(setup, batch.events(0))  # type: ignore[attr-defined]
@@ -217,14 +217,14 @@ def test_observations_and_masks_are_the_seat_views(
     kind: type, name: str, rules: Rules, seats: int, idle: int
 ) -> None:
     """Before each ask, the core's observation is `SeatView.vector()` of a view fed every message
-    the engine sent that seat, and its mask `action_mask` of it."""
+    the engine sent that seat, and its mask `action_mask` of it; and its events the engine's."""
     names = tuple(f"seat_{s}" for s in range(seats))
-    ranks = [card["rank"] for card in new_pack(rules.number_of_decks, rules.knights)]
     batch = batch_of(kind, rules, seats, idle)
     length, actions = vector_length(seats), seats * RANKS
+    chosen = array("q", [0])
     rng = random.Random(11)
     checked = 0
-    for seed in range(6 if kind is pure.Batch else 50):
+    for seed in range(20_000, 20_000 + (6 if kind is pure.Batch else 50)):
         seen: list[tuple[np.ndarray, np.ndarray, int]] = []
         status = batch.reset(0, seed)  # type: ignore[attr-defined]
         while status == RUNNING:
@@ -235,15 +235,19 @@ def test_observations_and_masks_are_the_seat_views(
             )
             batch.observe(obs, mask, seat)  # type: ignore[attr-defined]
             seen.append((obs, mask, int(seat[0])))
-            status = batch.act(0, random_action(batch, seats, ranks, rng))  # type: ignore[attr-defined]
+            status = batch.act(0, random_action(batch, seats, rng, chosen))  # type: ignore[attr-defined]
         watch = SeenAsked(
             [SeatView(s, seats, rules.pack_size) for s in range(seats)], seen, actions
         )
         setup = MatchSetup.from_seed(
             seed, names, rules, max_turns=max_turns(rules), max_idle_turns=idle
         )
-        engine_replay(setup, batch.events(0), watch)  # type: ignore[attr-defined]
+        core_events = batch.events(0)  # type: ignore[attr-defined]
+        events, result = engine_replay(setup, core_events, watch)
         assert next(watch.asked, None) is None, f"seed {seed}"
+        # the same replay holds the events to the engine's too (games beside `differ`'s)
+        assert events == core_events, f"seed {seed}: the core's events differ"
+        assert result is not None and result.outcome is OUTCOMES[status], f"seed {seed}"
         checked += watch.checked
     assert checked > (100 if kind is pure.Batch else 500)
 

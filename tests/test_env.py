@@ -15,7 +15,7 @@ pytest.importorskip("pettingzoo", reason="the [rl] extra (pettingzoo, gymnasium)
 from pettingzoo.test import api_test, seed_test
 
 from arena.engine.events import AskRefused
-from arena.engine.match import Match, MatchSetup
+from arena.engine.match import Match, MatchSetup, Outcome, Result
 from arena.engine.rules import Rules, StartingPlayer
 from arena.env import env, raw_env
 from arena.env.encoding import RANKS, vector_length
@@ -179,6 +179,27 @@ def test_mask_vector_and_rewards() -> None:
     assert books.result == places.result and books.result is not None
     assert totals["books"] == [float(b) for b in books.result.scores]
     assert totals["places"] == [1.0 if p == 1 else -1.0 for p in books.result.places]
+
+
+def test_one_reward_from_a_place_for_every_interface() -> None:
+    """`Result.reward` is the one place-to-reward: linear from 1 (first) to -1 (last), tied seats
+    sharing a place; the AEC environment pays it at four seats (ties too)."""
+    result = Result(Outcome.COMPLETED, (5, 3, 3, 2), (1, 2, 2, 4))
+    assert [result.reward(s) for s in range(4)] == pytest.approx([1.0, 1 / 3, 1 / 3, -1.0])
+    assert [result.reward(s, "books") for s in range(4)] == [5.0, 3.0, 3.0, 2.0]
+    table = raw_env(seats=4)
+    rng = random.Random(2)
+    paid = [0.0] * 4
+    table.reset(seed=2)
+    for agent in table.agent_iter():
+        observation, reward, termination, truncation, _ = table.last()
+        paid[int(agent[-1])] += reward
+        legal = observation["action_mask"].nonzero()[0]
+        done = termination or truncation
+        table.step(None if done else int(legal[rng.randrange(len(legal))]))
+    assert table.result is not None
+    places = table.result.places
+    assert paid == [1.0 - 2.0 * (place - 1) / 3 for place in places]
 
 
 def test_chosen_draw_takes_that_pond_card() -> None:

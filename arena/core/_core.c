@@ -486,7 +486,7 @@ static void rewards_of(Batch *b, Game *g, float *out) {
         }
         int place = 1;
         for (int o = 0; o < n; o++) place += g->books[o] > g->books[s];
-        out[s] = (float)(1.0 - 2.0 * (place - 1) / (n - 1)); /* as Python computes it */
+        out[s] = (float)(1.0 - 2.0 * (place - 1) / (n - 1)); /* engine/rules.place_reward */
     }
 }
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from arena.engine.rules import place_reward
+
 R = 14
 RUNNING, COMPLETED, TURN_LIMIT, STALLED = 0, 1, 2, 3
 EV_ASKED, EV_REFUSED, EV_FISHED, EV_PICKED, EV_BOOK, EV_LUCKY, EV_NO_ONE = range(7)
@@ -343,7 +345,7 @@ class Batch:
             return [float(b) for b in g.books]
         n = self.seats
         places = [1 + sum(other > mine for other in g.books) for mine in g.books]
-        return [1.0 - 2.0 * (place - 1) / (n - 1) for place in places]
+        return [place_reward(place, n) for place in places]
 
     # --- the methods of the compiled Batch --------------------------------------------------
 

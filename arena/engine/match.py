@@ -48,6 +48,7 @@ from arena.engine.rules import (
     StartingPlayer,
     Table,
     is_pond_number,
+    place_reward,
     pond_index,
     verify_ask,
 )
@@ -93,6 +94,13 @@ class Result:
             "scores": list(self.scores),
             "ranks": list(self.places),
         }
+
+    def reward(self, seat: int, kind: str = "places") -> float:
+        """What `seat` is paid at the end by the research interfaces (arena/env, arena/openspiel,
+        `reward=`): `"places"`, its place (`place_reward`); `"books"`, the books it laid."""
+        if kind == "books":
+            return float(self.scores[seat])
+        return place_reward(self.places[seat], len(self.places))
 
 
 @dataclass(frozen=True)

@@ -434,3 +434,10 @@ def pond_index(reply: Any, pond_size: int) -> int:
             return int(reply) % pond_size
         return math.floor(Fraction(reply) % pond_size)
     return 0
+
+
+def place_reward(place: int, seats: int) -> float:
+    """A place as a reward (the research interfaces' `reward="places"`, `Result.reward`): 1 for
+    first … −1 for last, linear in the place (seats with equal books share a place). The one
+    formula; arena/core/_core.c computes it again, as this does."""
+    return 1.0 - 2.0 * (place - 1) / (seats - 1)

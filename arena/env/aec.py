@@ -265,7 +265,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (PettingZoo's name; it ships no 
         result = self.result
         cut = result.outcome in (Outcome.TURN_LIMIT, Outcome.STALLED)
         for seat, agent in enumerate(self.possible_agents):
-            self.rewards[agent] = self._reward(result, seat)
+            self.rewards[agent] = result.reward(seat, self.reward_kind)
             self.terminations[agent] = not cut
             self.truncations[agent] = cut
             self.infos[agent] = {
@@ -274,11 +274,6 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (PettingZoo's name; it ships no 
                 "books": result.scores[seat],
                 "place": result.places[seat],
             }
-
-    def _reward(self, result: Result, seat: int) -> float:
-        if self.reward_kind == "books":
-            return float(result.scores[seat])
-        return 1.0 - 2.0 * (result.places[seat] - 1) / (self.seats - 1)
 
     def _mask(self, seat: int) -> npt.NDArray[np.int8]:
         if self.agent_selection != self.possible_agents[seat] or self.result is not None:

@@ -174,7 +174,7 @@ class SeatEnv(gymnasium.Env[dict[str, Any], int]):
         self._thread = None
         result = record.result
         cut = result.outcome in (Outcome.TURN_LIMIT, Outcome.STALLED, Outcome.INTERRUPTED)
-        reward = self._shape._reward(result, self.seat)
+        reward = result.reward(self.seat, self._shape.reward_kind)
         info = {
             "messages": list(self._inbox),
             "outcome": str(result.outcome),

@@ -227,8 +227,8 @@ class GofishArenaState(pyspiel.State):  # type: ignore[misc]
         seats = len(self.names)
         if self.play is None or self.play.result is None:
             return [0.0] * seats
-        places = self.play.result.places
-        return [1.0 - 2.0 * (place - 1) / (seats - 1) for place in places]
+        result = self.play.result
+        return [result.reward(seat) for seat in range(seats)]
 
     def __str__(self) -> str:
         if self.play is None:
