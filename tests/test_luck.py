@@ -28,7 +28,7 @@ from arena.base.config import named_rules
 from arena.bots import BOTS
 from arena.engine.cards import Card, glyph
 from arena.engine.events import Event, PickedUp, WentFishing
-from arena.engine.match import NO_REPLY, Match, MatchSetup, Result
+from arena.engine.match import Match, MatchSetup, Result
 from arena.engine.rules import Rules
 from arena.luck import measure
 from arena.luck.correction import Tracker
@@ -46,15 +46,7 @@ RULES = {
 def play(seed: int, levels: Sequence[str], rules: Rules) -> tuple[Match, Result]:
     bots = [BOTS[level]() for level in levels]
     match = Match(MatchSetup.from_seed(seed, [f"{lv}-{s}" for s, lv in enumerate(levels)], rules))
-    flow = match.play()
-    reply = NO_REPLY
-    try:
-        delivery = next(flow)
-        while True:
-            reply = bots[delivery.seat].handle(delivery.message)
-            delivery = flow.send(reply)
-    except StopIteration as stop:
-        return match, stop.value
+    return match, match.play_out(bots)
 
 
 def slow_chance(

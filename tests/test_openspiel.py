@@ -7,6 +7,7 @@ import json
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -15,7 +16,7 @@ pyspiel = pytest.importorskip(
     "pyspiel", reason="the [openspiel] extra (open-spiel) is not installed"
 )
 
-from arena.engine.match import Match
+from arena.engine.match import play_out
 from arena.openspiel import GofishArenaState, resampler
 from arena.openspiel.game import NAME, Play
 from arena.ui.cli import app
@@ -52,20 +53,22 @@ def test_random_playouts_end_as_the_engine_ends_them() -> None:
         assert state.play is not None and state.play.result is not None
         assert sum(state.play.result.scores) * 4 == 2 * 56
         # The engine alone, handed the same replies (pond index 0 for every draw), agrees.
-        flow = Match(state.play.setup).play()
-        sent = iter(replies)
-        delivery = next(flow)
-        try:
-            while True:
-                kind = delivery.message["type"]
-                reply = (
-                    next(sent) if kind == "ask" else 0 if kind in ("go-fish", "pick-up") else None
-                )
-                delivery = flow.send(reply)
-        except StopIteration as stop:
-            assert stop.value == state.play.result
+        replaying = _Replaying(replies)
+        seats = len(state.play.setup.names)
+        assert play_out(state.play.setup, [replaying] * seats) == state.play.result
         places = state.play.result.places
         assert state.returns() == [1.0 - (place - 1) for place in places]
+
+
+class _Replaying:
+    """Every seat's answers, in order: the asks given, pond index 0 for every draw."""
+
+    def __init__(self, asks: list[Any]) -> None:
+        self.asks = iter(asks)
+
+    def handle(self, message: dict[str, Any]) -> Any:
+        kind = message["type"]
+        return next(self.asks) if kind == "ask" else 0 if kind in ("go-fish", "pick-up") else None
 
 
 def test_a_clone_plays_on_as_the_original() -> None:
