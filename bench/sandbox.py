@@ -29,8 +29,10 @@ With `--channels`, only what issue 38's defences against channels between partic
    best of `--rounds`; goal: within 10% of a match of two Python bots;
 7. the page cache as a channel: a sender reads one page in each MiB of a large shared library
    for each 1 bit of a 64-bit message (no write, no probe), a receiver times a one-byte read of
-   each; once with both alive at once (live), once with the receiver started after the
-   sender's sandbox is gone (a deal's next rotation), with its page cache dropped and without.
+   each; once with both alive at once (live: the bits right and the rate, send and receive),
+   once so with the library warmed by the arena first (what the open defence would do), once
+   with the receiver started after the sender's sandbox is gone (a deal's next rotation), with
+   its page cache dropped and without.
 
     python bench/sandbox.py [--starts 30] [--matches 10] [--games 120] [--rounds 3]
     python bench/sandbox.py --isolation [--starts 20] [--bits 64]
