@@ -23,7 +23,7 @@ With `--isolation`, only what issue 23's isolation costs and leaves (the rest is
 With `--channels`, only what issue 38's defences against channels between participants cost:
 
 6. a real run of N matches of two Python participants, sandboxed, with the defences (a uid of
-   its own per participant, the seccomp rules against shared futexes, socket families and the
+   its own per participant, the seccomp rules against socket families and the
    page cache's probes, its page cache dropped with its control group) and without them (as
    before: every participant `nobody`, nothing dropped, the earlier filter), alternating,
    best of `--rounds`; goal: within 10% of a match of two Python bots;
