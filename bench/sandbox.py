@@ -23,14 +23,16 @@ With `--isolation`, only what issue 23's isolation costs and leaves (the rest is
 With `--channels`, only what issue 38's defences against channels between participants cost:
 
 6. a real run of N matches of two Python participants, sandboxed, with the defences (a uid of
-   its own per participant, the seccomp rules against shared futexes, socket families and the
+   its own per participant, the seccomp rules against socket families and the
    page cache's probes, its page cache dropped with its control group) and without them (as
    before: every participant `nobody`, nothing dropped, the earlier filter), alternating,
    best of `--rounds`; goal: within 10% of a match of two Python bots;
 7. the page cache as a channel: a sender reads one page in each MiB of a large shared library
    for each 1 bit of a 64-bit message (no write, no probe), a receiver times a one-byte read of
-   each; once with both alive at once (live), once with the receiver started after the
-   sender's sandbox is gone (a deal's next rotation), with its page cache dropped and without.
+   each; once with both alive at once (live: the bits right and the rate, send and receive),
+   once so with the library warmed by the arena first (what the open defence would do), once
+   with the receiver started after the sender's sandbox is gone (a deal's next rotation), with
+   its page cache dropped and without.
 
     python bench/sandbox.py [--starts 30] [--matches 10] [--games 120] [--rounds 3]
     python bench/sandbox.py --isolation [--starts 20] [--bits 64]
@@ -283,21 +285,24 @@ CACHE_SCRIPT = """
 import os, sys, time
 path, role, message = sys.argv[1], sys.argv[2], int(sys.argv[3])
 fd = os.open(path, os.O_RDONLY)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)  # (one page a read: no readahead)
 if role == "receive":
     time.sleep(float(sys.argv[4]))
-    got = 0
+    got, began = 0, time.perf_counter()
     for bit in range(64):
-        began = time.perf_counter()
+        start = time.perf_counter()
         os.pread(fd, 1, bit << 20)
-        if time.perf_counter() - began < 20e-6:  # cached: about 1-2 us; read from disk: 60+
+        if time.perf_counter() - start < 20e-6:  # cached: about 1-2 us; read from disk: 60+
             got |= 1 << bit
-    print(got)
+    print([got, time.perf_counter() - began])
 else:
+    began = time.perf_counter()
     for bit in range(64):
         if message >> bit & 1:
             os.pread(fd, 1, bit << 20)
+    took = time.perf_counter() - began
     time.sleep(float(sys.argv[4]))  # (alive meanwhile: live)
-    print(0)
+    print([0, took])
 """
 
 
@@ -320,41 +325,65 @@ def page_cache_channel(folder: Path, rounds: int) -> None:
         seat.start()
         return seat
 
-    def received(seat: SubprocessParticipant) -> int:
+    def received(seat: SubprocessParticipant, role: str) -> int:
         answer = seat.exchange(b"", 30.0)
         close_all([seat], 0)
         cgroups.wait_for_removals()
-        return int(answer.value) if isinstance(answer.value, int) else -1
+        value = answer.value
+        if not (isinstance(value, list) and len(value) == 2):
+            return -1
+        seconds.setdefault((label, role), []).append(float(value[1]))
+        return int(value[0])
 
     def evict() -> None:
         fd = os.open(shared, os.O_RDONLY)
         os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
         os.close(fd)
 
-    results: dict[str, list[int]] = {"live": [], "rotation, dropped": [], "rotation, kept": []}
+    def warm() -> None:  # what the defence would do: the arena caches every page first
+        with open(shared, "rb") as file:
+            while file.read(1 << 20):
+                pass
+
+    labels = ("live", "live, warmed by the arena", "rotation, dropped", "rotation, kept")
+    results: dict[str, list[int]] = {label: [] for label in labels}
+    seconds: dict[tuple[str, str], list[float]] = {}
     for _ in range(rounds):
         for label, right in results.items():
             message = rng.getrandbits(CACHE_BITS)
             evict()
+            if label.endswith("warmed by the arena"):
+                warm()
             context = (
                 without_channel_defences()
                 if label == "rotation, kept"
                 else contextlib.nullcontext()
             )
             with context:
-                if label == "live":  # the sender still alive while the receiver reads
+                if label.startswith("live"):  # the sender still alive while the receiver reads
                     receiver = play("receive", 0, 0.5)
                     sender = play("send", message, 1.5)
-                    got = received(receiver)
-                    received(sender)
+                    got = received(receiver, "receive")
+                    received(sender, "send")
                 else:
-                    received(play("send", message, 0))
-                    got = received(play("receive", 0, 0))
+                    received(play("send", message, 0), "send")
+                    got = received(play("receive", 0, 0), "receive")
             right.append(CACHE_BITS - ((got ^ message) & ((1 << CACHE_BITS) - 1)).bit_count())
     for label, found in results.items():
         print(
             f"page cache, {label}: {statistics.mean(found):.1f} of {CACHE_BITS} bits right "
             f"(chance: 32; {', '.join(map(str, found))})"
+        )
+    # The live channel's rate: a sender's reads and a receiver's timed reads of one message
+    # (the sender's and the receiver's seconds, summed per round: both are the message's).
+    sent, read = seconds.get(("live", "send"), []), seconds.get(("live", "receive"), [])
+    if sent and read:
+        per_message = statistics.median(sent) + statistics.median(read)
+        wrong = 1 - statistics.mean(results["live"]) / CACHE_BITS
+        print(
+            f"page cache, live: {ms(per_message)} per {CACHE_BITS}-bit message (send + receive), "
+            f"{wrong * 100:.1f}% of bits wrong: {CACHE_BITS / per_message / 1000:.1f} kbit/s "
+            f"before clearing (a sender clears its bits by pressing its own memory limit)"
         )
 
 

@@ -54,17 +54,30 @@ def _runtimes(tmp_path: Path) -> list[tuple[str, list[str]]]:
     made: list[tuple[str, list[str]]] = []
     script = tmp_path / "echo.py"
     script.write_text(
-        "import json, sys, threading, subprocess\nline = sys.stdin.readline()\n"
-        "t = threading.Thread(target=lambda: None); t.start(); t.join()\n"
-        "subprocess.run(['true'], check=True)\n"
-        "print(json.dumps({'ok': 'python'}), flush=True)\n"
+        "import json, sys, threading, subprocess, time\n"
+        "import multiprocessing as mp\n"
+        "def child(event, queue):\n"
+        "    event.wait(); queue.put('woken')\n"  # (asleep on a semaphore shared with its parent)
+        "if __name__ == '__main__':\n"
+        "    line = sys.stdin.readline()\n"
+        "    t = threading.Thread(target=lambda: None); t.start(); t.join()\n"
+        "    subprocess.run(['true'], check=True)\n"
+        "    event, queue = mp.Event(), mp.Queue()\n"
+        "    p = mp.Process(target=child, args=(event, queue)); p.start()\n"
+        "    time.sleep(0.3); event.set(); assert queue.get(timeout=20) == 'woken'; p.join()\n"
+        "    with mp.Pool(2) as pool: assert pool.map(abs, [-1, -2]) == [1, 2]\n"
+        "    print(json.dumps({'ok': 'python'}), flush=True)\n"
     )
     made.append(("python", [sys.executable, str(script)]))
     if shutil.which("node"):
         (tmp_path / "echo.js").write_text(
+            "const { Worker } = require('worker_threads');\n"
             "const rl = require('readline').createInterface({input: process.stdin});\n"
-            "rl.once('line', () => { require('child_process').execFileSync('true');"
-            " console.log(JSON.stringify({ok: 'node'})); process.exit(0); });\n"
+            "rl.once('line', () => { require('child_process').execFileSync('true');\n"
+            "  const w = new Worker('require(\"worker_threads\").parentPort.postMessage(6 * 7)',"
+            " {eval: true});\n"
+            "  w.once('message', (n) => { if (n !== 42) process.exit(3);\n"
+            "    console.log(JSON.stringify({ok: 'node'})); process.exit(0); }); });\n"
         )
         made.append(("node", ["node", str(tmp_path / "echo.js")]))
     compiler = shutil.which("cc") or shutil.which("gcc")

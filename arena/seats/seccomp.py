@@ -18,15 +18,20 @@ ENOSYS (its flags live in memory a filter cannot read), so that the C library fa
 `clone`, whose namespace flags are denied.
 
 And the channels through kernel objects every sandbox shares (docs/sandbox.md, "Channels"):
-a futex that is not private (`FUTEX_PRIVATE_FLAG` unset: keyed by a file and an offset, so two
-sandboxes mapping one library meet on it), `futex_waitv` and `futex_requeue` (their flags are in
-memory); `setsid` (each call moves the machine's autogroup counter, read in
+`futex_waitv` and `futex_requeue` (their flags are in memory); `setsid` (each call moves the machine's autogroup counter, read in
 `/proc/self/autogroup`); every socket family but Unix, IPv4, IPv6 and netlink's routing (no
 `AF_VSOCK`, `AF_PACKET`, `AF_ALG`...); and what evicts a page from the page cache or tells
 whether one is cached without reading it (`fadvise` `DONTNEED`/`NOREUSE`, `madvise`
 `COLD`/`PAGEOUT`, `process_madvise`, `mincore`, `cachestat`, `preadv2`'s `RWF_NOWAIT`, the
 kernel's asynchronous I/O). An argument is compared in its low 32 bits where the kernel reads
 an int (a high bit set would slip past a 64-bit comparison).
+
+A futex that is not private is left alone: on a page of a file two sandboxes can read it is a
+channel between them, but one the filter cannot close. Any read-only page of a file is keyed by
+the file (the C library's own code included: no mapping of the bot's is needed), and the kernel
+wakes such a futex itself when a thread whose clear-tid address lies there ends; refusing the
+waits would make `pthread_join` spin, and making the wakes do nothing hung every program whose
+processes share a semaphore (Python's `multiprocessing`). See docs/sandbox.md, "What is left open".
 """
 
 from __future__ import annotations
@@ -138,12 +143,6 @@ ABSENT = ("clone3", "io_setup", "io_submit", "io_uring_setup")
 # above again.)
 NEW_X86_64 = {"futex_waitv": 449, "cachestat": 451, "futex_wake": 454, "futex_wait": 455}
 NEW_X86_64 |= {"futex_requeue": 456, "listmount": 458, "statmount": 457, "open_tree_attr": 467}
-FUTEX_PRIVATE_FLAG = 128
-# futex's commands that wake (or requeue, or unlock and wake) another waiter: FUTEX_WAKE,
-# FUTEX_FD, FUTEX_REQUEUE, FUTEX_CMP_REQUEUE, FUTEX_WAKE_OP, FUTEX_UNLOCK_PI,
-# FUTEX_WAKE_BITSET, FUTEX_CMP_REQUEUE_PI; compared with the private flag (unset).
-FUTEX_WAKING = (1, 2, 3, 4, 5, 7, 10, 12)
-_FUTEX_COMMAND = 0x7F | FUTEX_PRIVATE_FLAG
 # Socket families a participant may open: Unix, IPv4, IPv6 (in its empty network namespace),
 # netlink (routing only: the C library asks it for the addresses of its interfaces).
 AF_UNIX, AF_INET, AF_INET6, AF_NETLINK = 1, 2, 10, 16
@@ -323,17 +322,10 @@ def _equal(arg: int, value: int) -> tuple[int, int, int, int]:
 
 
 def _channel_rules(rule: Rule, *, i386: bool) -> bool:
-    """The rules that close channels through what every sandbox shares: futexes, socket
-    families, the page cache (docs/sandbox.md, "Channels")."""
+    """The rules that close channels through what every sandbox shares: socket families, the
+    page cache (docs/sandbox.md, "Channels")."""
     eperm = _errno(errno.EPERM)
     done = True
-    # A futex that is not private (FUTEX_PRIVATE_FLAG unset) on a page of a file is keyed by
-    # the file, so every process that maps it meets there. What would wake one (or count its
-    # waiters) does nothing and says it woke none; the C library still waits on shared futexes
-    # (pthread_join waits for the kernel's wake at a thread's exit), so a wait is left be.
-    for call in ("futex", "futex_time64"):
-        for command in FUTEX_WAKING:
-            done &= rule(call, _errno(0), [(1, _CMP_MASKED_EQ, _FUTEX_COMMAND, command)])
     for call in ("socket", "socketpair"):
         for family in range(FAMILY_LIMIT):
             if family not in SOCKET_FAMILIES:
