@@ -24,7 +24,6 @@ from typing import Annotated, Any, NamedTuple, NoReturn
 import typer
 
 from arena.base.errors import ArenaError, ConfigError
-from arena.bots import Level
 
 league_app = typer.Typer(help="A season: submissions, matchmaking and a live leaderboard.")
 
@@ -241,6 +240,8 @@ def add(
     if (bot is None) == (not command):
         _fail("arena league add: give --bot LEVEL or -- COMMAND, one of them")
     if bot is not None:
+        from arena.bots import Level  # (here: the bots' code is not part of every start-up)
+
         try:
             Level.named(bot)
         except ValueError as error:
