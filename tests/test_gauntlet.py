@@ -200,9 +200,12 @@ def _standings(tmp_path: Path) -> dict[str, Any]:
 
 
 def test_expert_against_easy_accepts_h1_at_bounds_it_clearly_beats(tmp_path: Path) -> None:
-    # Expert's share against easy is about 0.8: share 0.5 rather than 0.4 is clear (from the
-    # 20 groups no test decides before: against hard, at 0.54, it took 97 groups).
-    config = _config(tmp_path, BOTS, candidate="expert", share0=0.4, share1=0.5)
+    # Expert's share against easy is about 0.8: share 0.5 rather than 0.4 is clear (it wins
+    # every group: 14 groups; against hard, at 0.54, it took 97). From 5 groups, not the
+    # default 20, so that the test decides when the evidence does.
+    config = _config(
+        tmp_path, BOTS, candidate="expert", share0=0.4, share1=0.5, extra="minGroups = 5"
+    )
     done = _arena("run", str(config), "--jobs", "2", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "H1 accepted: expert is better than easy" in done.stdout
@@ -246,17 +249,27 @@ def test_two_random_bots_differing_only_in_their_seed_do_not_accept_h1(tmp_path:
 
 def test_two_copies_of_one_deterministic_bot_are_degenerate_and_go_to_h0(tmp_path: Path) -> None:
     participants = "".join(f'[[participants]]\nname = "{n}"\nbot = "medium"\n' for n in ("a", "b"))
-    config = _config(tmp_path, participants, candidate="a", share0=0.5, share1=0.55)
+    config = _config(
+        tmp_path,
+        participants,
+        candidate="a",
+        share0=0.5,
+        share1=0.55,
+        extra="alpha = 0.2\nbeta = 0.2\nminGroups = 5",
+    )
     done = _arena("run", str(config), "--jobs", "1", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     test = _standings(tmp_path)["sprt"]
     assert (test["decision"], test["degenerate"]) == ("H0", True)
-    assert 20 <= test["groups"] <= 30  # about log(beta / (1 - alpha)) / log(0.9) groups
+    # About log(beta / (1 - alpha)) / log(0.9) groups: 13.2 at alpha = beta = 0.2 (27.9 at 0.05).
+    assert 13 <= test["groups"] <= 16
     assert "every group scored exactly 1/2" in done.stdout
 
 
 def test_resume_rebuilds_the_test_and_continues_it(tmp_path: Path) -> None:
-    config = _config(tmp_path, BOTS, candidate="expert", share0=0.4, share1=0.5, games=16)
+    config = _config(
+        tmp_path, BOTS, candidate="expert", share0=0.4, share1=0.5, games=16, extra="minGroups = 5"
+    )
     first = _arena("run", str(config), "--jobs", "1", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     assert "no decision by the cap of 16 matches" in first.stdout
@@ -390,7 +403,15 @@ def test_a_four_seat_gauntlet_tests_the_candidate_against_the_field(tmp_path: Pa
         f'[[participants]]\nname = "{level}"\nbot = "{level}"\n'
         for level in ("random", "easy", "medium", "expert")
     )
-    config = _config(tmp_path, participants, seats=4, candidate="expert", share0=0.25, share1=0.35)
+    config = _config(
+        tmp_path,
+        participants,
+        seats=4,
+        candidate="expert",
+        share0=0.25,
+        share1=0.35,
+        extra="minGroups = 5",  # (it decides at 9 groups: the default 20 would play 44 more)
+    )
     done = _arena("run", str(config), "--jobs", "1", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "H1 accepted: expert is better than random, easy and medium" in done.stdout

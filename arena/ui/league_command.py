@@ -27,7 +27,6 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from arena.base.errors import ArenaError, ConfigError
-from arena.bots import Level
 from arena.engine.text import listed
 from arena.ui.say import ARENA_FAILURE, BAD_INPUT, fail, renamed
 
@@ -222,6 +221,8 @@ def add(
     if (bot is None) == (not command):
         _fail("arena league add: give --level LEVEL or -- COMMAND, one of them")
     if bot is not None:
+        from arena.bots import Level  # (here: the bots' code is not part of every start-up)
+
         try:
             Level.named(bot)
         except ValueError as error:
