@@ -547,7 +547,7 @@ def test_a_relative_class_path_in_a_config_is_the_bots_folder_and_no_more(tmp_pa
 
 def test_the_named_rule_lists_a_module_and_a_class_path(tmp_path: Path) -> None:
     """`named_files`, the one rule of what is a participant's own program."""
-    from arena.base.config import named_files
+    from arena.seats.programs import named_files
 
     runtime, packages = _venv_like(tmp_path)
     python = str(runtime / "bin" / "python")

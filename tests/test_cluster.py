@@ -119,7 +119,7 @@ def test_a_command_named_by_path_is_checked_by_content_and_a_bare_program_by_pre
 def test_a_worker_is_checked_for_the_files_the_sandbox_counts_as_the_participants_own(
     tmp_path: Path,
 ) -> None:
-    # The one rule of a participant's files (config.named_files): a `python -m` package too.
+    # The one rule of a participant's files (seats.programs.named_files): a `python -m` package too.
     package = tmp_path / "carol"
     package.mkdir()
     (package / "__main__.py").write_text("print(None)\n")

@@ -12,7 +12,6 @@ import shlex
 import shutil
 import sys
 import unicodedata
-from collections.abc import Mapping, Sequence
 from dataclasses import MISSING
 from enum import Enum
 from pathlib import Path
@@ -452,124 +451,12 @@ def validate(path: Path, data: dict[str, Any]) -> tuple[Config, list[Entrant]]:
     return config, _with_hidden(path, replays, seats)
 
 
-# The options by which a Java command names its class path (`-cp DIR:app.jar`).
-CLASS_PATH_OPTIONS = ("-cp", "-classpath", "--class-path")
-JAVA_PROGRAMS = ("java",)
-
-
-def named_files(
-    command: Sequence[str], folder: Path, env: Mapping[str, str] | None = None
-) -> list[Path]:
-    """The files and folders a command names as its own, absolute: its program, a script, a
-    data file, the entries of a Java class path (`-cp DIR:app.jar`, and `.` when a `java`
-    command gives none), and the module `python -m NAME` runs (found in the folder, in
-    `PYTHONPATH` and in the interpreter's `site-packages`; `env`: the participant's, for its
-    PATH). The one rule of what is a participant's program: its sandbox gives it these, every
-    other participant's sandbox masks them (`arena.seats.sandbox`).
-
-    An argument counts when it names an existing file or folder relative to `folder` (or
-    absolutely); options (`-m`, `--flag`) never do; the folder itself and the folders above it
-    never do (they are the organiser's: a class path `.` there names the class files in it).
-    """
-    found: list[Path] = []
-    for index, part in enumerate(command):
-        if not part or "\0" in part or (index and part.startswith("-")):
-            continue
-        if index == 0 and "/" not in part:
-            continue  # a program found on PATH is a runtime, not the participant's own file
-        if index and command[index - 1] in CLASS_PATH_OPTIONS:
-            continue  # (below, entry by entry)
-        candidate = _existing(folder, part)
-        if candidate is not None and not _holds(candidate, folder):
-            found.append(candidate)
-    found += _class_path(command, folder, env)
-    found += _module(command, folder, env)
-    return list(dict.fromkeys(found))
-
-
-def _holds(candidate: Path, folder: Path) -> bool:
-    """Whether `candidate` is the organiser's folder or a folder above it (never a
-    participant's own: it holds the config and everyone's files)."""
-    here = os.path.abspath(folder)
-    top = str(candidate).rstrip("/")
-    return candidate.is_dir() and (here == str(candidate) or here.startswith(f"{top}/"))
-
-
-def _existing(folder: Path, part: str) -> Path | None:
-    try:
-        candidate = Path(os.path.abspath(folder / part))
-        return candidate if candidate.is_file() or candidate.is_dir() else None
-    except (OSError, ValueError):
-        return None
-
-
-def _class_path(command: Sequence[str], folder: Path, env: Mapping[str, str] | None) -> list[Path]:
-    """A `java` command's class path entries (a folder, a jar); `.` when it names none (nor
-    CLASSPATH, nor -jar); a class path that is the organiser's folder names its class files."""
-    if not command or os.path.basename(command[0]) not in JAVA_PROGRAMS or "-jar" in command:
-        return []
-    given = [command[i + 1] for i, part in enumerate(command[:-1]) if part in CLASS_PATH_OPTIONS]
-    if not given:
-        given = [(env or {}).get("CLASSPATH") or os.environ.get("CLASSPATH") or "."]
-    found: list[Path] = []
-    here = Path(os.path.abspath(folder))
-    for entries in given:
-        for entry in entries.split(os.pathsep):
-            if not entry or "*" in entry or (path := _existing(folder, entry)) is None:
-                continue
-            if path == here:  # the organiser's folder: its class files only
-                found += sorted(p for p in here.glob("*.class") if p.is_file())
-            elif not _holds(path, folder):
-                found.append(path)
-    return found
-
-
-def _module(command: Sequence[str], folder: Path, env: Mapping[str, str] | None) -> list[Path]:
-    """The package or module `python -m NAME` runs, where it lies; [] for the arena's own."""
-    if "-m" not in command[1:-1]:
-        return []
-    name = command[command.index("-m", 1) + 1].split(".")[0]
-    if not name or name == "arena" or "/" in name:
-        return []
-    places = [Path(os.path.abspath(folder))]
-    places += [Path(p) for p in (env or {}).get("PYTHONPATH", "").split(os.pathsep) if p]
-    program = command[0]
-    path = (env or {}).get("PATH") or os.environ.get("PATH", os.defpath)
-    located = (
-        os.path.abspath(folder / program) if "/" in program else shutil.which(program, path=path)
-    )
-    if located is not None:
-        for prefix in dict.fromkeys(
-            (Path(located).parent.parent, Path(os.path.realpath(located)).parent.parent)
-        ):
-            for packages in ("site-packages", "dist-packages"):
-                places += sorted(prefix.glob(f"lib/python3*/{packages}"))
-    for place in places:
-        for candidate in (place / name, place / f"{name}.py"):
-            if candidate.is_dir() or candidate.is_file():
-                return [Path(os.path.abspath(candidate))]
-    return []
-
-
 def _with_hidden(path: Path, replays: Path, seats: list[Entrant]) -> list[Entrant]:
-    """Each seat with what it must not see: the config, the replays folder (results and
-    standings are in it), and every other participant's named files that are not its own."""
+    """Each seat with the organiser's files it must not see: the config and the replays folder
+    (results and standings are in it). Every other participant's program is hidden from it
+    too, by `arena.seats.programs.hide_rivals`, which the seats' layer applies."""
     config_file = str(path.resolve())
-    owned = [
-        {str(file) for file in named_files(seat.command, seat.cwd, seat.env)}
-        if seat.bot is None
-        else set()
-        for seat in seats
-    ]
-    result = []
-    for index, seat in enumerate(seats):
-        others = (
-            set().union(*(files for other, files in enumerate(owned) if other != index))
-            - owned[index]
-        )
-        hidden = (config_file, str(replays), *sorted(others))
-        result.append(seat.model_copy(update={"hidden": hidden}))
-    return result
+    return [seat.model_copy(update={"hidden": (config_file, str(replays))}) for seat in seats]
 
 
 def _derived_defaults(config: Config) -> Config:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.base.config import Config, Entrant, bot_command, named_files
+from arena.base.config import Config, Entrant, bot_command
 from arena.league.matchmaking import Entry, next_table, table_size
 from arena.league.store import (
     ACTIVE,
@@ -42,6 +42,7 @@ from arena.league.store import (
     Version,
 )
 from arena.seats import fingerprint
+from arena.seats.programs import named_files
 from arena.seats.replies import FaultKind
 from arena.tournaments import board, rating
 from arena.tournaments.executors import MatchExecutor

@@ -36,8 +36,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 import arena
-from arena.base.config import Entrant, named_files
+from arena.base.config import Entrant
 from arena.seats import sandbox
+from arena.seats.programs import named_files
 
 FILE_BYTES = 64 << 20  # a file larger than this counts by its size and modification time
 MOST_FILES = 20_000  # files read per participant; later ones count by their metadata

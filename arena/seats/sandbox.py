@@ -35,9 +35,9 @@ from pathlib import Path
 from typing import Literal
 
 import arena
-from arena.base.config import named_files
 from arena.base.errors import ConfigError
 from arena.seats import cgroups, seccomp, uids
+from arena.seats.programs import named_files
 
 Confinement = Literal["bwrap", "none"]
 

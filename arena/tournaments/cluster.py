@@ -43,8 +43,9 @@ from typing import Any, Literal
 
 import arena
 from arena.base import shutdown
-from arena.base.config import Entrant, named_files
+from arena.base.config import Entrant
 from arena.base.errors import ArenaError, ConfigError
+from arena.seats.programs import named_files
 
 # Dask's own types are not annotated; these names say what is meant where `Any` is used.
 Client = Any
@@ -117,7 +118,7 @@ def needs_of(
     With `sandbox="bwrap"`, every worker must be able to build the sandbox.
 
     What a command names as its own (`./bot`, `bots/alice.py`, `/opt/bots/bob`: the files of
-    `config.named_files`, the one rule of what is a participant's program) must be the same
+    `seats.programs.named_files`, the one rule of what is a participant's program) must be the same
     bytes on the worker as on the client (a folder it names need only be there); a program
     named bare (`python3`, `node`) need only be on the worker's PATH, since machines may build
     their interpreters differently.

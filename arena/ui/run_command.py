@@ -234,8 +234,10 @@ def run_loaded(
     `finished(plan, stopped)` is called once the run ends, before a stopped run exits.
     With `--quiet` nothing of rich is imported (its live view: only at a terminal).
     """
+    from arena.seats import programs
     from arena.tournaments.executors import default_jobs, make_executor
 
+    seats = programs.hide_rivals(seats)  # before fingerprints: what each seat's sandbox shows
     plan, cluster = _prepared(
         ctx,
         config,
