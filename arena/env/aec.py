@@ -10,6 +10,7 @@ are answered `null`, as a participant may. The docs are the package's docstring
 from __future__ import annotations
 
 import random
+from array import array
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -47,6 +48,7 @@ from arena.env.encoding import (
 Draws = Literal["random", "choose"]
 Reward = Literal["places", "books"]
 NO_MESSAGE: dict[str, Any] = {"type": "none"}
+ROWS = 64  # observations (and masks) allocated at once on the core path
 
 
 class MessageSpace(spaces.Space[dict[str, Any]]):
@@ -168,6 +170,8 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (PettingZoo's name; it ships no 
         self.length = length
         # Without messages, the core plays (arena/core) when it covers the settings; else the engine.
         self.batch: Any = None if messages or draws != "random" else self._core(record=False)
+        self._to_move = array("i", [0])  # the core's `seats` out-argument
+        self._row = ROWS
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -228,7 +232,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (PettingZoo's name; it ships no 
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = {name: 0.0 for name in self.agents}
+        self.rewards = dict.fromkeys(self.agents, 0.0)
         if self.batch is not None:
             self._core_moved(self.batch.act(0, -1 if action is None else int(action)))
             self._accumulate_rewards()
@@ -333,13 +337,17 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (PettingZoo's name; it ships no 
     def _core_moved(self, status: int) -> None:
         """After a reset or an ask: the seat to move's observation and mask, or the end."""
         if status == RUNNING:
-            obs = np.empty((1, self.length), np.float32)
-            mask = np.empty((1, self.actions), np.int8)
-            seat = np.empty(1, np.int32)
+            row = self._row
+            if row == ROWS:  # a fresh block: no observation handed out is ever written again
+                self._observations = np.empty((ROWS, self.length), np.float32)
+                self._masks = np.empty((ROWS, self.actions), np.int8)
+                row = 0
+            self._row = row + 1
+            obs, mask, seat = self._observations[row], self._masks[row], self._to_move
             self.batch.observe(obs, mask, seat)
-            self._seat = int(seat[0])
-            self.seen[self._seat] = obs[0]
-            self._core_mask = mask[0]
+            self._seat = seat[0]
+            self.seen[self._seat] = obs
+            self._core_mask = mask
             self.agent_selection = self.possible_agents[self._seat]
             return
         _, _, books, _, _, _ = self.batch.state(0)
