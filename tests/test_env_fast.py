@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("pettingzoo", reason="the [rl] extra (pettingzoo, gymnasium) is not installed")
 
-from pettingzoo.test import api_test
+from pettingzoo.test import api_test, seed_test
 
 from arena.base.config import named_rules
 from arena.core import FISHED, PICKED
@@ -215,6 +215,10 @@ def test_pettingzoo_api_test(options: dict[str, Any]) -> None:
         for advice in ADVICE:
             warnings.filterwarnings("ignore", advice)
         api_test(env(**options), num_cycles=200)
+
+
+def test_pettingzoo_seed_test() -> None:
+    seed_test(lambda: env(seats=3, messages=False, lucky_draw=True), num_cycles=200)
 
 
 def test_a_seed_the_core_cannot_take_is_refused() -> None:
