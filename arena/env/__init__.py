@@ -29,9 +29,9 @@ reply a participant would send, and the engine judges it. A single-seat Gymnasiu
 against built-in levels or participant commands is `arena.env.single.SeatEnv`.
 
 `messages=False` (the fast path): where the core covers the settings (as `VectorEnv`'s: up to
-64 seats) and draws are random, one game of `arena.core.Batch` plays it; the agent to move, its
-observation and mask, the rewards, terminations, truncations and end infos are the engine
-path's for the same decisions and draws (tests/test_env_fast.py), but the draws come from the
+64 seats) and draws are random, one game of the core's `Batch` (arena/core) plays it; the
+agent to move, its observation and mask, the rewards, terminations, truncations and end infos
+are the engine path's for the same decisions and draws (tests/test_env_fast.py), but the draws come from the
 core's generator (seeded from the deal's seed), so a seed's game differs from the engine
 path's after the first draw. An agent not to move observes what it observed at its last
 decision, no decision owed (zeros before its first), where the engine path keeps updating it
