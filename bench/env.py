@@ -11,6 +11,9 @@
   path of views could save (a measuring device only: no caller may play so).
 - `env`: `arena.env.raw_env` (draws as chance events) played through PettingZoo's loop
   (`agent_iter`, `last`, `step`) with a random action of the mask; a step is a decision.
+- `env-fast`: the same loop over `arena.env.raw_env(messages=False)`: no `message`
+  observation, no `messages` info, the game stepped by the core (`Batch` of one game) and the
+  draws made by the core's generator.
 - `vector`: `arena.env.vector.VectorEnv` of `--games` games (1,024), stepped at once: each
   step the caller picks a random valid ask for every game from the returned mask in numpy
   (`argmax(mask * uniform)`, as a learner's sampling would), observations returned every step;
@@ -184,10 +187,10 @@ def aec_random_play(table: Any, seconds: float) -> tuple[Counts, float]:
     return (games, steps, steps), time.perf_counter() - began
 
 
-def env_games(seats: int, seconds: float) -> tuple[Counts, float]:
+def env_games(seats: int, seconds: float, messages: bool = True) -> tuple[Counts, float]:
     from arena.env import raw_env
 
-    table = raw_env(seats=seats)
+    table = raw_env(seats=seats, messages=messages)
     return aec_random_play(table, seconds)
 
 
@@ -290,6 +293,7 @@ def main() -> None:
         "engine": engine_games,
         "engine-bare": bare_engine_games,
         "env": env_games,
+        "env-fast": lambda seats, seconds: env_games(seats, seconds, messages=False),
         "aec-empty": lambda seats, seconds: empty_aec_games(
             seats, seconds, round(totals["openspiel"][2] / max(totals["openspiel"][0], 1))
         ),
