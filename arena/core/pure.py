@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from arena.engine.rules import place_reward
+from arena.engine.rules import place_reward, places_of
 
 R = 14
 RUNNING, COMPLETED, TURN_LIMIT, STALLED = 0, 1, 2, 3
@@ -344,8 +344,7 @@ class Batch:
         if self.books_reward:
             return [float(b) for b in g.books]
         n = self.seats
-        places = [1 + sum(other > mine for other in g.books) for mine in g.books]
-        return [place_reward(place, n) for place in places]
+        return [place_reward(place, n) for place in places_of(g.books)]
 
     # --- the methods of the compiled Batch --------------------------------------------------
 

@@ -280,7 +280,7 @@ class Table:
 
     def places(self) -> list[int]:
         """`ranks[s]` = 1 + the number of seats with more books than seat `s`."""
-        return [1 + sum(other > mine for other in self.books) for mine in self.books]
+        return places_of(self.books)
 
     # What-ifs for the luck correction (arena/luck): the engine stays the one home of a draw.
 
@@ -434,6 +434,12 @@ def pond_index(reply: Any, pond_size: int) -> int:
             return int(reply) % pond_size
         return math.floor(Fraction(reply) % pond_size)
     return 0
+
+
+def places_of(books: Sequence[int]) -> list[int]:
+    """Each seat's place from its books: 1 + the number of seats with more (equal books share a
+    place). The one rule; arena/core/_core.c computes it again, as this does."""
+    return [1 + sum(other > mine for other in books) for mine in books]
 
 
 def place_reward(place: int, seats: int) -> float:

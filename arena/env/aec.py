@@ -36,7 +36,7 @@ from arena.engine.match import (
     Outcome,
     Result,
 )
-from arena.engine.rules import NextPlayer, RefillWhen, Rules, StartingPlayer
+from arena.engine.rules import NextPlayer, RefillWhen, Rules, StartingPlayer, places_of
 from arena.env.encoding import (
     DECISIONS,
     RANKS,
@@ -360,7 +360,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # (PettingZoo's name; it ships no 
             self.agent_selection = self.possible_agents[self._seat]
             return
         _, _, books, _, _, _ = self.batch.state(0)
-        places = tuple(1 + sum(other > mine for other in books) for mine in books)
+        places = tuple(places_of(books))
         self.result = Result(OUTCOMES[status], tuple(books), places)
         self._ended(self.result)
 
