@@ -1,5 +1,6 @@
 """`arena run` as a user runs it, in a real subprocess: faults in the summary, untrusted names kept
-inert, a replays folder that cannot be written, and SIGINT/SIGTERM mid-match.
+inert, a replays folder that cannot be written, SIGINT/SIGTERM mid-match, the modes of the files
+it writes, its output into a pipe, and the file names and game numbers of its replays.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from command import arena_here, arena_started, bare_env, said
+from command import arena_here, arena_process, arena_started, bare_env, said
 from replaymaker import replay_json
 
 from arena.replays import replay
@@ -241,3 +242,93 @@ def test_no_temporary_folder_is_left_when_a_run_ends(
     assert done.returncode == 0, done.stderr
     assert len(list((tmp_path / "r").glob("*-g000*.json"))) == 4
     assert list(temporary.iterdir()) == []
+
+
+TWO_RANDOM = 'seed = 7\ngames = {games}\n[[participants]]\nname = "ann"\nbot = "random"\n[[participants]]\nname = "bo"\nbot = "random"\n'
+
+
+def played(tmp_path: Path, games: int = 2, text: str = TWO_RANDOM) -> Path:
+    """The replays folder of a run of `text` in tmp_path."""
+    (tmp_path / "config.toml").write_text(text.format(games=games))
+    run = arena_process("run", "config.toml", "--quiet", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    return tmp_path / "replays"
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027])
+def test_every_file_the_arena_writes_has_the_mode_of_any_new_file(
+    tmp_path: Path, umask: int
+) -> None:
+    (tmp_path / "config.toml").write_text(TWO_RANDOM.format(games=2))
+    assert arena_process("run", "config.toml", "--quiet", cwd=tmp_path, umask=umask).returncode == 0
+    replays = tmp_path / "replays"
+    [first, *_] = sorted(replays.glob("*g0*.json"))
+    page = tmp_path / "one.html"
+    assert arena_process("report", "replays", cwd=tmp_path, umask=umask).returncode == 0
+    assert (
+        arena_process(
+            "replay", "html", str(first), "-o", str(page), cwd=tmp_path, umask=umask
+        ).returncode
+        == 0
+    )
+    written = [*replays.glob("*.json"), replays / "report.html", page]
+    assert sorted(path.name.split("-g")[-1] for path in written) == [
+        "0000-ann-vs-bo.json",
+        "0001-bo-vs-ann.json",
+        "one.html",
+        "report.html",
+        "standings.json",
+    ], written
+    modes = {path.name: oct(path.stat().st_mode & 0o777) for path in written}
+    assert set(modes.values()) == {oct(0o666 & ~umask)}, modes
+
+
+LONG_NAMES = "seed = 1\ngames = 3\n[tournament]\nseats = 2\n" + "".join(
+    f'[[participants]]\nname = "team-alpha-version-{n}"\nbot = "{bot}"\n'
+    for n, bot in ((1, "random"), (2, "easy"), (3, "medium"))
+)
+
+
+def test_a_run_into_a_pipe_shows_progress_and_whole_names(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text(LONG_NAMES)
+    # stdout is a pipe here; COLUMNS (which something in pytest sets to 80) is not set, as in a
+    # shell's pipe or a nohup log
+    env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
+    done = arena_process("run", "config.toml", cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "played 3 of 3 matches" in done.stdout, done.stdout
+    progress = next(i for i, line in enumerate(lines) if line.startswith("played 3 of 3"))
+    standings = next(i for i, line in enumerate(lines) if line.startswith("standings after"))
+    assert progress < standings
+    rows = [line for line in lines[standings:] if "team-alpha" in line]
+    for n in (1, 2, 3):  # in the standings, and as the pairwise table's heading and row
+        assert sum(f"team-alpha-version-{n}" in line for line in rows) >= 2, done.stdout
+    assert "…" not in "".join(rows)
+
+
+def test_seats_whose_names_read_the_same_in_a_file_name_are_told_apart(tmp_path: Path) -> None:
+    text = TWO_RANDOM.replace('"ann"', '"a/b"').replace('"bo"', '"a_b"')
+    replays = played(tmp_path, games=1, text=text)
+    [path] = replays.glob("*-g0000-*.json")
+    assert path.name.endswith("-a_b.0-vs-a_b.1.json"), path.name
+
+
+def test_game_numbers_are_the_same_everywhere(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text(TWO_RANDOM.format(games=3))
+    env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
+    run = arena_process("run", "config.toml", cwd=tmp_path, env=env)
+    assert run.returncode == 0, run.stderr
+    replays = tmp_path / "replays"
+    lines = [json.loads(line) for line in (replays / "results.jsonl").read_text().splitlines()]
+    game = lines[2]["game"]
+    assert f"g{game:04d}" in lines[2]["replay"]
+    built = arena_process("report", "replays", "--view", str(game), cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    assert (replays / lines[2]["replay"]).with_suffix(".html").exists()
+    # (the run built every match's page already: --view builds that one again, and only it)
+    assert [
+        line.split("/")[-1]
+        for line in built.stdout.splitlines()
+        if line.startswith("wrote ") and "report.html" not in line
+    ] == [Path(lines[2]["replay"]).with_suffix(".html").name]

@@ -1,5 +1,6 @@
 """The command line as a user meets it: help text that says what it means, `arena replay verify`
-of many files and folders in one process, and a start-up that loads only what a command uses."""
+of many files and folders in one process, `--version`, and a start-up that loads only what a
+command uses."""
 
 from __future__ import annotations
 
@@ -77,6 +78,17 @@ def _replays(folder: Path, games: int) -> list[Path]:
     )
     assert _arena("run", str(config), "--quiet", "--jobs", "1", cwd=folder).returncode == 0
     return sorted(p for p in (folder / "replays").glob("*.json") if p.name != "standings.json")
+
+
+def test_arena_version(tmp_path: Path) -> None:
+    from arena import __version__
+
+    shown = arena_process("--version", cwd=tmp_path)
+    assert (shown.returncode, shown.stdout, shown.stderr) == (
+        0,
+        f"gofish-arena {__version__}\n",
+        "",
+    )
 
 
 def test_verify_takes_files_and_folders_and_names_each_that_differs(tmp_path: Path) -> None:

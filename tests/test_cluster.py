@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from command import arena_here
+from command import arena_here, arena_process
+from test_cli_run import TWO_RANDOM
 
 import arena
 from arena.base.config import Entrant, bot_command
@@ -532,6 +533,23 @@ def test_jobs_and_a_scheduler_together_are_a_usage_error(tmp_path: Path) -> None
     )
     assert done.returncode == 2
     assert "--jobs and --scheduler" in done.stderr
+
+
+@pytest.mark.parametrize("address", ["", "  "])
+def test_an_empty_scheduler_is_refused_not_played_here(tmp_path: Path, address: str) -> None:
+    (tmp_path / "config.toml").write_text(TWO_RANDOM.format(games=1))
+    refused = arena_process("run", "config.toml", "--scheduler", address, cwd=tmp_path)
+    assert refused.returncode == 2 and refused.stdout == "", refused.stdout
+    assert refused.stderr.count("\n") == 1 and "--scheduler: an empty address" in refused.stderr
+    assert not (tmp_path / "replays").exists()
+
+
+def test_an_empty_scheduler_in_the_config_is_refused(tmp_path: Path) -> None:
+    text = TWO_RANDOM.format(games=1) + '[tournament]\nscheduler = ""\n'
+    (tmp_path / "config.toml").write_text(text)
+    refused = arena_process("run", "config.toml", cwd=tmp_path)
+    assert refused.returncode == 2 and "scheduler" in refused.stderr, refused.stderr
+    assert not (tmp_path / "replays").exists()
 
 
 def _run_on(address: str, path: Path, cwd: Path) -> subprocess.Popen[str]:

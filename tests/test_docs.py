@@ -1,13 +1,16 @@
 """The docs point where they say: every "contract §N.M" names a section of docs/contract.md,
 no file cites a SPEC.md the repository does not carry, and every relative link in the docs
 leads to a file that exists; a docstring (in arena/, bench/, tests/), the docs, the README
-and pyproject.toml name only modules and paths that exist."""
+and pyproject.toml name only modules and paths that exist; the docs' lists (the built-in levels,
+the buffering advice per language) are whole."""
 
 from __future__ import annotations
 
 import ast
 import re
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACT = ROOT / "docs" / "contract.md"
@@ -155,3 +158,23 @@ def test_a_moved_module_is_caught() -> None:
         "bench/codec.py",
     ]
     assert _missing("`arena.engine.match.play`, arena/replays/schema.py, docs/contract.md") == []
+
+
+DOCS = ROOT / "docs"
+
+
+def test_the_vs_levels_in_the_docs_are_every_built_in_level() -> None:
+    from arena.bots import BOTS
+
+    text = " ".join((DOCS / "testing-a-bot.md").read_text().split())
+    said = text.split("a built-in level (", 1)[1].split(")", 1)[0]
+    assert sorted(word.strip("` ") for word in said.split(",")) == sorted(BOTS)
+
+
+@pytest.mark.parametrize(
+    ("language", "advice"), [("Perl", "$| = 1;"), ("Ruby", "$stdout.sync = true")]
+)
+def test_the_buffering_advice_covers_perl_and_ruby(language: str, advice: str) -> None:
+    for page in ("protocol.md", "check.md"):
+        text = " ".join((DOCS / page).read_text().split())
+        assert f"`{advice}` in {language}" in text or f"{language} (`{advice}`)" in text, page

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from command import arena_here
+from command import arena_here, arena_process
 from replaymaker import make_replay, quit_game, replay_json
 from rich.console import Console
 from test_viewer import Browser, browser  # noqa: F401 -- the fixture, shared
@@ -342,3 +342,70 @@ def test_the_header_of_a_fork_shows_each_replaced_seats_whole_command(played: Pl
     command = f"{sys.executable} {GOLDEN / 'fakes' / 'scripted.py'} --careful"
     assert f"seat 1 played by {command} for" in header, header
     assert viewer.page_data(replay.read(forked))["fork"]["replaced"][0]["by"] == command
+
+
+BOT = Path(__file__).resolve().parent.parent / "participants" / "random_bot.py"
+
+
+def organised(tmp_path: Path) -> Path:
+    """A replay of `mine` (python3 bot.py, relative to its config's folder) against `rnd`."""
+    folder = tmp_path / "organiser"
+    folder.mkdir()
+    (folder / "bot.py").write_text(BOT.read_text())
+    (folder / "config.toml").write_text(
+        'seed = 3\ngames = 1\n[[participants]]\nname = "mine"\ncommand = ["python3", "bot.py"]\n'
+        '[[participants]]\nname = "rnd"\nbot = "random"\n'
+    )
+    assert arena_process("run", "config.toml", "--quiet", cwd=folder).returncode == 0
+    [source] = (folder / "replays").glob("*g0000*.json")
+    return source
+
+
+def test_a_fork_outside_the_config_folder_records_the_missing_program_as_a_fault(
+    tmp_path: Path,
+) -> None:
+    source = organised(tmp_path)
+    done = arena_process(
+        "replay", "fork", str(source), "--at", "20", "-o", "out.json", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    forked = json.loads((tmp_path / "out.json").read_text())
+    [fault] = [f for f in forked["faults"] if f["seat"] == 0]
+    assert fault["kind"] == "exited" and fault["at"] >= 20, fault
+    assert "bot.py" in fault["stderrTail"]
+    assert forked["faultCounts"][0] == {"exited": 1}
+    assert "faults of seat 0 (mine): exited 1" in done.stdout
+    assert arena_process("replay", "verify", "out.json", cwd=tmp_path).returncode == 0
+
+
+def test_a_replaced_seat_is_shown_as_its_replacement(tmp_path: Path) -> None:
+    source = organised(tmp_path)
+    done = arena_process(
+        "replay",
+        "fork",
+        str(source),
+        "--at",
+        "20",
+        "--seat",
+        "1=hard",
+        "-o",
+        "f.json",
+        cwd=source.parent.parent,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "seat 1: hard for rnd: " in done.stdout and "-m arena.bots hard" in done.stdout
+    shown = arena_process("replay", "show", "f.json", cwd=source.parent.parent).stdout
+    assert "seats: 0 mine  1 hard" in shown and "(rnd replaced)" not in shown
+
+
+@pytest.mark.parametrize("output", ["full", "replays/results.jsonl", "out"])
+def test_a_fork_output_that_is_no_replay_name_is_refused(tmp_path: Path, output: str) -> None:
+    source = organised(tmp_path)
+    folder = source.parent.parent
+    (folder / "full").symlink_to("/dev/full")  # as `-o /dev/full`, but a failure writes here
+    before = sorted(p.name for p in (folder / "replays").iterdir())
+    done = arena_process("replay", "fork", str(source), "--at", "20", "-o", output, cwd=folder)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.count("\n") == 1 and f"-o {output}" in done.stderr, done.stderr
+    assert sorted(p.name for p in (folder / "replays").iterdir()) == before
+    assert not list(folder.glob("out*")) and not list(folder.glob("full?*"))

@@ -286,6 +286,40 @@ def test_commands_from_a_pipe(tmp_path: Path) -> None:
     assert replay_module.verify(replay_module.read(path)) is None
 
 
+def play_piped(
+    tmp_path: Path, seed: int, lines: str, *more: str
+) -> tuple[str, list[tuple[int, int]]]:
+    """`arena play` with its commands from a pipe: what it printed, and the human's asks
+    (seat 0's replies to `ask`) in its replay."""
+    done = arena_process(
+        "play", "--seed", str(seed), "--delay", "0", *more, input=lines, cwd=tmp_path, timeout=60
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (path,) = (tmp_path / "replays").glob("*.json")
+    transcript = json.loads(path.read_text())["transcript"]
+    asks = []  # (seat asked, rank asked for)
+    for entry in transcript:
+        if entry["seat"] == 0 and entry["message"]["type"] == "ask":
+            ranks = {card["id"]: card["rank"] for card in entry["message"]["hand"]}
+            asks.append((entry["reply"]["player"], ranks[entry["reply"]["cardId"]]))
+    return done.stdout, asks
+
+
+def test_play_takes_ranks_in_words_any_case_and_asks_the_only_opponent_at_once(
+    tmp_path: Path,
+) -> None:
+    # Seed 2 deals the human a five (and no one else is at the table to ask).
+    shown, asks = play_piped(tmp_path, 2, "ASK FOR FIVES\nquit\n")
+    assert "not a rank" not in shown and "from whom" not in shown, shown
+    assert asks == [(1, 4)]  # seat 1 for fives (rank 4: A is 0)
+    assert "←" not in shown  # from a pipe there are no arrow keys to advertise
+
+
+def test_play_asks_from_whom_only_when_there_is_a_choice(tmp_path: Path) -> None:
+    shown, asks = play_piped(tmp_path, 2, "fives\nquit\n", "--opponents", "2")
+    assert "from whom?" in shown and asks == [], shown
+
+
 # -- the pieces, without a terminal --------------------------------------------------------
 
 

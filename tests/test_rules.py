@@ -1,4 +1,5 @@
-"""contract §1–3, one rule per test, each played on a rigged deck with scripted replies.
+"""contract §1–3, one rule per test, each played on a rigged deck with scripted replies; §2.9's
+limits: where they end a match and what they count.
 
 The deck is the pond before the deal (seat 0's dealt cards first), so a test names the cards
 each seat is dealt and the pond that follows; see `tests/rigging.py`.
@@ -7,12 +8,14 @@ each seat is dealt and the pond that follows; see `tests/rigging.py`.
 from __future__ import annotations
 
 import random
+from pathlib import Path
+from typing import Any
 
 import pytest
-from rigging import Pack, ask, events_of, rules, run, setup
+from rigging import Pack, Played, ask, events_of, rules, run, setup
 
 from arena.engine.cards import glyph, new_pack, shuffled_pack
-from arena.engine.match import MatchSetup, Outcome
+from arena.engine.match import NO_REPLY, MatchSetup, Outcome
 from arena.engine.rules import NextPlayer, Rules, StartingPlayer
 
 # --- messages as the contract writes them ------------------------------------------------------
@@ -535,3 +538,108 @@ def test_seats_with_equal_books_share_a_place(pack: Pack) -> None:
     end = {"type": "match-end", "scores": [1, 1, 0], "ranks": [1, 1, 3]}
     assert [(s.seat, s.message) for s in played.transcript[-3:]] == [(0, end), (1, end), (2, end)]
     assert played.types()[-5:-3] == [(1, "go-fish"), (1, "go-fish-result")]
+
+
+# --- §2.9: where the limits end a match, and what they count -----------------------------------
+
+
+def _ends(played: Played) -> list[str]:
+    """The message types from the last ask on."""
+    kinds = [sent.type for sent in played.transcript]
+    last_ask = len(kinds) - 1 - kinds[::-1].index("ask")
+    return kinds[last_ask:]
+
+
+def test_the_turn_limit_ends_the_match_just_before_the_next_ask_after_a_miss(pack: Pack) -> None:
+    # Everything the last ask caused is played out (hand-update, go-fish, the book check); the
+    # match ends where the next seat would be sent `ask`.
+    deck = pack.deck(["7S 2C", "9S 9H"], "KS KH QS")
+    played = run(setup(deck, rules(2), max_turns=1), asks=[ask(1, pack.one("7S"))], draws=[0])
+    assert played.result is not None and played.result.outcome is Outcome.TURN_LIMIT
+    assert _ends(played) == [
+        "ask",
+        "hand-update",
+        "hand-update",
+        "go-fish",
+        "go-fish-result",
+        "match-end",
+        "match-end",
+    ]
+
+
+def test_the_turn_limit_ends_the_match_before_a_hit_asks_again(pack: Pack) -> None:
+    deck = pack.deck(["7S 2C", "7H 9H"], "KS KH QS")
+    played = run(setup(deck, rules(2), max_turns=1), asks=[ask(1, pack.one("7S"))])
+    assert played.result is not None and played.result.outcome is Outcome.TURN_LIMIT
+    assert _ends(played) == ["ask", "hand-update", "hand-update", "match-end", "match-end"]
+
+
+def test_a_draw_with_no_one_to_ask_counts_toward_max_turns(pack: Pack) -> None:
+    deck = pack.deck(["7S 2C", "7H 7D"], "KS KH QS QH")
+    settings = rules(2, 0, draw_when_no_one_to_ask=True)
+    played = run(setup(deck, settings, max_turns=2), asks=[ask(1, pack.one("7S"))], draws=[0])
+    assert played.result is not None and played.result.outcome is Outcome.TURN_LIMIT
+    kinds = [sent.type for sent in played.after_deal()]
+    assert kinds.count("ask") == 1 and kinds.count("go-fish") == 1  # the ask, then one draw
+
+
+@pytest.mark.parametrize("reply", [ask(0, 999), NO_REPLY], ids=["invalid", "undelivered"])
+def test_invalid_and_undelivered_asks_count_toward_both_limits(pack: Pack, reply: Any) -> None:
+    deck = pack.deck(["7S 2C", "9S 9H"], "KS KH QS")
+    played = run(setup(deck, rules(2), max_turns=3), asks=[reply] * 3)
+    assert played.result is not None and played.result.outcome is Outcome.TURN_LIMIT
+    assert len(played.of_type("ask")) == 3
+    stalled = run(setup(deck, rules(2), max_idle_turns=3), asks=[reply] * 3)
+    assert stalled.result is not None and stalled.result.outcome is Outcome.STALLED
+
+
+def test_a_turn_start_refill_does_not_restart_the_idle_count(pack: Pack) -> None:
+    # An empty deal: seat 0 refills and asks seat 1 for a card it does not hold (idle 1); seat
+    # 1 refills at its turn — not an ask, so the count goes on — and asks badly too (idle 2).
+    deck = pack.deck(["", ""], "KS KH QS QH 3D 4D")
+    settings = rules(0, 0, refill_empty_hand=1)
+    played = run(setup(deck, settings, max_idle_turns=2), asks=[ask(1, 999), ask(0, 999)])
+    assert played.result is not None and played.result.outcome is Outcome.STALLED
+    assert len(played.of_type("pick-up")) == 2
+
+
+def test_a_miss_with_an_empty_pond_is_idle_and_a_miss_that_fishes_is_not(pack: Pack) -> None:
+    deck = pack.deck(["7S 2C", "9S 9H"])
+    played = run(
+        setup(deck, rules(2, 0), max_idle_turns=2),
+        asks=[ask(1, pack.one("7S")), ask(0, pack.one("9S"))],
+    )
+    assert played.result is not None and played.result.outcome is Outcome.STALLED
+    fishing = pack.deck(["7S 2C", "9S 9H"], "KS KH QS QH")
+    played = run(
+        setup(fishing, rules(2, 0), max_idle_turns=2),
+        asks=[ask(1, pack.one("7S")), ask(0, pack.one("9S"))],
+        draws=[0, 0],
+    )
+    assert played.result is None  # still playing: each miss drew a card, so neither was idle
+
+
+def test_a_match_that_completes_as_the_turn_limit_is_reached_is_completed(pack: Pack) -> None:
+    deck = pack.deck(["7S 7H", "7D 7C"])
+    played = run(setup(deck, rules(2, 0), max_turns=1), asks=[ask(1, pack.one("7S"))])
+    assert played.result is not None and played.result.outcome is Outcome.COMPLETED
+
+
+def test_reaching_both_limits_at_once_is_a_turn_limit(pack: Pack) -> None:
+    deck = pack.deck(["7S 2C", "9S 9H"], "KS KH QS")
+    played = run(setup(deck, rules(2), max_turns=1, max_idle_turns=1), asks=[ask(0, 999)])
+    assert played.result is not None and played.result.outcome is Outcome.TURN_LIMIT
+
+
+def test_the_max_turns_recorded_and_told_is_the_limit_used(tmp_path: Path) -> None:
+    from arena.base import config
+
+    path = tmp_path / "config.toml"
+    path.write_text(
+        '[deck]\nnumberOfDecks = 30\n[[participants]]\nname = "a"\nbot = "random"\n'
+        '[[participants]]\nname = "b"\nbot = "random"\n'
+    )
+    settings, _ = config.load(path)
+    pack_size = 30 * 52
+    assert settings.limits.max_turns == 4 * pack_size  # more than the 5,000 floor
+    assert settings.limits.told_to_seats()["maxTurns"] == 4 * pack_size

@@ -189,3 +189,15 @@ def test_the_terminal_table_places_the_ranked_and_lists_the_rest_apart() -> None
     live_board = standings.board(standings.plan)
     for name in ("ann", "bob", "cy"):
         assert live_board[name].plus_minus > final[name].plus_minus
+
+
+def test_wins_that_shared_places_split_print_to_two_decimals_at_most() -> None:
+    from arena.base.terminal import share_count
+
+    assert [share_count(w) for w in (52.0, 51.5, 155 / 3, 0.0, 1 / 3)] == [
+        "52",
+        "51.5",
+        "51.67",
+        "0",
+        "0.33",
+    ]
