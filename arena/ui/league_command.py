@@ -269,9 +269,8 @@ def results(
     """The results with owners: the final phase's table (once played) and the season's board."""
     import orjson
 
-    from arena.league.season import results_of
+    from arena.league.season import results_csv, results_of
     from arena.league.settings import load as load_settings
-    from arena.league.web import results_csv
 
     if as_csv and as_json:
         _fail("--csv and --json: give one")
