@@ -4,8 +4,8 @@
     if not rates.allow(client, "any", SiteLimits().requests): ...  # answer 429
 
 `SiteLimits` is `[league] requestsPerMinute` and `uploadsPerMinute` (docs/league.md);
-`RateLimit` counts over the last minute, per client and kind, behind one lock (the pages are
-served from several threads).
+`RateLimit` counts over the last minute, per client and kind, behind one lock; the size cap of
+a request but an upload is `REQUEST_BYTES`.
 """
 
 from __future__ import annotations
