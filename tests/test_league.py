@@ -1089,3 +1089,21 @@ def test_a_lost_table_is_told_to_the_organiser_once_and_printable() -> None:
         for _ in range(3):
             season.step(threading.Event(), timeout=0.01)
     assert told == ["a table was lost and is chosen again: worker tcp://w:1 lacks ?[2Jbot"]
+
+
+def test_package_data_ships_the_sites_templates_and_static_files() -> None:
+    """A plain `pip install .` (no editable checkout) carries every page and script the site
+    reads from beside `web.py`: each file of `static/` and `templates/` is in package-data."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = config["tool"]["setuptools"]["package-data"]["arena.league"]
+    package = ROOT / "arena" / "league"
+    files = {
+        p.relative_to(package).as_posix()
+        for folder in ("static", "templates")
+        for p in (package / folder).iterdir()
+    }
+    assert {"static/league.js", "static/league.css", "templates/base.html"} <= files
+    left_out = {name for name in files if not any(Path(name).match(p) for p in patterns)}
+    assert left_out == set()

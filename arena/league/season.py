@@ -14,7 +14,9 @@ once or, when the server dies before its row, not at all — its table is chosen
 from __future__ import annotations
 
 import contextlib
+import csv
 import dataclasses
+import io
 import itertools
 import os
 import random
@@ -258,6 +260,41 @@ def results_of(store: Store, league: str) -> dict[str, Any]:
         "finalMatches": len(store.matches(phase=FINAL)) if final else 0,
         "season": [row_json(row) for row in season],
     }
+
+
+def results_csv(results: dict[str, Any]) -> str:
+    """The results as CSV: one line per bot, the final phase's table first, then the season's."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(
+        [
+            "table",
+            "place",
+            "bot",
+            "owner",
+            "version",
+            "rating",
+            "interval",
+            "matches",
+            "provisional",
+        ]
+    )
+    for table in ("finalPhase", "season"):
+        for row in results[table]:
+            writer.writerow(
+                [
+                    "final" if table == "finalPhase" else "season",
+                    row["place"],
+                    row["name"],
+                    row["owner"],
+                    row["version"],
+                    f"{row['rating']:.1f}",
+                    f"{row['interval']:.1f}",
+                    row["matches"],
+                    int(row["provisional"]),
+                ]
+            )
+    return out.getvalue()
 
 
 def final_schedule(

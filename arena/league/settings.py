@@ -24,8 +24,8 @@ from arena.base.errors import ConfigError
 
 if TYPE_CHECKING:
     from arena.league.build import BuildSettings
+    from arena.league.limits import SiteLimits
     from arena.league.submission import UnpackLimits
-    from arena.league.web import SiteLimits
 
 DAY_HOURS = 24.0
 
@@ -129,9 +129,9 @@ class LeagueSettings:
 def load(folder: Path) -> LeagueSettings:
     """The league's config (`league.toml` in `folder`). Raises ConfigError (one line)."""
     from arena.league.build import BuildSettings
+    from arena.league.limits import SiteLimits
     from arena.league.store import CONFIG
     from arena.league.submission import UnpackLimits
-    from arena.league.web import SiteLimits
 
     path = folder / CONFIG
     data = config_module.read_file(path)

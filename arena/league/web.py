@@ -2,8 +2,9 @@
 
     app = make_app(store, season, check=..., viewer=..., limits=...)
 
-Every page is rendered by jinja2 with autoescape; scripts and styles come from this server only
-(`/static/…`) under a Content-Security-Policy that allows nothing else. Owners sign in with
+Every page is a jinja2 template in `templates/`, rendered with autoescape; scripts and styles
+are the files of `static/`, from this server only (`/static/…`), under a Content-Security-Policy
+that allows nothing else. The rating chart is `chart`'s, the rate limits `limits`'. Owners sign in with
 their token (a session cookie, HttpOnly and SameSite=Strict, holding a random session id whose
 SHA-256, CSRF token and expiry are in the league's database: a restart signs nobody out);
 every form carries a CSRF token tied to the session. Requests are size-capped and rate-limited
@@ -12,20 +13,16 @@ per client address.
 
 from __future__ import annotations
 
-import csv
 import hmac
-import io
 import re
-import threading
 import time
-from collections import defaultdict, deque
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections import defaultdict
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from jinja2 import DictLoader, Environment, select_autoescape
+from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -38,8 +35,10 @@ from starlette.routing import Route
 
 from arena.league import intake
 from arena.league.build import BuildSettings
+from arena.league.chart import rating_chart
 from arena.league.intake import DEFAULT_BUILD
-from arena.league.season import PROVISIONAL, Season, results_of, row_json
+from arena.league.limits import REQUEST_BYTES, RateLimit, SiteLimits
+from arena.league.season import PROVISIONAL, Season, results_csv, results_of, row_json
 from arena.league.store import (
     BY_OWNER,
     DISQUALIFIED,
@@ -60,218 +59,11 @@ CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
     "img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 )
-REQUEST_BYTES = 64 << 10  # any request but an upload
 COOKIE = "league_session"
 DEFAULT_LIMITS = UnpackLimits()
-
-_STYLE = """
-:root{color-scheme:light dark;--fg:#111;--bg:#fff;--line:#ccc;--soft:#f4f4f4;--accent:#1a5fb4;--warn:#8a4b00}
-@media (prefers-color-scheme:dark){:root{--fg:#eee;--bg:#16181c;--line:#444;--soft:#23262b;--accent:#78aeed;--warn:#f5c26b}}
-body{font:16px/1.4 system-ui,sans-serif;margin:0 auto;max-width:60rem;padding:1rem;color:var(--fg);background:var(--bg)}
-a{color:var(--accent)}
-table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid var(--line)}
-td.n{text-align:right;font-variant-numeric:tabular-nums}
-a:focus,button:focus,input:focus{outline:3px solid var(--accent)}
-pre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--soft);padding:.5rem}
-pre.report{white-space:pre;overflow-x:auto;overflow-wrap:normal;max-width:100%;font-size:.8rem}
-nav a{margin-right:1rem}nav form{display:inline}
-.banner{border-left:4px solid var(--warn);padding:.3rem .6rem;background:var(--soft)}
-.muted{opacity:.75}
-svg.chart{width:100%;height:auto;max-width:40rem}svg.chart text{fill:currentColor;font-size:11px}
-body.projector{max-width:none;font-size:max(24px,2.2vw);padding:2vw}body.projector nav{display:none}
-body.projector h1{font-size:max(36px,3.5vw);margin:.2em 0}
-@media (max-width:40rem){body{font-size:15px;padding:.5rem}th,td{padding:.2rem}
-table{display:block;overflow-x:auto;max-width:100%}}
-"""
-
-_SCRIPT = """
-"use strict";
-const board = document.getElementById("board");
-const apart = document.getElementById("provisional");
-const count = document.getElementById("matches");
-const pausedBanner = document.getElementById("paused");
-const phaseLine = document.getElementById("phase");
-let last = -1;
-function cell(row, text, numeric) {
-  const td = document.createElement("td");
-  td.textContent = text;
-  if (numeric) td.className = "n";
-  row.appendChild(td);
-  return td;
-}
-function share(bot) {
-  if (bot.standing === "paused") return "paused";
-  if (bot.standing === "unplayed") return "no match yet";
-  const [low, high] = bot.winShareInterval;
-  return bot.winShare.toFixed(2) + " (" + low.toFixed(2) + "–" + high.toFixed(2) + ")";
-}
-function rows(table, bots, provisional) {
-  const body = document.createElement("tbody");
-  for (const bot of bots) {
-    const row = document.createElement("tr");
-    if (!provisional) cell(row, bot.place);
-    const link = document.createElement("a");
-    link.href = "/bots/" + encodeURIComponent(bot.name);
-    link.textContent = bot.name;
-    const named = cell(row, "");
-    named.appendChild(link);
-    named.appendChild(document.createTextNode(" v" + bot.version));
-    cell(row, bot.owner || "house");
-    if (provisional) {
-      cell(row, String(bot.matches), true);
-      cell(row, share(bot));
-    } else {
-      cell(row, bot.rating.toFixed(0), true);
-      cell(row, "±" + bot.interval.toFixed(0), true);
-      cell(row, String(bot.matches), true);
-    }
-    body.appendChild(row);
-  }
-  table.replaceChild(body, table.tBodies[0]);
-  table.hidden = bots.length === 0;
-}
-async function poll() {
-  try {
-    const response = await fetch("/api/leaderboard", {cache: "no-store"});
-    const data = await response.json();
-    pausedBanner.hidden = !data.paused;
-    phaseLine.textContent = data.phaseText;
-    if (data.matches !== last) {
-      last = data.matches;
-      count.textContent = String(data.matches);
-      rows(board, data.bots.filter(b => !b.provisional), false);
-      rows(apart, data.bots.filter(b => b.provisional), true);
-    }
-  } catch (error) { /* the server restarts: try again */ }
-  setTimeout(poll, 1000);
-}
-poll();
-"""
-
-_BASE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width,initial-scale=1">
-<title>{{ title }} · {{ league }}</title><link rel="stylesheet" href="/static/league.css"></head>
-<body{% if projector %} class="projector"{% endif %}><nav><a href="/">Leaderboard</a><a href="/results">Results</a><a href="/me">My bots</a><a href="/organiser">Organiser</a>
-{% if signed_out %}<form method="post" action="/logout"><input type="hidden" name="csrf" value="{{ signed_out }}"><button>Sign out</button></form>{% endif %}</nav>
-<main>{% block main %}<h1>{{ title }}</h1>{% if reason %}<p role="alert">{{ reason }}</p>{% endif %}
-{% if report %}<pre class="report">{{ report }}</pre>{% endif %}
-{% if back %}<p><a href="{{ back }}">Back</a></p>{% endif %}{% endblock %}</main></body></html>"""
-
-_BOARD_HEAD = """<tr><th>Place</th><th>Bot</th><th>Owner</th><th>Rating</th>
-<th>±</th><th>Matches</th></tr>"""
-
-TEMPLATES = {
-    "base.html": _BASE,
-    "leaderboard.html": """{% extends "base.html" %}{% block main %}
-<h1>{{ league }}</h1>
-<div aria-live="polite"><p id="paused" class="banner"{% if not paused %} hidden{% endif %}><strong>The league is paused</strong>: no new match starts until the organiser resumes it.</p>
-<p id="phase">{{ phase_text }}</p>
-<p><span id="matches">{{ matches }}</span> matches played.</p></div>
-<table id="board" aria-live="polite"><caption>Places among the versions playing now{% if frozen %} (frozen at the season's end){% endif %}</caption>
-<thead>"""
-    + _BOARD_HEAD
-    + """</thead><tbody>
-{% for row in rows if not row.provisional %}<tr><td>{{ row.place }}</td><td><a href="/bots/{{ row.name }}">{{ row.name }}</a> v{{ row.version }}</td>
-<td>{{ row.owner or "house" }}</td><td class="n">{{ "%.0f"|format(row.rating) }}</td>
-<td class="n">±{{ "%.0f"|format(row.interval) }}</td><td class="n">{{ row.matches }}</td></tr>{% endfor %}
-</tbody></table>
-<table id="provisional"{% if not provisional %} hidden{% endif %}><caption>Apart, without a place: provisional (fewer than {{ needs }} deals: the win share with its interval), not played yet, or paused</caption>
-<thead><tr><th>Bot</th><th>Owner</th><th>Matches</th><th>Win share</th></tr></thead><tbody>
-{% for row in provisional %}<tr><td><a href="/bots/{{ row.name }}">{{ row.name }}</a> v{{ row.version }}</td>
-<td>{{ row.owner or "house" }}</td><td class="n">{{ row.matches }}</td>
-<td>{% if row.standing == "paused" %}paused{% elif row.matches %}{{ "%.2f (%.2f–%.2f)"|format(row.win_share, row.win_interval[0], row.win_interval[1]) }}{% else %}no match yet{% endif %}</td></tr>{% endfor %}</tbody></table>
-<p class="muted">Projector: <a href="/?projector=1">this board in large type</a>.</p>
-<script src="/static/league.js"></script>{% endblock %}""",
-    "results.html": """{% extends "base.html" %}{% block main %}
-<h1>{{ league }}: {{ "final results" if over else "results so far" }}</h1>
-{% if not over %}<p class="banner">{{ phase_text }} These are not the final results.</p>{% else %}<p>{{ phase_text }}</p>{% endif %}
-{% if final %}<h2>The final phase</h2>
-<p>{{ final_matches }} matches: every pair of the {{ final|length }} bots on {{ deals }} fresh deals, each deal played in every seat order. A place is shared where the final phase cannot tell bots apart (all pairs at once, Holm's method, 95 %).</p>
-<table id="final"><thead><tr><th>Place</th><th>Bot</th><th>Owner</th><th>Rating</th><th>±</th><th>Matches</th><th>Season's place</th></tr></thead><tbody>
-{% for row in final %}<tr><td>{{ row.place or "provisional" }}</td><td>{{ row.name }} v{{ row.version }}</td><td>{{ row.owner or "house" }}</td>
-<td class="n">{{ "%.0f"|format(row.rating) }}</td><td class="n">±{{ "%.0f"|format(row.interval) }}</td><td class="n">{{ row.matches }}</td><td>{{ season_places.get(row.version_id, "") }}</td></tr>{% endfor %}
-</tbody></table>{% endif %}
-<h2>The season</h2><table id="season"><thead>"""
-    + _BOARD_HEAD
-    + """</thead><tbody>
-{% for row in rows %}<tr><td>{{ row.place or "provisional" }}</td><td>{{ row.name }} v{{ row.version }}</td><td>{{ row.owner or "house" }}</td>
-<td class="n">{{ "%.0f"|format(row.rating) }}</td><td class="n">±{{ "%.0f"|format(row.interval) }}</td><td class="n">{{ row.matches }}</td></tr>{% endfor %}
-</tbody></table>
-<p class="muted"><a href="/results?projector=1">Projector</a> · <a href="/api/results">JSON</a> · <a href="/results.csv">CSV</a></p>{% endblock %}""",
-    "bot.html": """{% extends "base.html" %}{% block main %}<h1>{{ name }}</h1>
-<p>Owner: <strong>{{ owner or "house (the organiser's)" }}</strong></p>
-<h2>Versions</h2><table><tr><th>Version</th><th>State</th><th>Fingerprint</th><th>Note</th></tr>
-{% for v in versions %}<tr><td>v{{ v.number }}</td><td>{{ v.state }}</td><td><code>{{ v.fingerprint[:12] }}</code></td><td>{{ v.note }}</td></tr>{% endfor %}</table>
-<h2>Rating over time</h2>{% if chart %}{{ chart }}{% else %}<p>No rating yet.</p>{% endif %}
-{% if history %}<details><summary>The same as a table</summary><table><tr><th>Version</th><th>Matches</th><th>Rating</th><th>±</th></tr>
-{% for h in history %}<tr><td>v{{ h[0] }}</td><td class="n">{{ h[1] }}</td><td class="n">{{ "%.0f"|format(h[2]) }}</td><td class="n">±{{ "%.0f"|format(h[3]) }}</td></tr>{% endfor %}</table></details>{% endif %}
-<h2>Against each opponent</h2><table><tr><th>Opponent</th><th>Matches</th><th>Share</th></tr>
-{% for o in opponents %}<tr><td>{{ o[0] }}</td><td class="n">{{ o[1] }}</td><td class="n">{{ "%.2f"|format(o[2]) }}</td></tr>{% endfor %}</table>
-<h2>Recent matches</h2><table><tr><th>Match</th><th>Seats</th><th>{{ name }}'s finish</th><th>Faults</th></tr>
-{% for m in recent %}<tr><td><a href="/matches/{{ m.id }}">#{{ m.id }}</a></td><td>{{ m.seats }}</td><td>{{ m.finish }}</td><td>{{ m.faults }}</td></tr>{% endfor %}</table>
-{% endblock %}""",
-    "login.html": """{% extends "base.html" %}{% block main %}<h1>Sign in</h1>
-{% if error %}<p role="alert">{{ error }}</p>{% endif %}
-<form method="post" action="/login"><input type="hidden" name="csrf" value="{{ csrf }}">
-<label>Token <input name="token" type="password" autocomplete="off" required></label>
-<button>Sign in</button></form>{% endblock %}""",
-    "me.html": """{% extends "base.html" %}{% block main %}<h1>{{ owner.name }}'s bots</h1>
-{% if message %}<p role="status">{{ message }}</p>{% endif %}
-{% if refused %}<section role="alert"><h2>Not accepted</h2><p>{{ refused[0] }}</p>{% if refused[1] %}<pre class="report">{{ refused[1] }}</pre>{% endif %}</section>{% endif %}
-{% if open %}<form method="post" action="/me/upload" enctype="multipart/form-data" id="upload">
-<input type="hidden" name="csrf" value="{{ csrf }}"><label>Bot <input name="bot" required></label>
-<label>Archive (.tar.gz or .zip) <input type="file" name="archive" required></label><button>Submit</button>
-<p id="progress" role="status" aria-live="polite" hidden></p></form><script src="/static/upload.js"></script>{% else %}<p>The season is over: no new versions.</p>{% endif %}
-{% for v in versions %}<section><h2>{{ v.bot }} v{{ v.number }} — {{ v.state }}</h2>
-{% if v.note %}<p>{{ v.note }}</p>{% endif %}
-{% if v.state == "active" %}<form method="post" action="/me/retire"><input type="hidden" name="csrf" value="{{ csrf }}">
-<input type="hidden" name="bot" value="{{ v.bot }}"><button>Retire {{ v.bot }}</button></form>{% endif %}
-{% if v.id in resumable %}<form method="post" action="/me/resume"><input type="hidden" name="csrf" value="{{ csrf }}">
-<input type="hidden" name="version" value="{{ v.id }}"><button>{{ "Undo the retirement of" if v.state == "retired" else "Resume" }} {{ v.bot }} v{{ v.number }}</button></form>{% endif %}
-<h3>Check report</h3><pre class="report">{{ reports[v.id][0] }}</pre>
-{% if reports[v.id][1] %}<h3>Build log</h3><pre class="report">{{ reports[v.id][1] }}</pre>{% endif %}
-<h3>Stderr of recent matches</h3>{% for log in logs[v.id] %}<h4><a href="/me/matches/{{ log[0] }}">Match {{ log[0] }}</a>, seat {{ log[1] + 1 }}</h4><pre>{{ log[2] }}</pre>{% endfor %}</section>{% endfor %}
-{% if played %}<h2>Recent matches, with your bots' notes beside each decision</h2><ul>
-{% for m in played %}<li><a href="/me/matches/{{ m.id }}">match {{ m.id }}</a> ({{ m.outcome }})</li>{% endfor %}</ul>{% endif %}
-{% endblock %}""",
-    "organiser.html": """{% extends "base.html" %}{% block main %}<h1>Organiser</h1>
-<p>{{ phase_text }}</p>
-<form method="post" action="/organiser/pause"><input type="hidden" name="csrf" value="{{ csrf }}">
-<input type="hidden" name="paused" value="{{ 0 if paused else 1 }}"><button>{{ "Resume" if paused else "Pause" }} the league</button></form>
-<p>Disk: {{ disk }} bytes in version folders.</p>
-<table><tr><th>Version</th><th>Owner</th><th>State</th><th></th></tr>{% for v in versions %}<tr><td>{{ v.name }}</td><td>{{ owners.get(v.owner_id, "house") }}</td><td>{{ v.state }}{% if v.note %}<br><small>{{ v.note }}</small>{% endif %}</td>
-<td>{% if v.state in ("active", "paused") %}<form method="post" action="/organiser/state"><input type="hidden" name="csrf" value="{{ csrf }}">
-<input type="hidden" name="version" value="{{ v.id }}"><label>Reason <input name="reason" required maxlength="300"></label>
-<button name="state" value="retired">Retire…</button>
-<button name="state" value="disqualified">Disqualify…</button></form>{% endif %}
-{% if v.state in ("paused", "retired") %}<form method="post" action="/organiser/state"><input type="hidden" name="csrf" value="{{ csrf }}">
-<input type="hidden" name="version" value="{{ v.id }}"><button name="state" value="active">Resume</button></form>{% endif %}</td></tr>{% endfor %}</table>
-{% endblock %}""",
-    "confirm.html": """{% extends "base.html" %}{% block main %}<h1>{{ title }}</h1>
-<p>{{ question }}</p><p>Reason, shown to its owner: <q>{{ reason }}</q></p>
-<form method="post" action="/organiser/state"><input type="hidden" name="csrf" value="{{ csrf }}">
-<input type="hidden" name="version" value="{{ version }}"><input type="hidden" name="reason" value="{{ reason }}">
-<input type="hidden" name="confirm" value="1"><button name="state" value="{{ state }}">{{ title }}</button></form>
-<p><a href="/organiser">Cancel</a></p>{% endblock %}""",
-}
-
-_UPLOAD_SCRIPT = """
-"use strict";
-const form = document.getElementById("upload");
-const progress = document.getElementById("progress");
-async function look() {
-  try {
-    const response = await fetch("/me/progress", {cache: "no-store"});
-    const data = await response.json();
-    if (data.stage) progress.textContent = data.text + "… " + data.seconds + " s";
-  } catch (error) { /* the answer is on its way */ }
-}
-form.addEventListener("submit", () => {
-  progress.hidden = false;
-  progress.textContent = "Uploading…";
-  setInterval(look, 1000);
-});
-"""
+DEFAULT_SITE_LIMITS = SiteLimits()
+HERE = Path(__file__).parent  # templates/ (the pages, jinja2) and static/ (served as is)
+STATIC = {"league.css": "text/css", "league.js": "text/javascript", "upload.js": "text/javascript"}
 
 # What `/me?message=KEY` says: the site's own words only, never text from the URL.
 MESSAGES = {
@@ -305,100 +97,8 @@ def set_cookie(response: Response, session: str, seconds: float) -> None:
     )
 
 
-@dataclass(frozen=True)
-class SiteLimits:
-    """Requests per client address a minute (`[league] requestsPerMinute`, `uploadsPerMinute`).
-    The leaderboard polls once a second; a class behind one address shares both."""
-
-    requests: int = 600
-    uploads: int = 10
-
-
-class _RateLimit:
-    def __init__(self) -> None:
-        self.seen: dict[tuple[str, str], deque[float]] = defaultdict(deque)
-        self.lock = threading.Lock()
-
-    def _recent(self, client: str, kind: str) -> deque[float]:
-        times = self.seen[client, kind]
-        while times and times[0] < time.monotonic() - 60:
-            times.popleft()
-        return times
-
-    def allow(self, client: str, kind: str, limit: int) -> bool:
-        """Whether one more is allowed (and, if so, it is counted)."""
-        with self.lock:
-            times = self._recent(client, kind)
-            if len(times) >= limit:
-                return False
-            times.append(time.monotonic())
-            return True
-
-    def full(self, client: str, kind: str, limit: int) -> bool:
-        """Whether `limit` were counted in the last minute (nothing counted here)."""
-        with self.lock:
-            return len(self._recent(client, kind)) >= limit
-
-    def count(self, client: str, kind: str) -> None:
-        with self.lock:
-            self._recent(client, kind).append(time.monotonic())
-
-
 def _ordinal(place: int) -> str:
     return f"{place}{'th' if 10 <= place % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(place % 10, 'th')}"
-
-
-def rating_chart(history: Sequence[tuple[int, int, float, float, float]]) -> str:
-    """The rating over matches as an inline SVG (no script, no style attribute: the CSP's):
-    a line per version, its 95 % band shaded, the matches along the bottom."""
-    if not history:
-        return ""
-    width, height, left, bottom = 600.0, 220.0, 44.0, 24.0
-    lows = [h[2] - h[3] for h in history]
-    highs = [h[2] + h[3] for h in history]
-    low, high = min(lows), max(highs)
-    if high - low < 1:
-        low, high = low - 1, high + 1
-    most = max(max(h[1] for h in history), 1)
-
-    def x(matches: int) -> float:
-        return left + (width - left - 8) * matches / most
-
-    def y(value: float) -> float:
-        return 8 + (height - bottom - 8) * (high - value) / (high - low)
-
-    parts = [
-        (
-            f'<svg class="chart" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
-            f'aria-label="Rating over matches, from {history[0][2]:.0f} to {history[-1][2]:.0f}">'
-        ),
-        (
-            f'<line x1="{left}" y1="{height - bottom}" x2="{width - 8}" y2="{height - bottom}" '
-            'stroke="currentColor" stroke-opacity=".4"/>'
-        ),
-    ]
-    for value in (high, (high + low) / 2, low):
-        parts.append(
-            f'<text x="{left - 4}" y="{y(value) + 4:.1f}" text-anchor="end">{value:.0f}</text>'
-        )
-    parts.append(f'<text x="{width - 8}" y="{height - 6}" text-anchor="end">{most} matches</text>')
-    for number in sorted({h[0] for h in history}):
-        points = [h for h in history if h[0] == number]
-        band = [(x(h[1]), y(h[2] + h[3])) for h in points] + [
-            (x(h[1]), y(h[2] - h[3])) for h in reversed(points)
-        ]
-        line = " ".join(f"{x(h[1]):.1f},{y(h[2]):.1f}" for h in points)
-        shape = " ".join(f"{a:.1f},{b:.1f}" for a, b in band)
-        parts.append(f'<polygon points="{shape}" fill="currentColor" fill-opacity=".12"/>')
-        parts.append(
-            f'<polyline points="{line}" fill="none" stroke="currentColor" stroke-width="2"/>'
-        )
-        last = points[-1]
-        parts.append(
-            f'<text x="{x(last[1]) - 4:.1f}" y="{y(last[2]) - 6:.1f}" text-anchor="end">v{number}</text>'
-        )
-    parts.append("</svg>")
-    return "".join(parts)
 
 
 class Site:
@@ -413,7 +113,7 @@ class Site:
         viewer: Callable[[Path, frozenset[int]], str],
         limits: UnpackLimits = DEFAULT_LIMITS,
         build_settings: BuildSettings = DEFAULT_BUILD,
-        site_limits: SiteLimits = SiteLimits(),
+        site_limits: SiteLimits = DEFAULT_SITE_LIMITS,
         sandbox: str = "auto",
         name: str = "league",
     ) -> None:
@@ -427,9 +127,10 @@ class Site:
             limits,
         )
         self.env = Environment(
-            loader=DictLoader(TEMPLATES), autoescape=select_autoescape(default=True)
+            loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True)
         )
-        self.rates = _RateLimit()
+        self.rates = RateLimit()
+        self.files = {name: (HERE / "static" / name).read_bytes() for name in STATIC}
         self.stages: dict[int, tuple[str, float]] = {}  # an owner's upload: its stage, since
 
     def page(self, template: str, status: int = 200, **values: Any) -> HTMLResponse:
@@ -583,12 +284,8 @@ class Site:
 
     async def static(self, request: Request) -> Response:
         name = request.path_params["name"]
-        if name == "league.js":
-            return Response(_SCRIPT, media_type="text/javascript")
-        if name == "upload.js":
-            return Response(_UPLOAD_SCRIPT, media_type="text/javascript")
-        if name == "league.css":
-            return Response(_STYLE, media_type="text/css")
+        if name in STATIC:
+            return Response(self.files[name], media_type=STATIC[name])
         return self.refuse(request, 404, f"There is no file {name!r} here.")
 
     async def bot_page(self, request: Request) -> Response:
@@ -1030,41 +727,6 @@ def viewer_page(html: str) -> HTMLResponse:
     return response
 
 
-def results_csv(results: dict[str, Any]) -> str:
-    """The results as CSV: one line per bot, the final phase's table first, then the season's."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(
-        [
-            "table",
-            "place",
-            "bot",
-            "owner",
-            "version",
-            "rating",
-            "interval",
-            "matches",
-            "provisional",
-        ]
-    )
-    for table in ("finalPhase", "season"):
-        for row in results[table]:
-            writer.writerow(
-                [
-                    "final" if table == "finalPhase" else "season",
-                    row["place"],
-                    row["name"],
-                    row["owner"],
-                    row["version"],
-                    f"{row['rating']:.1f}",
-                    f"{row['interval']:.1f}",
-                    row["matches"],
-                    int(row["provisional"]),
-                ]
-            )
-    return out.getvalue()
-
-
 def make_app(
     store: Store,
     season: Season,
@@ -1073,7 +735,7 @@ def make_app(
     viewer: Callable[[Path, frozenset[int]], str],
     limits: UnpackLimits = DEFAULT_LIMITS,
     build_settings: BuildSettings = DEFAULT_BUILD,
-    site_limits: SiteLimits = SiteLimits(),
+    site_limits: SiteLimits = DEFAULT_SITE_LIMITS,
     sandbox: str = "auto",
     name: str = "league",
 ) -> Starlette:

@@ -26,6 +26,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
+from arena.base import extras
 from arena.base.errors import ArenaError, ConfigError
 from arena.engine.text import listed
 from arena.ui.say import ARENA_FAILURE, BAD_INPUT, fail, renamed
@@ -71,6 +72,8 @@ def init(
     ] = None,
 ) -> None:
     """Make a league folder; print the organiser's token (shown once)."""
+    # needs the league extra, as when the league's settings imported its pages (tests/test_extras)
+    extras.require("league", "arena league init")
     from arena.league.settings import load as load_settings
     from arena.league.store import CONFIG, DATABASE, ORGANISER, Store
 
@@ -267,11 +270,12 @@ def results(
     as_json: Annotated[bool, typer.Option("--json", help="As JSON.")] = False,
 ) -> None:
     """The results with owners: the final phase's table (once played) and the season's board."""
+    # needs the league extra, as when the league's settings imported its pages (tests/test_extras)
+    extras.require("league", "arena league results")
     import orjson
 
-    from arena.league.season import results_of
+    from arena.league.season import results_csv, results_of
     from arena.league.settings import load as load_settings
-    from arena.league.web import results_csv
 
     if as_csv and as_json:
         _fail("--csv and --json: give one")
@@ -321,6 +325,8 @@ def disk(
 ) -> None:
     """Disk used by versions and replays; --prune frees retired and disqualified versions' folders
     (their matches, replays and ratings stay)."""
+    # needs the league extra, as when the league's settings imported its pages (tests/test_extras)
+    extras.require("league", "arena league disk")
     from arena.league.settings import load as load_settings
     from arena.league.store import REPLAYS
     from arena.league.submission import folder_bytes
