@@ -10,19 +10,19 @@ import pytest
 from pydantic import ValidationError
 
 from arena.engine import cards
-from arena.replays import replay, schema
+from arena.replays import models, schema
 from arena.sdk import Card as SdkCard
 
 
 def test_the_model_has_the_engines_keys() -> None:
-    assert list(replay.Card.model_fields) == list(get_type_hints(cards.Card))
-    assert schema.Card is replay.Card  # the schema shows the model replays are read with
+    assert list(models.Card.model_fields) == list(get_type_hints(cards.Card))
+    assert schema.Card is models.Card  # the schema shows the model replays are read with
 
 
 @pytest.mark.parametrize(("decks", "knights"), [(1, False), (1, True), (3, True)])
 def test_every_card_of_a_pack_reads_the_same_three_ways(decks: int, knights: bool) -> None:
     for card in cards.new_pack(decks, knights):
-        assert replay.Card.model_validate(card).model_dump() == card
+        assert models.Card.model_validate(card).model_dump() == card
         seen = SdkCard.from_json(dict(card))
         assert (seen.id, seen.rank, seen.suit, seen.deck, seen.glyph) == (
             card["id"],
@@ -39,4 +39,4 @@ def test_every_card_of_a_pack_reads_the_same_three_ways(decks: int, knights: boo
 def test_a_card_the_engine_never_deals_is_refused(change: dict[str, object]) -> None:
     card = {**cards.new_pack(1, False)[0], **change}
     with pytest.raises(ValidationError):
-        replay.Card.model_validate(card)
+        models.Card.model_validate(card)

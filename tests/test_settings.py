@@ -111,9 +111,9 @@ def test_the_contract_table_is_the_declaration() -> None:
         re.DOTALL,
     )
     assert found is not None, "docs/contract.md lost its settings table"
-    assert found.group(1) == settings.contract_table(), (
+    assert found.group(1) == config_module.contract_table(), (
         "docs/contract.md §5.3 differs from arena/engine/settings.py: paste "
-        "settings.contract_table() between its markers"
+        "config_module.contract_table() between its markers"
     )
 
 

@@ -32,6 +32,7 @@ from arena.engine.settings import (
     Limits,
     SprtSettings,
     declared,
+    table,
     told,
 )
 
@@ -600,3 +601,9 @@ def resolve_program(program: str, folder: Path) -> str:
     if not os.access(resolved, os.X_OK):
         raise ConfigError(f"program {program!r} is not executable (chmod +x {resolved})")
     return str(resolved)
+
+
+def contract_table() -> str:
+    """The table of docs/contract.md §5.3: every setting of `[rules]`, `[deck]` and `[limits]`,
+    made from their declarations (`arena.engine.settings.table`)."""
+    return table(("rules", TableRules), ("deck", DeckRules), ("limits", Limits))

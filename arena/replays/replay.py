@@ -1,4 +1,5 @@
-"""The replay file (contract §6): its models, writing it, reading it and verifying it.
+"""The replay file (contract §6): writing it, reading it and verifying it (its models are
+`arena.replays.models`).
 
 A replay holds the effective settings, the shuffled deck, the starting seat and every
 message with its reply; from those alone `verify` plays the match again with the engine and
@@ -12,26 +13,15 @@ import math
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Any, TypeVar
 
 import orjson
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    StrictBool,
-    StrictInt,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
-from pydantic.json_schema import WithJsonSchema
+from pydantic import ValidationError
 
 from arena import __version__
 from arena.base import jsontext
-from arena.base.config import MAX_SEATS, DeckSection, LimitsSection, RulesSection, engine_rules
+from arena.base.config import DeckSection, LimitsSection, RulesSection, engine_rules
 from arena.base.errors import ReplayError
 from arena.base.files import UnreadableFile, read_capped, safe_part, write_new
 from arena.engine import cards, events
@@ -40,161 +30,15 @@ from arena.engine.match import NO_REPLY, MatchSetup, Outcome, Result
 from arena.engine.rules import shown
 from arena.engine.views import Message
 from arena.referee.loop import MatchRecord, Unobserved, play_match
+from arena.replays.models import EntryModel, FaultModel, PlayerModel, ReplayModel
+from arena.replays.schema import MESSAGE, MESSAGES
 from arena.seats.recorded import Recording
-from arena.seats.replies import Answer, Exchange, Fault, FaultKind, SeatFault
+from arena.seats.replies import Answer, Exchange, Fault, SeatFault
 
 FORMAT = "gofish-arena-replay/1"
 # The largest replay read back (docs/hostile.md): far above any match the limits allow (a
 # seat's replies are capped at 8 MiB by default), far below what would exhaust memory.
 REPLAY_LIMIT = 256 << 20
-
-
-def one_of(values: type[StrEnum], title: str | None = None) -> WithJsonSchema:
-    """A closed set of the arena's, shown in a JSON Schema as the plain list of its values."""
-    shown: dict[str, Any] = {"enum": [str(value) for value in values], "type": "string"}
-    return WithJsonSchema(shown if title is None else {**shown, "title": title})
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="allow", defer_build=True)
-
-
-def _key(name: str, _: Any) -> str:
-    return name  # a field's title is its key on the wire, not "Cardid"
-
-
-# The one model of a card on the wire and in a replay (`arena schema` shows it, `read` checks a
-# replay's deck with it): the keys of the engine's `cards.Card`, with their bounds.
-class Card(BaseModel):
-    """One card."""
-
-    model_config = ConfigDict(
-        strict=True, frozen=True, extra="forbid", field_title_generator=_key, defer_build=True
-    )
-
-    id: Annotated[int, Field(ge=0, description="Unique in the match: what an ask reply names.")]
-    card: Annotated[
-        str, Field(min_length=1, max_length=1, description="The Unicode playing-card glyph.")
-    ]
-    deck: Annotated[int, Field(ge=0, description="Which physical deck, 0 .. numberOfDecks-1.")]
-    suit: Annotated[int, Field(ge=0, le=3, description="0 spades, 1 hearts, 2 diamonds, 3 clubs.")]
-    rank: Annotated[
-        int, Field(ge=0, le=13, description="0 Ace .. 10 Jack, 11 Knight, 12 Queen, 13 King.")
-    ]
-
-
-class FaultModel(_Model):
-    kind: Annotated[FaultKind, one_of(FaultKind, "FaultKind")]
-    detail: str
-    raw: str | None = None
-    exitCode: StrictInt | None = None
-    stderrTail: str | None = None
-
-
-class SeatFaultModel(FaultModel):
-    """One of the replay's `faults`: which seat, at which message of the transcript."""
-
-    seat: StrictInt
-    at: Annotated[StrictInt, Field(ge=0)]
-
-
-class EntryModel(_Model):
-    seat: StrictInt
-    message: dict[str, Any]
-    reply: Any
-    delivered: StrictBool = True
-    noReply: FaultModel | None = None
-    unsolicited: FaultModel | None = None
-    notes: str | None = None  # stderr written while the message was outstanding
-
-
-class PlayerModel(_Model):
-    seat: StrictInt
-    name: str
-    command: list[str]
-    inProcess: StrictBool = False
-    sandbox: str | None = None
-    isolation: list[str] | None = None
-    fingerprint: str | None = None  # SHA-256 of what it ran (arena.seats.fingerprint)
-
-    @field_validator("name")
-    @classmethod
-    def _encodable(cls, name: str) -> str:
-        if any("\ud800" <= character <= "\udfff" for character in name):
-            raise ValueError("a lone surrogate is not a character of a name")
-        return name
-
-
-class ResultModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-    outcome: Annotated[Outcome, one_of(Outcome, "Outcome")]
-    scores: list[Annotated[StrictInt, Field(ge=0)]]
-    ranks: list[Annotated[StrictInt, Field(ge=1)]]
-
-
-class ReplacedSeatModel(_Model):
-    """A seat a fork played with another participant (`fork.replaced`)."""
-
-    seat: StrictInt
-
-
-class ForkOriginModel(_Model):
-    """Where a forked replay leaves its source (`fork`)."""
-
-    at: Annotated[StrictInt, Field(ge=0)]
-    turn: Annotated[StrictInt, Field(ge=1)] | None = None
-    source: str
-    replaced: list[ReplacedSeatModel] = []
-
-
-class ConfigModel(_Model):
-    rules: dict[str, Any]
-    deck: dict[str, Any]
-    limits: dict[str, Any]
-
-
-class ReplayModel(_Model):
-    """The replay file. Keys beyond these (events, faults, timings, logs) are informative."""
-
-    format: str
-    config: ConfigModel
-    seed: StrictInt | None
-    dealSeed: StrictInt | None = None  # a tournament's match: its deal (contract §6)
-    game: Annotated[StrictInt, Field(ge=0)] | None = None  # … and its index in the tournament
-    players: Annotated[list[PlayerModel], Field(min_length=1, max_length=MAX_SEATS)]
-    startingPlayer: StrictInt
-    deck: list[Card]
-    transcript: list[EntryModel]
-    result: ResultModel
-    faults: list[SeatFaultModel] = []
-    faultCounts: list[dict[str, StrictInt]] | None = None
-    fork: ForkOriginModel | None = None
-
-    @model_validator(mode="after")
-    def _seats_agree(self) -> ReplayModel:
-        """Every seat number the file gives is one of its players'."""
-        seats = len(self.players)
-        for index, player in enumerate(self.players):
-            if player.seat != index:
-                raise ValueError(f"players[{index}].seat is {player.seat}, not {index}")
-        if not 0 <= self.startingPlayer < seats:
-            raise ValueError(
-                f"startingPlayer: {self.startingPlayer} is not a seat (0..{seats - 1})"
-            )
-        for key, values in (("scores", self.result.scores), ("ranks", self.result.ranks)):
-            if len(values) != seats:
-                raise ValueError(f"result.{key}: {len(values)} values for {seats} players")
-        for where, seat in [
-            *((f"transcript[{n}].seat", e.seat) for n, e in enumerate(self.transcript)),
-            *((f"faults[{n}].seat", f.seat) for n, f in enumerate(self.faults)),
-            *(
-                (f"fork.replaced[{n}].seat", r.seat)
-                for n, r in enumerate(self.fork.replaced if self.fork is not None else [])
-            ),
-        ]:
-            if not 0 <= seat < seats:
-                raise ValueError(f"{where}: {seat} is not a seat (0..{seats - 1})")
-        return self
 
 
 def build(
@@ -482,9 +326,6 @@ def from_json(data: Any, where: str = "replay") -> Replay:
         # A run's standings.json, say: `replays/*.json` names it too.
         what = f'its "format" is {shown(kind, 80)}' if isinstance(kind, str) else 'no "format"'
         raise NotAReplay(f'{where}: not a replay ({what}; a replay\'s is "{FORMAT}")', kind)
-    # The contract's models import this module's: imported here, not at the top.
-    from arena.replays.schema import MESSAGE, MESSAGES
-
     try:
         model = ReplayModel.model_validate(data)
         for index, entry in enumerate(model.transcript):

@@ -30,7 +30,7 @@ from pydantic.json_schema import SkipJsonSchema
 from arena import __version__
 from arena.engine.rules import DeckRules, TableRules, is_pond_number, whole_number
 from arena.engine.settings import Limits, Sent, declared
-from arena.replays.replay import Card, EntryModel, ReplayModel, one_of
+from arena.replays.models import Card, EntryModel, ReplayModel, one_of
 
 SCHEMA_FORMAT: Final = "gofish-arena-schema/1"
 _DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
