@@ -4,7 +4,7 @@ the sandbox, and the match still ends normally with a valid replay.
 
 - a futex keyed by a file (`futex_wake.py`); per-user counters and the autogroup counter
   (`counters.py`); socket families no bot needs (`families.py`); probing and evicting the page
-  cache (`page_cache.py`); the page cache a sandbox filled, read after it (cross-rotation);
+  cache (`page_cache.py`); same-page merging (`merges_pages.py`); the page cache a sandbox filled, read after it (cross-rotation);
 - a uid of its own for every live sandbox on the machine (`arena.seats.uids`);
 - a participant's program in a shared runtime, masked from the others (`-m pkg`, a class path).
 """
@@ -166,6 +166,31 @@ def test_socket_families_no_bot_needs_are_refused(tmp_path: Path, mode: str) -> 
     else:
         assert got["vsock"] == got["packet"] == "EAFNOSUPPORT", got
         assert got["uevent"] == "EPROTONOSUPPORT", got
+
+
+@needs_filter
+@x86_64
+@pytest.mark.parametrize("mode", PROTECTION)
+def test_pages_cannot_be_offered_for_merging(tmp_path: Path, mode: str) -> None:
+    """Kernel same-page merging (`spies/merges_pages.py`): a write to a page merged with
+    another process's identical page takes longer, so offering pages tells whether a neighbour
+    holds the same bytes. Refused, with `memfd_secret`; unsandboxed each is done where the
+    kernel has it (as this process finds)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    secret = libc.syscall(447, 0)  # memfd_secret: whether this kernel has it
+    if secret >= 0:
+        os.close(secret)
+    if mode == "none" and not os.path.isdir("/sys/kernel/mm/ksm"):
+        pytest.skip("this kernel has no same-page merging")
+    played = run(tmp_path, [("spy", spy("merges_pages.py")), ("random", None)], mode=mode)
+    got, merging = played.report()["got"], played.report()["merging"]
+    if mode == "none":
+        assert got["madvise"] == got["prctl"] == "done" and merging == 1, (got, merging)
+        assert got["secret"] == ("done" if secret >= 0 else got["secret"]), got
+    else:
+        assert got == {"madvise": "EPERM", "prctl": "EPERM", "secret": "ENOSYS"}, got
+        assert merging == 0, merging
 
 
 @needs_filter

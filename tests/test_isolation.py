@@ -36,7 +36,7 @@ def test_proc_says_nothing_of_the_machine(tmp_path: Path, mode: str) -> None:
     played = run(tmp_path, [("spy", spy("reads_proc.py")), ("random", None)], mode=mode)
     spoke = played.report()["spoke"]
     if mode == "none":
-        assert {"/proc/stat", "/proc/loadavg", "/proc/cmdline"} <= set(spoke), spoke
+        assert {"/proc/stat", "/proc/loadavg", "/proc/cmdline", "/proc/cgroups"} <= set(spoke)
     else:
         assert spoke == [], spoke
         # a minimal PATH: its program's folders, then only the system's
