@@ -4,7 +4,8 @@ the sandbox, and the match still ends normally with a valid replay.
 
 - a futex keyed by a file (`futex_wake.py`); per-user counters and the autogroup counter
   (`counters.py`); socket families no bot needs (`families.py`); probing and evicting the page
-  cache (`page_cache.py`); same-page merging (`merges_pages.py`); the page cache a sandbox filled, read after it (cross-rotation);
+  cache (`page_cache.py`); same-page merging (`merges_pages.py`); `sysinfo`'s shared memory
+  (`shared_memory.py`, open); the page cache a sandbox filled, read after it (cross-rotation);
 - a uid of its own for every live sandbox on the machine (`arena.seats.uids`);
 - a participant's program in a shared runtime, masked from the others (`-m pkg`, a class path).
 """
@@ -375,6 +376,33 @@ def test_a_live_seat_cannot_read_a_hand_from_the_page_cache(tmp_path: Path, mode
         assert all(len(d ^ t) <= 1 for d, t in zip(decoded, truth, strict=True)), (decoded, truth)
     else:
         assert all(len(d & t) <= 1 for d, t in zip(decoded, truth, strict=True)), (decoded, truth)
+
+
+_OPEN_SYSINFO = pytest.mark.xfail(
+    strict=True, reason="open: sysinfo's machine-wide counts (docs/sandbox.md, What is left open)"
+)
+
+
+@x86_64
+@pytest.mark.parametrize("seats", [2, 4])
+@pytest.mark.parametrize(
+    "mode", [PROTECTION[0], pytest.param("bwrap", id="on", marks=[needs_bwrap, _OPEN_SYSINFO])]
+)
+def test_a_live_seat_cannot_read_a_hand_from_sysinfo(tmp_path: Path, mode: str, seats: int) -> None:
+    """`sysinfo`'s count of the machine's shared memory (`spies/shared_memory.py`): the first
+    seat holds 16 MiB of a memfd in each period of a card it holds, the last seat reads
+    `sysinfo` in each period. Every C library sizes itself with `sysinfo` (glibc's
+    `sysconf(_SC_PHYS_PAGES)` does not even check that it worked), so the filter cannot refuse
+    it: open, a strict expected failure in the sandbox, as root and as a user alike."""
+    names = "abcd"[:seats]
+    played = run(tmp_path, [(name, spy("shared_memory.py")) for name in names], mode=mode)
+    found = {report["seat"]: report for report in played.reports[0].values()}
+    assert {0, seats - 1} <= set(found), found
+    sent, decoded = set(found[0]["hand"]), set(found[seats - 1]["decoded"])
+    if mode == "none":  # the sender's exact starting hand
+        assert decoded == sent, (decoded, sent)
+    else:
+        assert len(decoded & sent) <= 1, (decoded, sent)
 
 
 # -- a uid of its own -------------------------------------------------------------------------
