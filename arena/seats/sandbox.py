@@ -114,7 +114,9 @@ PROC_MASKED_FILES = (
     "modules",
     "config.gz",
 )
-PROC_MASKED_FOLDERS = ("pressure", "sysvipc", "driver", "tty")
+# (`fs`: the file systems' own counters, e.g. ext4's extent cache hits and misses, which move
+# with every file read on the machine; `irq`: each interrupt's counts, which disk reads move.)
+PROC_MASKED_FOLDERS = ("pressure", "sysvipc", "driver", "tty", "fs", "irq")
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # From /etc, only what programs need to start and to read time and text; never its secrets.
 ETC = (
