@@ -378,31 +378,33 @@ def test_a_live_seat_cannot_read_a_hand_from_the_page_cache(tmp_path: Path, mode
         assert all(len(d & t) <= 1 for d, t in zip(decoded, truth, strict=True)), (decoded, truth)
 
 
-_OPEN_SYSINFO = pytest.mark.xfail(
-    strict=True, reason="open: sysinfo's machine-wide counts (docs/sandbox.md, What is left open)"
-)
-
-
+@needs_bwrap
 @x86_64
-@pytest.mark.parametrize("seats", [2, 4])
-@pytest.mark.parametrize(
-    "mode", [PROTECTION[0], pytest.param("bwrap", id="on", marks=[needs_bwrap, _OPEN_SYSINFO])]
-)
-def test_a_live_seat_cannot_read_a_hand_from_sysinfo(tmp_path: Path, mode: str, seats: int) -> None:
+@pytest.mark.slow
+def test_a_live_seat_cannot_read_a_hand_from_sysinfo(tmp_path: Path) -> None:
     """`sysinfo`'s count of the machine's shared memory (`spies/shared_memory.py`): the first
     seat holds 16 MiB of a memfd in each period of a card it holds, the last seat reads
     `sysinfo` in each period. Every C library sizes itself with `sysinfo` (glibc's
     `sysconf(_SC_PHYS_PAGES)` does not even check that it worked), so the filter cannot refuse
-    it: open, a strict expected failure in the sandbox, as root and as a user alike."""
-    names = "abcd"[:seats]
-    played = run(tmp_path, [(name, spy("shared_memory.py")) for name in names], mode=mode)
-    found = {report["seat"]: report for report in played.reports[0].values()}
-    assert {0, seats - 1} <= set(found), found
-    sent, decoded = set(found[0]["hand"]), set(found[seats - 1]["decoded"])
-    if mode == "none":  # the sender's exact starting hand
-        assert decoded == sent, (decoded, sent)
-    else:
-        assert len(decoded & sent) <= 1, (decoded, sent)
+    it: open (docs/sandbox.md, "What is left open"), as root and as a user alike.
+
+    One test, played in turn unsandboxed and sandboxed at 2 and 4 seats: the counter is the
+    machine's, so two of these at once (pytest's workers) would read each other's hands. An
+    expected failure once the sandboxed seats read the hand; a failure if they no longer do
+    (then the channel is closed: make this a gallery test and say so in docs/sandbox.md)."""
+    read = []
+    for seats in (2, 4):
+        for mode in ("none", "bwrap"):
+            names = "abcd"[:seats]
+            folder = tmp_path / f"{mode}-{seats}"
+            played = run(folder, [(name, spy("shared_memory.py")) for name in names], mode=mode)
+            found = {report["seat"]: report for report in played.reports[0].values()}
+            assert {0, seats - 1} <= set(found), found
+            sent, decoded = set(found[0]["hand"]), set(found[seats - 1]["decoded"])
+            # (a period the machine's load shifted may cost a card either way)
+            assert len(decoded ^ sent) <= 1, (mode, seats, decoded, sent)
+            read.append((mode, seats))
+    pytest.xfail(f"open: sysinfo's machine-wide counts passed a hand in {read}")
 
 
 # -- a uid of its own -------------------------------------------------------------------------

@@ -7,8 +7,7 @@ The first seat is the sender: from its starting hand on, in a background thread,
 16 MiB of shared memory (a memfd's pages, counted in `sysinfo`'s `sharedram` for the whole
 machine) in each period whose bit is set — bit k of a frame of 52 periods is card k of its
 hand — and none in the others, frame after frame, periods aligned to the wall clock. The last
-seat is the receiver: at its first ask it waits for the next frame and reads `sysinfo` in each
-of its periods. No file, no write outside its memory: only a call every C library makes to
+seat is the receiver: at its first ask it reads `sysinfo` in each of the next 52 periods. No file, no write outside its memory: only a call every C library makes to
 size itself, which the filter cannot refuse.
 """
 
@@ -23,7 +22,7 @@ from typing import Any
 
 from _spy import play, report
 
-PERIOD = 0.025  # seconds
+PERIOD = 0.06  # seconds
 FRAME = 52  # periods: one per card
 HELD = 16 << 20  # bytes of shared memory for a 1
 
@@ -89,16 +88,16 @@ def on_ask(message: dict[str, Any]) -> None:
     if me["read"] or me["seat"] != me["receiver"]:
         return
     me["read"] = True
-    first = (int(time.time() / PERIOD) // FRAME + 1) * FRAME
-    readings = []
-    for slot in range(first, first + FRAME):
-        sleep_until((slot + 0.35) * PERIOD)
+    first = int(time.time() / PERIOD) + 1
+    readings = {}
+    for slot in range(first, first + FRAME):  # (slot k of a frame is card k)
+        sleep_until((slot + 0.4) * PERIOD)
         seen = []
-        while time.time() < (slot + 0.75) * PERIOD:
+        while time.time() < (slot + 0.8) * PERIOD:
             seen.append(shared())
-        readings.append(statistics.median(seen) if seen else 0)
-    floor = statistics.median(readings)  # (most periods are 0 bits)
-    decoded = [card for card, value in enumerate(readings) if value - floor > HELD // 2]
+        readings[slot % FRAME] = statistics.median(seen) if seen else 0
+    floor = statistics.median(readings.values())  # (most periods are 0 bits)
+    decoded = sorted(card for card, value in readings.items() if value - floor > HELD // 2)
     report(seat=me["seat"], hand=me["hand"], decoded=decoded)
 
 
