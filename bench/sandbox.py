@@ -34,9 +34,22 @@ With `--channels`, only what issue 38's defences against channels between partic
    with the receiver started after the sender's sandbox is gone (a deal's next rotation), with
    its page cache dropped and without.
 
+With `--copies`, only what the one mechanism known to close the two open channels (the page
+cache between live sandboxes, a futex keyed by a file page) would cost: each sandbox its own
+private copy of every file it can read (a copy has its own page cache and its own futex keys):
+
+8. in the same run, alternating, a real run of N matches of two Python bots in today's sandbox,
+   and copies of a Python runtime's files into a fresh folder on a tmpfs (`/dev/shm`), as one
+   seat's would be made: the system Python (`/usr/bin/python3.11`, `/usr/lib/python3.11`
+   without `test/`, and the ELF libraries the loader resolves for the interpreter and the
+   library's extension modules), and the interpreter prefix of the Python running this (a
+   pyenv's or the system's: the same parts); files and MB copied, a copy's time (and its
+   removal's), and two copies (a match's two seats) as a ratio of a match.
+
     python bench/sandbox.py [--starts 30] [--matches 10] [--games 120] [--rounds 3]
     python bench/sandbox.py --isolation [--starts 20] [--bits 64]
     python bench/sandbox.py --channels [--matches 10] [--rounds 5]
+    python bench/sandbox.py --copies [--matches 10] [--rounds 5]
 """
 
 from __future__ import annotations
@@ -47,8 +60,11 @@ import math
 import os
 import random
 import resource
+import shutil
 import statistics
+import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from collections.abc import Iterator
@@ -422,6 +438,89 @@ def channels_report(options: argparse.Namespace) -> None:
     )
 
 
+def runtime_files(interpreter: str, library: str) -> list[str]:
+    """The files of a Python runtime a sandbox would need its own copy of: the interpreter, its
+    standard library without its tests (`test/`, `idlelib/idle_test`) and site-packages, and the
+    ELF libraries the loader resolves for the interpreter and every extension module (`ldd`)."""
+    files = [os.path.realpath(interpreter)]
+    for folder, folders, names in os.walk(library):
+        folders[:] = [
+            name
+            for name in folders
+            if name not in ("test", "idle_test", "site-packages", "dist-packages")
+        ]
+        files += [os.path.join(folder, name) for name in names]
+    elves = [files[0], *(file for file in files if file.endswith(".so"))]
+    for elf in elves:
+        found = subprocess.run(["ldd", elf], capture_output=True, text=True, check=False).stdout
+        for line in found.splitlines():
+            words = line.split()
+            path = words[2] if "=>" in words and len(words) > 2 else words[0] if words else ""
+            if path.startswith("/"):
+                files.append(os.path.realpath(path))
+    return [file for file in dict.fromkeys(files) if os.path.isfile(file)]
+
+
+def copy_once(files: list[str]) -> tuple[float, float]:
+    """One seat's private copy of `files` in a fresh folder on a tmpfs: the seconds to copy them
+    (each at its own path under the folder), and to remove them."""
+    began = time.perf_counter()
+    root = tempfile.mkdtemp(prefix="arena-copy-", dir="/dev/shm")
+    made: set[str] = set()
+    for file in files:
+        target = root + file
+        folder = os.path.dirname(target)
+        if folder not in made:
+            os.makedirs(folder, exist_ok=True)
+            made.add(folder)
+        shutil.copyfile(file, target)
+    copied = time.perf_counter() - began
+    began = time.perf_counter()
+    shutil.rmtree(root)
+    return copied, time.perf_counter() - began
+
+
+def copies_report(options: argparse.Namespace) -> None:
+    print(
+        f"command: python bench/sandbox.py --copies --matches {options.matches} --rounds {options.rounds}"
+    )
+    runtimes = {"system Python": runtime_files("/usr/bin/python3.11", "/usr/lib/python3.11")}
+    prefix = sys.base_prefix
+    if os.path.realpath(prefix) != "/usr":
+        version = sysconfig.get_python_version()
+        interpreter = os.path.join(prefix, "bin", f"python{version}")
+        runtimes[f"this Python's prefix ({prefix})"] = runtime_files(
+            interpreter, os.path.join(prefix, "lib", f"python{version}")
+        )
+    matches: list[float] = []
+    copied: dict[str, list[tuple[float, float]]] = {name: [] for name in runtimes}
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary)
+        path = run_config(folder, options.matches, "bwrap")
+        for number in range(options.rounds):
+            seconds, _ = arena_round(path, folder / f"run{number}", f"run{number}")
+            cgroups.wait_for_removals()
+            matches.append(seconds / options.matches)
+            for name, files in runtimes.items():
+                copied[name] += [copy_once(files) for _ in range(2)]  # a match's two seats
+    match = min(matches)
+    print(
+        f"a match of two Python bots, sandboxed today: best {ms(match)}, "
+        f"median {ms(statistics.median(matches))} ({options.matches} matches a round)"
+    )
+    for name, files in runtimes.items():
+        size = sum(os.path.getsize(file) for file in files)
+        copy = [seconds for seconds, _ in copied[name]]
+        removal = [seconds for _, seconds in copied[name]]
+        seat = min(copy) + min(removal)
+        print(
+            f"private copy, {name}: {len(files):,} files, {size / 1e6:.0f} MB; a copy best "
+            f"{ms(min(copy))}, median {ms(statistics.median(copy))}; its removal best "
+            f"{ms(min(removal))}; a match's two seats: {2 * seat / match:.2f}x of a match (best), "
+            f"{2 * (statistics.median(copy) + statistics.median(removal)) / statistics.median(matches):.2f}x (median)"
+        )
+
+
 def run_config(folder: Path, matches: int, mode: str) -> Path:
     command = f'["{sys.executable}", "{BOT}"]'
     path = folder / f"run-{mode}.toml"
@@ -496,6 +595,11 @@ def main() -> None:
     parser.add_argument(
         "--channels", action="store_true", help="only what the channel defences cost"
     )
+    parser.add_argument(
+        "--copies",
+        action="store_true",
+        help="only what a private copy of a runtime per sandbox would cost, against a match",
+    )
     options = parser.parse_args()
     problem = sandbox.probe()
     if problem is not None:
@@ -505,6 +609,9 @@ def main() -> None:
         return
     if options.channels:
         channels_report(options)
+        return
+    if options.copies:
+        copies_report(options)
         return
     print(
         f"command: python bench/sandbox.py --starts {options.starts} --matches {options.matches} "

@@ -4,7 +4,8 @@ the sandbox, and the match still ends normally with a valid replay.
 
 - a futex keyed by a file (`futex_wake.py`); per-user counters and the autogroup counter
   (`counters.py`); socket families no bot needs (`families.py`); probing and evicting the page
-  cache (`page_cache.py`); the page cache a sandbox filled, read after it (cross-rotation);
+  cache (`page_cache.py`); same-page merging (`merges_pages.py`); `sysinfo`'s shared memory
+  (`shared_memory.py`, open); the page cache a sandbox filled, read after it (cross-rotation);
 - a uid of its own for every live sandbox on the machine (`arena.seats.uids`);
 - a participant's program in a shared runtime, masked from the others (`-m pkg`, a class path).
 """
@@ -166,6 +167,31 @@ def test_socket_families_no_bot_needs_are_refused(tmp_path: Path, mode: str) -> 
     else:
         assert got["vsock"] == got["packet"] == "EAFNOSUPPORT", got
         assert got["uevent"] == "EPROTONOSUPPORT", got
+
+
+@needs_filter
+@x86_64
+@pytest.mark.parametrize("mode", PROTECTION)
+def test_pages_cannot_be_offered_for_merging(tmp_path: Path, mode: str) -> None:
+    """Kernel same-page merging (`spies/merges_pages.py`): a write to a page merged with
+    another process's identical page takes longer, so offering pages tells whether a neighbour
+    holds the same bytes. Refused, with `memfd_secret`; unsandboxed each is done where the
+    kernel has it (as this process finds)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    secret = libc.syscall(447, 0)  # memfd_secret: whether this kernel has it
+    if secret >= 0:
+        os.close(secret)
+    if mode == "none" and not os.path.isdir("/sys/kernel/mm/ksm"):
+        pytest.skip("this kernel has no same-page merging")
+    played = run(tmp_path, [("spy", spy("merges_pages.py")), ("random", None)], mode=mode)
+    got, merging = played.report()["got"], played.report()["merging"]
+    if mode == "none":
+        assert got["madvise"] == got["prctl"] == "done" and merging == 1, (got, merging)
+        assert got["secret"] == ("done" if secret >= 0 else got["secret"]), got
+    else:
+        assert got == {"madvise": "EPERM", "prctl": "EPERM", "secret": "ENOSYS"}, got
+        assert merging == 0, merging
 
 
 @needs_filter
@@ -350,6 +376,35 @@ def test_a_live_seat_cannot_read_a_hand_from_the_page_cache(tmp_path: Path, mode
         assert all(len(d ^ t) <= 1 for d, t in zip(decoded, truth, strict=True)), (decoded, truth)
     else:
         assert all(len(d & t) <= 1 for d, t in zip(decoded, truth, strict=True)), (decoded, truth)
+
+
+@needs_bwrap
+@x86_64
+@pytest.mark.slow
+def test_a_live_seat_cannot_read_a_hand_from_sysinfo(tmp_path: Path) -> None:
+    """`sysinfo`'s count of the machine's shared memory (`spies/shared_memory.py`): the first
+    seat holds 16 MiB of a memfd in each period of a card it holds, the last seat reads
+    `sysinfo` in each period. Every C library sizes itself with `sysinfo` (glibc's
+    `sysconf(_SC_PHYS_PAGES)` does not even check that it worked), so the filter cannot refuse
+    it: open (docs/sandbox.md, "What is left open"), as root and as a user alike.
+
+    One test, played in turn unsandboxed and sandboxed at 2 and 4 seats: the counter is the
+    machine's, so two of these at once (pytest's workers) would read each other's hands. An
+    expected failure once the sandboxed seats read the hand; a failure if they no longer do
+    (then the channel is closed: make this a gallery test and say so in docs/sandbox.md)."""
+    read = []
+    for seats in (2, 4):
+        for mode in ("none", "bwrap"):
+            names = "abcd"[:seats]
+            folder = tmp_path / f"{mode}-{seats}"
+            played = run(folder, [(name, spy("shared_memory.py")) for name in names], mode=mode)
+            found = {report["seat"]: report for report in played.reports[0].values()}
+            assert {0, seats - 1} <= set(found), found
+            sent, decoded = set(found[0]["hand"]), set(found[seats - 1]["decoded"])
+            # (a period the machine's load shifted may cost a card either way)
+            assert len(decoded ^ sent) <= 1, (mode, seats, decoded, sent)
+            read.append((mode, seats))
+    pytest.xfail(f"open: sysinfo's machine-wide counts passed a hand in {read}")
 
 
 # -- a uid of its own -------------------------------------------------------------------------

@@ -36,13 +36,32 @@ def test_proc_says_nothing_of_the_machine(tmp_path: Path, mode: str) -> None:
     played = run(tmp_path, [("spy", spy("reads_proc.py")), ("random", None)], mode=mode)
     spoke = played.report()["spoke"]
     if mode == "none":
-        assert {"/proc/stat", "/proc/loadavg", "/proc/cmdline"} <= set(spoke), spoke
+        assert {"/proc/stat", "/proc/loadavg", "/proc/cmdline", "/proc/cgroups"} <= set(spoke)
     else:
         assert spoke == [], spoke
         # a minimal PATH: its program's folders, then only the system's
         path = played.report()["path"].split(os.pathsep)
         own = [d for d in path if not d.startswith(("/usr/", "/bin", "/sbin"))]
         assert own and all(os.path.basename(sys.executable) in os.listdir(d) for d in own), path
+
+
+@pytest.mark.parametrize("mode", PROTECTION)
+def test_nothing_a_sandbox_reads_in_proc_moves_with_its_neighbours(
+    tmp_path: Path, mode: str
+) -> None:
+    """Every file of /proc a participant can read (`/proc/sys` included, its own processes'
+    folders aside), read twice a second apart while another seat forks, starts threads, makes
+    pipes, sockets and shared memory (`spies/watches_proc.py`): none changes in the sandbox;
+    unsandboxed the machine's counters do."""
+    played = run(
+        tmp_path, [("worker", spy("watches_proc.py")), ("spy", spy("watches_proc.py"))], mode=mode
+    )
+    found = played.report()
+    assert found["read"] > 100, found  # (it could read /proc at all)
+    if mode == "none":
+        assert {"/proc/stat", "/proc/meminfo", "/proc/sys/fs/file-nr"} <= set(found["moved"]), found
+    else:
+        assert found["moved"] == [], found["moved"]
 
 
 def _host_mount_points() -> set[str]:

@@ -105,13 +105,18 @@ PROC_MASKED_FILES = (
     "sys/fs/aio-nr",
     "sys/kernel/random/entropy_avail",
     "sys/kernel/pty/nr",
+    # how many control groups the machine has: the arena makes one per participant, so it
+    # counts other sandboxes starting and ending (one that ends early is a bit)
+    "cgroups",
     # what names the host: its boot line, its kernel's modules and build configuration
     "cmdline",
     "bootconfig",
     "modules",
     "config.gz",
 )
-PROC_MASKED_FOLDERS = ("pressure", "sysvipc", "driver", "tty")
+# (`fs`: the file systems' own counters, e.g. ext4's extent cache hits and misses, which move
+# with every file read on the machine; `irq`: each interrupt's counts, which disk reads move.)
+PROC_MASKED_FOLDERS = ("pressure", "sysvipc", "driver", "tty", "fs", "irq")
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # From /etc, only what programs need to start and to read time and text; never its secrets.
 ETC = (

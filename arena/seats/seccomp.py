@@ -23,8 +23,10 @@ And the channels through kernel objects every sandbox shares (docs/sandbox.md, "
 `AF_VSOCK`, `AF_PACKET`, `AF_ALG`...); and what evicts a page from the page cache or tells
 whether one is cached without reading it (`fadvise` `DONTNEED`/`NOREUSE`, `madvise`
 `COLD`/`PAGEOUT`, `process_madvise`, `mincore`, `cachestat`, `preadv2`'s `RWF_NOWAIT`, the
-kernel's asynchronous I/O). An argument is compared in its low 32 bits where the kernel reads
-an int (a high bit set would slip past a 64-bit comparison).
+kernel's asynchronous I/O); kernel same-page merging (`madvise` `MERGEABLE`, `prctl`
+`PR_SET_MEMORY_MERGE`: whether another process holds a page of the same bytes shows in the
+time a write takes); `memfd_secret` (ENOSYS). An argument is compared in its low 32 bits where
+the kernel reads an int (a high bit set would slip past a 64-bit comparison).
 
 A futex that is not private is left alone: on a page of a file two sandboxes can read it is a
 channel between them, but one the filter cannot close. Any read-only page of a file is keyed by
@@ -137,7 +139,8 @@ DENIED = (
     "socketcall",
 )
 # Refused with ENOSYS, so that a runtime falls back to what it would do without them.
-ABSENT = ("clone3", "io_setup", "io_submit", "io_uring_setup")
+# (`memfd_secret`: memory the kernel hides even from itself, unevictable, which no bot needs.)
+ABSENT = ("clone3", "io_setup", "io_submit", "io_uring_setup", "memfd_secret")
 # Numbers libseccomp may not know yet (x86-64's), denied all the same (ENOSYS).
 # (futex2's calls, which glibc does not use yet, among them: their flags would need the rules
 # above again.)
@@ -152,6 +155,10 @@ FAMILY_LIMIT = 64  # (the kernel knows 46; a larger one it refuses itself)
 # fadvise advice that drops or demotes cached pages; madvise advice that does.
 POSIX_FADV_DONTNEED, POSIX_FADV_NOREUSE = 4, 5
 MADV_COLD, MADV_PAGEOUT = 20, 21
+# Kernel same-page merging (KSM): a page merged with another process's identical page is slow
+# to write (copied again), so a sandbox that offers a page learns whether another holds the
+# same bytes: a channel wherever `/sys/kernel/mm/ksm/run` is on. madvise's advice, prctl's.
+MADV_MERGEABLE, PR_SET_MEMORY_MERGE = 12, 67
 RWF_NOWAIT = 8
 # fadvise64's advice: x86-64 and x32 (and the 64-bit machines) pass it fourth; i386 fifth,
 # after a split offset (so there, fadvise64 is refused whole).
@@ -342,8 +349,9 @@ def _channel_rules(rule: Rule, *, i386: bool) -> bool:
             done &= rule("fadvise64", eperm, [_equal(_FADVISE_ADVICE, advice)])
     done &= rule("fadvise64_64", eperm, ())  # (32-bit: its advice is elsewhere; refused whole)
     done &= rule("arm_fadvise64_64", eperm, ())
-    for advice in (MADV_COLD, MADV_PAGEOUT):
+    for advice in (MADV_COLD, MADV_PAGEOUT, MADV_MERGEABLE):
         done &= rule("madvise", eperm, [_equal(2, advice)])
+    done &= rule("prctl", eperm, [_equal(0, PR_SET_MEMORY_MERGE)])
     for call in ("preadv2", "pwritev2"):
         done &= rule(call, eperm, [(5, _CMP_MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT)])
     return bool(done)

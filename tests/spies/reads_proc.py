@@ -3,7 +3,8 @@
     python reads_proc.py
 
 `/proc/stat`'s fork count and `/proc/loadavg` carry bits from a neighbour that forks or spins;
-`/proc/locks` lists every file lock of the machine. Reports which of them said anything.
+`/proc/locks` lists every file lock of the machine; `/proc/cgroups` counts the control groups
+the arena makes, one per live sandbox. Reports which of them said anything.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ COUNTERS = (
     "/proc/uptime",
     "/proc/cmdline",  # (the machine's boot line)
     "/proc/modules",
+    "/proc/cgroups",  # (how many control groups: one per live sandbox)
 )
 
 
