@@ -659,6 +659,19 @@ def test_arena_report_builds_the_pages_an_older_folder_lacks(run_folder: Path) -
     assert again.returncode == 0 and "built the viewer pages" not in again.stdout
 
 
+def test_the_page_the_run_builds_from_its_replay_s_bytes_is_the_one_read_from_the_file(
+    run_folder: Path,
+) -> None:
+    # The run builds each page from the replay it has just written, without reading it back
+    # (`replay.own`); `arena report --view` reads the file: the same page, byte for byte.
+    pages = _pages(run_folder)
+    assert len(pages) == GAMES
+    for page in pages:
+        built = page.read_bytes()
+        assert report_module.view_page(run_folder, page.with_suffix(".json").name) == page
+        assert page.read_bytes() == built, page.name
+
+
 def test_pages_put_off_during_the_run_are_built_at_its_end(tmp_path: Path) -> None:
     (tmp_path / "config.toml").write_text(
         f"seed = 9\ngames = {GAMES}\n[rules]\nstartingHandSize = 4\n"

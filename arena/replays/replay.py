@@ -307,6 +307,22 @@ def read(path: Path) -> Replay:
     return from_json(data, str(path))
 
 
+def own(document: bytes, where: str = "replay") -> Replay:
+    """A replay document this run has just built (`runner`'s bytes, the very bytes it writes
+    as the file), typed as `read` types the file: its shape checked by `ReplayModel`, but not
+    each transcript message again against the contract's models, as a file anyone may have
+    edited is: the messages are the referee's own, as the engine built them, and that check
+    is most of the cost of reading a replay (the viewer page `arena run` builds for each
+    match; docs/report.md). Raises ReplayError, as `read`."""
+    try:
+        data = jsontext.loads(document)
+    except RecursionError:
+        raise ReplayError(f"{where}: not a JSON replay: nested too deeply") from None
+    except ValueError as error:
+        raise ReplayError(f"{where}: not a JSON replay: {error}") from None
+    return from_json(data, where, messages=False)
+
+
 class NotAReplay(ReplayError):
     """A JSON file that is not a replay at all; `format` is its own "format", when a string."""
 
@@ -315,9 +331,10 @@ class NotAReplay(ReplayError):
         self.format = format if isinstance(format, str) else None
 
 
-def from_json(data: Any, where: str = "replay") -> Replay:
+def from_json(data: Any, where: str = "replay", *, messages: bool = True) -> Replay:
     """A replay document, as JSON values, checked against `ReplayModel` (each transcript
-    message against the contract's models, `arena.replays.schema.MESSAGE`) and typed.
+    message against the contract's models, `arena.replays.schema.MESSAGE`, unless not
+    `messages`: the run's own document, `own`) and typed.
 
     Raises ReplayError, one line naming `where` (the file) and the key.
     """
@@ -328,7 +345,7 @@ def from_json(data: Any, where: str = "replay") -> Replay:
         raise NotAReplay(f'{where}: not a replay ({what}; a replay\'s is "{FORMAT}")', kind)
     try:
         model = ReplayModel.model_validate(data)
-        for index, entry in enumerate(model.transcript):
+        for index, entry in enumerate(model.transcript if messages else ()):
             # A known type checked by its own model: the key then names no union member.
             kind = entry.message.get("type")
             adapter = MESSAGES.get(kind, MESSAGE) if isinstance(kind, str) else MESSAGE

@@ -182,13 +182,20 @@ def _views(folder: Path, entries: Sequence[ResultLine], games: Sequence[int]) ->
     return written
 
 
-def view_page(folder: Path, replay: str) -> Path:
+def view_page(folder: Path, replay: str, document: bytes | None = None) -> Path:
     """Build the viewer page of the replay `folder/replay` beside it (`….html`); its path.
+    `document` is the replay's bytes when the run that wrote them has them (`LiveReport`):
+    then the file is not read back, nor its messages checked again (`replay.own`).
     Raises ConfigError (the replay cannot be read as one, or a file not the arena's is in the
     page's place) or WriteError."""
     source = folder / replay
     try:
-        page = viewer.render(replay_module.read(source), title=f"Go Fish replay: {replay}")
+        typed = (
+            replay_module.read(source)
+            if document is None
+            else replay_module.own(document, str(source))
+        )
+        page = viewer.render(typed, title=f"Go Fish replay: {replay}")
     except ReplayError as error:
         raise ConfigError(str(error)) from None
     target = source.with_suffix(".html")
@@ -283,14 +290,16 @@ class LiveReport:
                 summary.add(done[match])
         return summary
 
-    def played(self, line: ResultLine) -> None:
+    def played(self, line: ResultLine, document: bytes | None = None) -> None:
+        """Count the match of `line`, and build its viewer page from the replay's `document`
+        (its bytes, as written) or, without it, from the file."""
         self.summary.add(line)
         if summary_module.linkable(line.replay):
             began = time.monotonic()
             if self.paging > PAGE_SHARE * (began - self.started):
-                self.unpaged.append(line.replay)
+                self.unpaged.append(line.replay)  # (read back at the end: not kept in memory)
             else:
-                self._view(line.replay)
+                self._view(line.replay, document)
                 self.paging += time.monotonic() - began
         if time.monotonic() - self.written >= self.pause:
             began = time.monotonic()
@@ -313,9 +322,9 @@ class LiveReport:
             self.summary = self._fresh(self.plan.done)
         return self._write(live=False)
 
-    def _view(self, replay: str) -> None:
+    def _view(self, replay: str, document: bytes | None = None) -> None:
         try:  # one click from the list to the match
-            view_page(self.plan.folder, replay)
+            view_page(self.plan.folder, replay, document)
         except ArenaError:
             pass  # the run matters more: `arena report` builds a page that is missing
 

@@ -286,7 +286,7 @@ def run_loaded(
     stops = None if quiet else FirstStops(plan.folder)  # told after the standings
 
     def recorded(played: "MatchPlayed") -> None:
-        page.played(played.line)
+        page.played(played.line, played.document)
         if stops is not None:
             stops.add(played)
 
