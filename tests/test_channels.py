@@ -378,6 +378,16 @@ def test_a_live_seat_cannot_read_a_hand_from_the_page_cache(tmp_path: Path, mode
         assert all(len(d & t) <= 1 for d, t in zip(decoded, truth, strict=True)), (decoded, truth)
 
 
+def _sysinfo_passes(folder: Path, mode: str, seats: int) -> bool:
+    """Whether the last seat of one match read the first seat's starting hand through
+    `sysinfo` (`spies/shared_memory.py`), a card either way allowed (a period the machine's
+    load shifted)."""
+    played = run(folder, [(name, spy("shared_memory.py")) for name in "abcd"[:seats]], mode=mode)
+    found = {report["seat"]: report for report in played.reports[0].values()}
+    assert {0, seats - 1} <= set(found), found
+    return len(set(found[seats - 1]["decoded"]) ^ set(found[0]["hand"])) <= 1
+
+
 @needs_bwrap
 @x86_64
 @pytest.mark.slow
@@ -395,15 +405,13 @@ def test_a_live_seat_cannot_read_a_hand_from_sysinfo(tmp_path: Path) -> None:
     read = []
     for seats in (2, 4):
         for mode in ("none", "bwrap"):
-            names = "abcd"[:seats]
-            folder = tmp_path / f"{mode}-{seats}"
-            played = run(folder, [(name, spy("shared_memory.py")) for name in names], mode=mode)
-            found = {report["seat"]: report for report in played.reports[0].values()}
-            assert {0, seats - 1} <= set(found), found
-            sent, decoded = set(found[0]["hand"]), set(found[seats - 1]["decoded"])
-            # (a period the machine's load shifted may cost a card either way)
-            assert len(decoded ^ sent) <= 1, (mode, seats, decoded, sent)
-            read.append((mode, seats))
+            if any(
+                _sysinfo_passes(tmp_path / f"{mode}-{seats}-{n}", mode, seats) for n in range(3)
+            ):
+                read.append((mode, seats))
+            elif mode == "none":  # the reference itself drowned in the machine's own traffic
+                pytest.skip(f"the machine's shared memory moved too much to read ({seats} seats)")
+    assert read == [("none", 2), ("bwrap", 2), ("none", 4), ("bwrap", 4)], read
     pytest.xfail(f"open: sysinfo's machine-wide counts passed a hand in {read}")
 
 
