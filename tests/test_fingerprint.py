@@ -116,6 +116,28 @@ def test_built_in_bots_are_their_level_and_the_arena_code_they_run(tmp_path: Pat
     assert fingerprint.of(hard) == fingerprint.of(again) != fingerprint.of(easy)
 
 
+def test_a_runtime_counts_by_its_listings(tmp_path: Path, bot: Path) -> None:
+    """A virtual environment a bot runs from is its runtime: a package added to it, or one
+    renamed (pip renames a `.dist-info` folder as it upgrades), changes the fingerprint; a file
+    rewritten in place under its own name does not (docs/tournaments.md says so)."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    table = f'[[participants]]\nname = "alice"\ncommand = ["{venv / "bin" / "python"}", "{bot / "bot.py"}"]\n'
+    runtime = [p for label, p in fingerprint._given(_seat(tmp_path, table)) if label == "runtime"]
+    assert str(venv) in runtime, runtime
+    packages = next(venv.glob("lib/python*/site-packages"))
+    before = fingerprint.of(_seat(tmp_path, table))
+    (packages / "tool-1.0.dist-info").mkdir()
+    added = fingerprint.of(_seat(tmp_path, table))
+    (packages / "tool-1.0.dist-info").rename(packages / "tool-1.1.dist-info")
+    upgraded = fingerprint.of(_seat(tmp_path, table))
+    assert len({before, added, upgraded}) == 3
+    (packages / "tool.py").write_text("A = 1\n", encoding="utf-8")
+    with_file = fingerprint.of(_seat(tmp_path, table))
+    (packages / "tool.py").write_text("A = 22\n", encoding="utf-8")  # in place: not seen
+    assert fingerprint.of(_seat(tmp_path, table)) == with_file != upgraded
+
+
 def _plainly(seat: Entrant) -> str:
     """The fingerprint as the module's docstring defines it, written plainly: every given path
     walked in order on one budget, a runtime's installation too."""
