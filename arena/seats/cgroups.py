@@ -10,8 +10,9 @@ share of the CPU.
 Each participant gets a group of its own under the arena's own group, in each hierarchy the
 machine mounts: cgroup v1's `cpu`, `memory` and `pids` controllers (as on the project's
 machines), or cgroup v2 with those three delegated. The child joins it before it execs bwrap
-(writing "0" to v1's `tasks` or v2's `cgroup.procs` in the forked child, its only thread, from descriptors opened beforehand), so
-that every process of the participant is in it from its first instruction: no race with a fork.
+(writing "0" to v1's `tasks` or v2's `cgroup.procs` in the forked child, its only thread, from
+descriptors opened beforehand), so that every process of the participant is in it from its
+first instruction: no race with a fork.
 
 - `pids`: at most PIDS_MAX processes and threads (a fork flood stops there, in its own group).
 - memory: `memoryMiB` for the whole group, its children and the pages of its private `/tmp`
