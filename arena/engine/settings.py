@@ -10,7 +10,8 @@ A setting is a field of a frozen dataclass (`TableRules` and `DeckRules` in
 means and when a participant is sent it. Everything else is made from that: the config's models
 (`arena.base.config`), the replay schema's settings (`arena.replays.schema`), the seed names of a
 replay and of `init` (`Rules.as_seed_names`, `told_to_seats`), the command line's defaults and
-checks, and the table in docs/contract.md (`table`, through `arena.base.config.contract_table`; tests/test_settings.py compares them).
+checks, and the table in docs/contract.md (`table`, through `arena.base.config.contract_table`;
+tests/test_settings.py compares them).
 Standard library only, like the rest of the engine.
 """
 

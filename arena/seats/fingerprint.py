@@ -164,10 +164,9 @@ def _entries(top: str, budget: _Budget, *, contents: bool) -> Iterator[bytes]:
                 continue
             yield name + b"\0folder\n"
             stack.extend((entry.path, entry) for entry in children)
-        elif stat.S_ISREG(info.st_mode) and not contents:
-            yield name + b"\0file\n"
         elif stat.S_ISREG(info.st_mode):
-            yield name + b"\0file\0" + _file(path, info, budget) + b"\n"
+            found = b"\0" + _file(path, info, budget) if contents else b""
+            yield name + b"\0file" + found + b"\n"
         else:
             yield name + f"\0{stat.S_IFMT(info.st_mode):o}\n".encode()
 
